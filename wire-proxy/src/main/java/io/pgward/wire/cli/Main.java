@@ -1,0 +1,73 @@
+package io.pgward.wire.cli;
+
+import io.pgward.sampledb.LocalPostgres;
+import io.pgward.wire.config.ConfigException;
+import java.io.PrintWriter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * The {@code pgward} command. Exit status: 0 success, 1 a problem pgward explains in one line on stderr,
+ * 2 a usage error.
+ */
+@Command(name = "pgward",
+        mixinStandardHelpOptions = true,
+        versionProvider = Main.Version.class,
+        subcommands = {RunCommand.class, DemoCommand.class, CommandLine.HelpCommand.class},
+        description = "A PostgreSQL wire-protocol proxy: clients connect to pgward as if it were PostgreSQL; "
+                + "every statement is checked against the login's policy, allowed ones reach the database "
+                + "untouched, the rest are refused with a PostgreSQL error.")
+public final class Main implements Runnable {
+
+    private static final Logger log = LoggerFactory.getLogger(Main.class);
+
+    @CommandLine.Spec
+    private CommandLine.Model.CommandSpec spec;
+
+    public static void main(String[] args) {
+        System.exit(execute(args));
+    }
+
+    /** Runs the command line and returns the exit status, without exiting the JVM. */
+    public static int execute(String... args) {
+        return execute(new PrintWriter(System.out, true), new PrintWriter(System.err, true), args);
+    }
+
+    static int execute(PrintWriter out, PrintWriter err, String... args) {
+        CommandLine commandLine = new CommandLine(new Main());
+        commandLine.setOut(out).setErr(err).setExecutionExceptionHandler(Main::explain);
+        return commandLine.execute(args);
+    }
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+
+    /** One line a person can act on, never a bare stack trace; details go to the debug log. */
+    private static int explain(Exception e, CommandLine commandLine, CommandLine.ParseResult parseResult) {
+        PrintWriter err = commandLine.getErr();
+        String command = commandLine.getCommandName();
+        String prefix = "pgward".equals(command) ? "pgward: " : "pgward " + command + ": ";
+        if (e instanceof ConfigException || e instanceof LocalPostgres.PortInUseException
+                || e instanceof StartupException) {
+            err.println(prefix + e.getMessage());
+        } else {
+            err.println(prefix + "failed: " + e);
+            log.debug("{} failed", command, e);
+        }
+        err.flush();
+        return 1;
+    }
+
+    /** The version from the jar manifest, or "development build" when run from classes. */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String version = Main.class.getPackage().getImplementationVersion();
+            return new String[] {"pgward " + (version == null ? "(development build)" : version)};
+        }
+    }
+}

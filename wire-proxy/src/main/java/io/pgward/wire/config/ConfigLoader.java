@@ -1,0 +1,171 @@
+package io.pgward.wire.config;
+
+import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.pgward.wire.config.PgwardConfig.AuthMethod;
+import io.pgward.wire.config.PgwardConfig.Backend;
+import io.pgward.wire.config.PgwardConfig.Listen;
+import io.pgward.wire.config.PgwardConfig.Login;
+import io.pgward.wire.config.PgwardConfig.Mode;
+import io.pgward.wire.config.PgwardConfig.Pool;
+import io.pgward.wire.config.PgwardConfig.SslMode;
+import io.pgward.wire.config.PgwardConfig.Tls;
+import io.pgward.wire.config.PgwardConfig.TlsMode;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Reads {@code pgward.yaml} into a {@link PgwardConfig}. Nothing is guessed: an unknown key, a missing
+ * required value, an unset environment variable or a file that does not exist stops pgward with a
+ * {@link ConfigException} naming the key. Secrets may come from the environment ({@code ${VAR}}).
+ */
+public final class ConfigLoader {
+
+    private static final Pattern HOST_PORT = Pattern.compile("(?:\\[([^]]+)]|([^:\\[\\]]+)):(\\d{1,5})");
+    // A key given twice is refused: in a security team's file, "the last one wins" hides mistakes.
+    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory())
+            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+
+    private final Function<String, String> environment;
+
+    public ConfigLoader(Function<String, String> environment) {
+        this.environment = environment;
+    }
+
+    public static PgwardConfig load(Path file) {
+        return new ConfigLoader(System::getenv).read(file);
+    }
+
+    public PgwardConfig read(Path file) {
+        String text;
+        try {
+            text = Files.readString(file);
+        } catch (NoSuchFileException e) {
+            throw new ConfigException("config file " + file + " does not exist");
+        } catch (IOException e) {
+            throw new ConfigException("cannot read config file " + file + ": " + e.getMessage());
+        }
+        return parse(text, file.toString());
+    }
+
+    PgwardConfig parse(String text, String source) {
+        JsonNode root;
+        try {
+            root = YAML.readTree(text);
+        } catch (JacksonException e) {
+            String where = e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr();
+            throw new ConfigException(source + " is not valid YAML" + where + ": "
+                    + e.getOriginalMessage().strip().replaceAll("\\s*\\R\\s*", " "));
+        }
+        if (root == null || root.isMissingNode() || root.isNull()) {
+            throw new ConfigException(source + " is empty");
+        }
+        if (!root.isObject()) {
+            throw new ConfigException(source + " must be a YAML mapping of settings");
+        }
+        ConfigSection top = new ConfigSection("", root, environment);
+        PgwardConfig config = new PgwardConfig(listen(top), top.duration("startup_timeout", Duration.ofSeconds(10)),
+                tls(top.section("tls")), backend(top.section("backend")), pool(top.section("pool")), logins(top));
+        top.done();
+        return config;
+    }
+
+    private static Listen listen(ConfigSection top) {
+        String text = top.string("listen", null);
+        if (text == null) {
+            return Listen.DEFAULT;
+        }
+        Matcher m = HOST_PORT.matcher(text.strip());
+        int port = m.matches() ? Integer.parseInt(m.group(3)) : -1;
+        if (port < 0 || port > 65535) {
+            throw ConfigException.at("listen", "must be host:port such as 127.0.0.1:6432, was \"" + text + "\"");
+        }
+        return new Listen(m.group(1) != null ? m.group(1) : m.group(2), port);
+    }
+
+    private static Tls tls(ConfigSection section) {
+        String certificate = section.string("certificate", null);
+        String key = section.string("key", null);
+        TlsMode mode = section.choice("mode", TlsMode.class, certificate == null ? TlsMode.DISABLE : TlsMode.ALLOW);
+        if (mode != TlsMode.DISABLE && (certificate == null || key == null)) {
+            throw ConfigException.at(section.keyPath("mode"), ConfigSection.spelling(mode)
+                    + " needs both tls.certificate and tls.key");
+        }
+        section.done();
+        return new Tls(mode, existingFile(section, "certificate", certificate), existingFile(section, "key", key));
+    }
+
+    private static Backend backend(ConfigSection section) {
+        if (!section.has("host")) {
+            throw ConfigException.at("backend.host", "is required (the PostgreSQL server pgward forwards to)");
+        }
+        Backend backend = new Backend(section.requiredString("host"), section.integer("port", 5432, 1, 65535),
+                section.choice("sslmode", SslMode.class, SslMode.DISABLE),
+                existingFile(section, "root_certificate", section.string("root_certificate", null)));
+        section.done();
+        return backend;
+    }
+
+    private static Pool pool(ConfigSection section) {
+        Pool pool = new Pool(section.integer("max_size", 20, 1, 10_000),
+                section.duration("wait_timeout", Duration.ofSeconds(5)));
+        section.done();
+        return pool;
+    }
+
+    private static Map<String, Login> logins(ConfigSection top) {
+        Map<String, Login> result = new LinkedHashMap<>();
+        for (Map.Entry<String, ConfigSection> entry : top.sections("logins").entrySet()) {
+            result.put(entry.getKey(), login(entry.getKey(), entry.getValue()));
+        }
+        if (result.isEmpty()) {
+            throw ConfigException.at("logins", "at least one login is required");
+        }
+        return Collections.unmodifiableMap(result);
+    }
+
+    private static Login login(String name, ConfigSection section) {
+        AuthMethod auth = section.choice("auth", AuthMethod.class, AuthMethod.SCRAM_SHA_256);
+        Secret password = secret(section.string("password", null));
+        Secret verifier = secret(section.string("scram_verifier", null));
+        if (auth != AuthMethod.TRUST && password == null && (verifier == null || auth == AuthMethod.MD5)) {
+            throw ConfigException.at(section.keyPath("password"), "is required for auth "
+                    + ConfigSection.spelling(auth) + (auth == AuthMethod.SCRAM_SHA_256 ? " (or give scram_verifier)" : ""));
+        }
+        if (verifier != null && !verifier.value().startsWith("SCRAM-SHA-256$")) {
+            throw ConfigException.at(section.keyPath("scram_verifier"), "must start with SCRAM-SHA-256$");
+        }
+        // Fail closed: a login that does not say otherwise is read-only.
+        Login login = new Login(name, auth, password, verifier, section.string("backend_user", name),
+                secret(section.string("backend_password", null)), section.choice("mode", Mode.class, Mode.READ_ONLY));
+        section.done();
+        return login;
+    }
+
+    private static Secret secret(String value) {
+        return value == null ? null : new Secret(value);
+    }
+
+    private static Path existingFile(ConfigSection section, String key, String value) {
+        if (value == null) {
+            return null;
+        }
+        Path path = Path.of(value);
+        if (!Files.isReadable(path)) {
+            throw ConfigException.at(section.keyPath(key), "file " + path + " does not exist or cannot be read");
+        }
+        return path;
+    }
+}

@@ -1,0 +1,58 @@
+package io.pgward.wire.config;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * pgward's whole configuration, immutable and validated when loaded (see {@link ConfigLoader}).
+ *
+ * @param listen where clients connect
+ * @param startupTimeout how long a client may take from connecting to being authenticated
+ * @param tls client-side TLS
+ * @param backend the PostgreSQL server behind pgward
+ * @param pool backend connection pooling
+ * @param logins the logins clients may use, by name, in file order
+ */
+public record PgwardConfig(Listen listen, Duration startupTimeout, Tls tls, Backend backend, Pool pool,
+                           Map<String, Login> logins) {
+
+    /** @param host address to bind; {@code 127.0.0.1} unless configured */
+    public record Listen(String host, int port) {
+        public static final Listen DEFAULT = new Listen("127.0.0.1", 6432);
+
+        @Override
+        public String toString() {
+            return host.contains(":") ? "[" + host + "]:" + port : host + ":" + port;
+        }
+    }
+
+    public enum TlsMode { DISABLE, ALLOW, REQUIRE }
+
+    /** @param certificate PEM certificate chain, null when TLS is disabled */
+    public record Tls(TlsMode mode, Path certificate, Path key) {
+    }
+
+    public enum SslMode { DISABLE, REQUIRE, VERIFY_FULL }
+
+    /** @param rootCertificate PEM CA bundle used by {@code verify-full}; null means the JDK's trust store */
+    public record Backend(String host, int port, SslMode sslmode, Path rootCertificate) {
+    }
+
+    /** @param maxSize backend connections per (backend user, database) */
+    public record Pool(int maxSize, Duration waitTimeout) {
+    }
+
+    public enum AuthMethod { SCRAM_SHA_256, MD5, TRUST }
+
+    public enum Mode { READ_ONLY, READ_WRITE }
+
+    /**
+     * @param password the client's password, null when {@code scramVerifier} or trust is used
+     * @param scramVerifier a stored SCRAM-SHA-256 verifier ({@code SCRAM-SHA-256$<iter>:<salt>$<StoredKey>:<ServerKey>})
+     * @param backendUser the PostgreSQL role this login's sessions use
+     */
+    public record Login(String name, AuthMethod auth, Secret password, Secret scramVerifier, String backendUser,
+                        Secret backendPassword, Mode mode) {
+    }
+}

@@ -1,0 +1,76 @@
+package io.pgward.wire.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class MainTest {
+
+    private final StringWriter out = new StringWriter();
+    private final StringWriter err = new StringWriter();
+
+    private int run(String... args) {
+        return Main.execute(new PrintWriter(out, true), new PrintWriter(err, true), args);
+    }
+
+    @Test
+    void helpExplainsTheCommandsAndTheirOptions() {
+        assertEquals(0, run("--help"));
+        assertTrue(out.toString().contains("run "), out.toString());
+        assertTrue(out.toString().contains("demo "), out.toString());
+        out.getBuffer().setLength(0);
+        assertEquals(0, run("run", "--help"));
+        assertTrue(out.toString().contains("--config=FILE"), out.toString());
+        assertTrue(out.toString().contains("Default: pgward.yaml"), out.toString());
+        out.getBuffer().setLength(0);
+        assertEquals(0, run("demo", "--help"));
+        assertTrue(out.toString().contains("--pg-port=PORT"), out.toString());
+        assertTrue(out.toString().contains("--scale=FACTOR"), out.toString());
+    }
+
+    @Test
+    void runWithAMissingConfigExitsWithOneLine(@TempDir Path dir) {
+        Path missing = dir.resolve("pgward.yaml");
+        assertEquals(1, run("run", "--config", missing.toString()));
+        assertEquals("pgward run: config file " + missing + " does not exist" + System.lineSeparator(), err.toString());
+    }
+
+    @Test
+    void runWithAMalformedConfigExitsWithOneLine(@TempDir Path dir) throws Exception {
+        Path file = Files.writeString(dir.resolve("pgward.yaml"), "backend:\n  host: [a\n");
+        assertEquals(1, run("run", "-c", file.toString()));
+        assertEquals(1, err.toString().lines().count(), err.toString());
+        assertTrue(err.toString().startsWith("pgward run: " + file + " is not valid YAML at line"), err.toString());
+    }
+
+    @Test
+    void runWithAnInvalidSettingNamesTheKey(@TempDir Path dir) throws Exception {
+        Path file = Files.writeString(dir.resolve("pgward.yaml"), "backend: {host: h, port: x}\nlogins: {a: {auth: trust}}\n");
+        assertEquals(1, run("run", "-c", file.toString()));
+        assertEquals("pgward run: backend.port: must be a whole number from 1 to 65535, was \"x\""
+                + System.lineSeparator(), err.toString());
+    }
+
+    @Test
+    void demoOnATakenPortExitsWithOneLine() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            assertEquals(1, run("demo", "--pg-port", Integer.toString(taken.getLocalPort())));
+            assertEquals("pgward demo: port " + taken.getLocalPort() + " on 127.0.0.1 is already in use"
+                    + System.lineSeparator(), err.toString());
+        }
+    }
+
+    @Test
+    void demoRefusesANonsenseScaleAsAUsageError() {
+        assertEquals(2, run("demo", "--scale", "-1"));
+        assertTrue(err.toString().contains("--scale: scale must be above 0"), err.toString());
+    }
+}

@@ -1,0 +1,148 @@
+package io.pgward.wire.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.pgward.wire.config.PgwardConfig.AuthMethod;
+import io.pgward.wire.config.PgwardConfig.Login;
+import io.pgward.wire.config.PgwardConfig.Mode;
+import io.pgward.wire.config.PgwardConfig.SslMode;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ConfigLoaderTest {
+
+    private static final Map<String, String> ENV = Map.of("ANALYST_PASSWORD", "s3cret", "APP_DB_PASSWORD", "db-pass");
+    private final ConfigLoader loader = new ConfigLoader(ENV::get);
+
+    private static final String MINIMAL = """
+            backend:
+              host: db.internal
+            logins:
+              analyst:
+                password: ${ANALYST_PASSWORD}
+            """;
+
+    @Test
+    void readsAMinimalFileWithSafeDefaults() {
+        PgwardConfig config = loader.parse(MINIMAL, "pgward.yaml");
+        assertEquals("127.0.0.1:6432", config.listen().toString());
+        assertEquals(Duration.ofSeconds(10), config.startupTimeout());
+        assertEquals(5432, config.backend().port());
+        assertEquals(SslMode.DISABLE, config.backend().sslmode());
+        assertEquals(20, config.pool().maxSize());
+        Login analyst = config.logins().get("analyst");
+        assertEquals(Mode.READ_ONLY, analyst.mode(), "a login is read-only unless it says otherwise");
+        assertEquals(AuthMethod.SCRAM_SHA_256, analyst.auth());
+        assertEquals("s3cret", analyst.password().value());
+        assertEquals("analyst", analyst.backendUser());
+    }
+
+    @Test
+    void readsEverySetting() {
+        PgwardConfig config = loader.parse("""
+                listen: "[::1]:7000"
+                startup_timeout: 2500ms
+                backend:
+                  host: db.internal
+                  port: 6543
+                  sslmode: verify-full
+                pool:
+                  max_size: 4
+                  wait_timeout: 2m
+                logins:
+                  app:
+                    auth: md5
+                    password: app-pass
+                    backend_user: app_owner
+                    backend_password: ${APP_DB_PASSWORD}
+                    mode: read-write
+                  bi:
+                    auth: trust
+                """, "pgward.yaml");
+        assertEquals("::1", config.listen().host());
+        assertEquals(7000, config.listen().port());
+        assertEquals(Duration.ofMillis(2500), config.startupTimeout());
+        assertEquals(SslMode.VERIFY_FULL, config.backend().sslmode());
+        assertEquals(Duration.ofMinutes(2), config.pool().waitTimeout());
+        Login app = config.logins().get("app");
+        assertEquals(Mode.READ_WRITE, app.mode());
+        assertEquals("db-pass", app.backendPassword().value());
+        assertEquals("app_owner", app.backendUser());
+        assertNull(config.logins().get("bi").password());
+        assertEquals(java.util.List.of("app", "bi"), java.util.List.copyOf(config.logins().keySet()));
+    }
+
+    @Test
+    void neverShowsSecretsInToString() {
+        String text = loader.parse(MINIMAL, "pgward.yaml").toString();
+        assertFalse(text.contains("s3cret"), text);
+    }
+
+    @Test
+    void namesTheKeyOfEachMistake() {
+        assertError("backend.host: is required (the PostgreSQL server pgward forwards to)", "logins: {a: {auth: trust}}");
+        assertError("backend.port: must be a whole number from 1 to 65535, was \"99999\"",
+                "backend: {host: h, port: 99999}\nlogins: {a: {auth: trust}}");
+        assertError("logins.a.mode: must be one of read-only, read-write, was \"admin\"",
+                "backend: {host: h}\nlogins: {a: {auth: trust, mode: admin}}");
+        assertError("logins.a.passwrd: is not a setting pgward knows",
+                "backend: {host: h}\nlogins: {a: {auth: trust, passwrd: x}}");
+        assertError("logins.a.password: is required for auth scram-sha-256 (or give scram_verifier)",
+                "backend: {host: h}\nlogins: {a: {mode: read-only}}");
+        assertError("logins.a.password: environment variable NOPE is not set",
+                "backend: {host: h}\nlogins: {a: {password: '${NOPE}'}}");
+        assertError("logins: at least one login is required", "backend: {host: h}");
+        assertError("listen: must be host:port such as 127.0.0.1:6432, was \"6432\"",
+                "listen: 6432\nbackend: {host: h}\nlogins: {a: {auth: trust}}");
+        assertError("tls.mode: require needs both tls.certificate and tls.key",
+                "tls: {mode: require}\nbackend: {host: h}\nlogins: {a: {auth: trust}}");
+        assertError("pool.wait_timeout: must be a duration such as 500ms, 10s or 5m, was \"soon\"",
+                "pool: {wait_timeout: soon}\nbackend: {host: h}\nlogins: {a: {auth: trust}}");
+        assertError("logins.a.scram_verifier: must start with SCRAM-SHA-256$",
+                "backend: {host: h}\nlogins: {a: {scram_verifier: md5abc}}");
+    }
+
+    @Test
+    void usesDefaultsWrittenInsideVariables() {
+        PgwardConfig config = loader.parse("backend: {host: '${DB_HOST:-localhost}'}\nlogins: {a: {auth: trust}}", "f");
+        assertEquals("localhost", config.backend().host());
+    }
+
+    @Test
+    void refusesMalformedEmptyAndDuplicatedFiles() {
+        ConfigException malformed = assertThrows(ConfigException.class,
+                () -> loader.parse("backend: [unclosed\n", "pgward.yaml"));
+        assertEquals(true, malformed.getMessage().startsWith("pgward.yaml is not valid YAML at line "),
+                malformed.getMessage());
+        assertError("pgward.yaml is empty", "");
+        assertError("pgward.yaml must be a YAML mapping of settings", "- a\n- b\n");
+        ConfigException duplicate = assertThrows(ConfigException.class,
+                () -> loader.parse("backend: {host: a}\nbackend: {host: b}\nlogins: {a: {auth: trust}}", "pgward.yaml"));
+        assertEquals(true, duplicate.getMessage().contains("Duplicate field 'backend'"), duplicate.getMessage());
+    }
+
+    @Test
+    void reportsAMissingFile(@TempDir Path dir) {
+        Path missing = dir.resolve("nope.yaml");
+        ConfigException e = assertThrows(ConfigException.class, () -> loader.read(missing));
+        assertEquals("config file " + missing + " does not exist", e.getMessage());
+    }
+
+    @Test
+    void readsAFileFromDisk(@TempDir Path dir) throws Exception {
+        Path file = Files.writeString(dir.resolve("pgward.yaml"), MINIMAL);
+        assertEquals("db.internal", loader.read(file).backend().host());
+    }
+
+    private void assertError(String expected, String yaml) {
+        ConfigException e = assertThrows(ConfigException.class, () -> loader.parse(yaml, "pgward.yaml"));
+        assertEquals(expected, e.getMessage());
+    }
+}
