@@ -255,7 +255,8 @@ public final class LocalPostgres implements AutoCloseable {
         Files.setAttribute(path, "unix:gid", NOBODY);
     }
 
-    private static void ensurePortFree(int port) {
+    /** @throws PortInUseException when something already listens on {@code port} on 127.0.0.1 */
+    public static void ensurePortFree(int port) {
         try (ServerSocket probe = new ServerSocket(port, 1, InetAddress.getByName(HOST))) {
             probe.setReuseAddress(true);
         } catch (BindException e) {

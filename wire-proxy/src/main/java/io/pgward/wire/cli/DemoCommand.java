@@ -1,7 +1,10 @@
 package io.pgward.wire.cli;
 
 import io.pgward.sampledb.DatasetSize;
+import io.pgward.sampledb.LocalPostgres;
 import io.pgward.wire.demo.DemoDatabase;
+import io.pgward.wire.demo.DemoSetup;
+import io.pgward.wire.server.PgwardServer;
 import java.io.PrintWriter;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -12,14 +15,19 @@ import picocli.CommandLine.Option;
 
 @Command(name = "demo",
         mixinStandardHelpOptions = true,
-        description = {"Starts an embedded PostgreSQL with the sample shop and prints how to connect.",
+        description = {"Starts an embedded PostgreSQL with the sample shop, pgward in front of it, and prints how "
+                + "to connect.",
             "%nThe shop: customers, products, orders, order_items, the view v_sales, the materialized view "
-                + "mv_region_revenue, and the sensitive hr.salaries and payment_tokens. Runs until Ctrl-C; "
-                + "everything is deleted on exit.%n"})
+                + "mv_region_revenue, and the sensitive hr.salaries and payment_tokens. pgward offers two logins: "
+                + "analyst (read-only) and app (read-write). Runs until Ctrl-C; everything is deleted on exit.%n"})
 final class DemoCommand implements Callable<Integer> {
 
     @CommandLine.Spec
     private CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--port", paramLabel = "PORT", defaultValue = "6432",
+            description = "Port pgward listens on, on 127.0.0.1; 0 picks a free one. Default: ${DEFAULT-VALUE}.")
+    private int port;
 
     @Option(names = "--pg-port", paramLabel = "PORT", defaultValue = "0",
             description = "Port for the embedded PostgreSQL on 127.0.0.1; 0 picks a free one. Default: ${DEFAULT-VALUE}.")
@@ -32,8 +40,10 @@ final class DemoCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (pgPort < 0 || pgPort > 65535) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--pg-port must be 0 to 65535");
+        for (int p : new int[] {port, pgPort}) {
+            if (p < 0 || p > 65535) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "ports must be 0 to 65535, was " + p);
+            }
         }
         DatasetSize size;
         try {
@@ -41,35 +51,52 @@ final class DemoCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--scale: " + e.getMessage());
         }
+        if (port != 0) {
+            LocalPostgres.ensurePortFree(port);
+        }
         PrintWriter out = spec.commandLine().getOut();
         out.println("pgward demo: starting PostgreSQL and loading the sample shop...");
         out.flush();
-        DemoDatabase demo = DemoDatabase.start(pgPort, size);
+        DemoDatabase database = DemoDatabase.start(pgPort, size);
+        PgwardServer server;
+        try {
+            server = RunCommand.start(DemoSetup.config(database, port));
+        } catch (RuntimeException e) {
+            database.close();
+            throw e;
+        }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            demo.close();
+            server.close();
+            database.close();
             stopped.countDown();
         }, "pgward-demo-stop"));
-        out.println(banner(demo));
+        out.println(banner(database, server.port()));
         out.flush();
         stopped.await();
         return 0;
     }
 
-    static String banner(DemoDatabase demo) {
+    static String banner(DemoDatabase demo, int port) {
         return String.format(Locale.ROOT, """
 
-                PostgreSQL %s is running on %s:%d with the sample shop (%,d customers, %,d orders)
-                in the database "%s".
+                pgward is listening on 127.0.0.1:%d in front of PostgreSQL %s (127.0.0.1:%d),
+                which holds the sample shop (%,d customers, %,d orders) in the database "%s".
 
-                  Connect:  psql "%s"
-                  Try:      select count(*) from orders;
+                  Analyst, read-only:   psql "postgresql://%s:%s@127.0.0.1:%d/%s"
+                  App, read-write:      psql "postgresql://%s:%s@127.0.0.1:%d/%s"
+                  PostgreSQL directly:  psql "%s"
 
-                pgward's proxy and its analyst / app logins join this demo with the wire-proxy; for now
-                this is the database they will guard, reached directly as the PostgreSQL superuser.
+                  Try:  select count(*) from orders;
+
+                Not enforced yet in this build: the statement guard and the table selection. Analyst sessions
+                run with default_transaction_read_only=on, so plain writes fail, but nothing stops an analyst
+                from reading hr.salaries or switching read-only off with SET. TLS is offered (sslmode=require
+                works) with a self-signed certificate made for this run.
 
                 Press Ctrl-C to stop; the database is deleted on exit.""",
-                demo.serverVersion(), demo.postgres().host(), demo.postgres().port(), demo.size().customers(),
-                demo.size().orders(), DemoDatabase.DATABASE, demo.uri());
+                port, demo.serverVersion(), demo.postgres().port(), demo.size().customers(), demo.size().orders(),
+                DemoDatabase.DATABASE, DemoSetup.ANALYST, DemoSetup.ANALYST, port, DemoDatabase.DATABASE,
+                DemoSetup.APP, DemoSetup.APP, port, DemoDatabase.DATABASE, demo.uri());
     }
 }

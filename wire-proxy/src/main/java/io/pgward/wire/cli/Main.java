@@ -52,7 +52,7 @@ public final class Main implements Runnable {
         String command = commandLine.getCommandName();
         String prefix = "pgward".equals(command) ? "pgward: " : "pgward " + command + ": ";
         if (e instanceof ConfigException || e instanceof LocalPostgres.PortInUseException
-                || e instanceof StartupException) {
+                || e instanceof StartupException || e instanceof java.io.UncheckedIOException) {
             err.println(prefix + e.getMessage());
         } else {
             err.println(prefix + "failed: " + e);

@@ -14,6 +14,8 @@ import java.sql.Statement;
 public final class DemoDatabase implements AutoCloseable {
 
     public static final String DATABASE = "shop";
+    public static final String ANALYST_ROLE = "pgward_analyst";
+    public static final String APP_ROLE = "pgward_app";
 
     private final LocalPostgres postgres;
     private final DatasetSize size;
@@ -36,11 +38,28 @@ public final class DemoDatabase implements AutoCloseable {
             try (Connection shop = postgres.connect(DATABASE)) {
                 SampleDataset.load(shop, size);
                 version = shop.getMetaData().getDatabaseProductVersion();
+                createRoles(shop, postgres.password());
             }
             return new DemoDatabase(postgres, size, version);
         } catch (SQLException | RuntimeException e) {
             postgres.close();
             throw e;
+        }
+    }
+
+    /**
+     * The PostgreSQL roles pgward's demo logins use: {@code pgward_analyst} may read everything
+     * ({@code pg_read_all_data}), {@code pgward_app} may also write. Their password is the superuser's, which
+     * only pgward's configuration holds.
+     */
+    private static void createRoles(Connection shop, String password) throws SQLException {
+        try (Statement statement = shop.createStatement()) {
+            String quoted = "'" + password.replace("'", "''") + "'";
+            statement.execute("CREATE ROLE " + ANALYST_ROLE + " LOGIN PASSWORD " + quoted);
+            statement.execute("GRANT pg_read_all_data TO " + ANALYST_ROLE);
+            statement.execute("CREATE ROLE " + APP_ROLE + " LOGIN PASSWORD " + quoted);
+            statement.execute("GRANT pg_read_all_data, pg_write_all_data TO " + APP_ROLE);
+            statement.execute("GRANT CREATE ON SCHEMA public TO " + APP_ROLE);
         }
     }
 

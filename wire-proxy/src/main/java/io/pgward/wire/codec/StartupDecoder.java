@@ -1,0 +1,84 @@
+package io.pgward.wire.codec;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.ByteToMessageDecoder;
+import io.pgward.wire.protocol.ProtocolException;
+import io.pgward.wire.protocol.StartupPacket;
+import io.pgward.wire.protocol.Wire;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Decodes one startup-phase packet at a time ({@code int32 len | int32 code | ...}). Single-decode: bytes after
+ * the packet stay buffered until the handler decides what comes next (TLS, another startup packet, or the
+ * regular protocol), which lets it refuse plaintext sent after an SSLRequest.
+ *
+ * <p>Limits follow PostgreSQL's {@code ProcessStartupPacket}: a packet is 8 to 10,000 bytes.
+ */
+public final class StartupDecoder extends ByteToMessageDecoder {
+
+    static final int MAX_STARTUP_PACKET = 10_000;
+
+    public StartupDecoder() {
+        setSingleDecode(true);
+    }
+
+    /** Bytes received but not yet decoded. */
+    public int buffered() {
+        return actualReadableBytes();
+    }
+
+    @Override
+    protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        if (in.readableBytes() < 4) {
+            return;
+        }
+        int length = in.getInt(in.readerIndex());
+        if (length < 8 || length > MAX_STARTUP_PACKET) {
+            throw new ProtocolException("invalid length of startup packet");
+        }
+        if (in.readableBytes() < length) {
+            return;
+        }
+        ByteBuf packet = in.readSlice(length);
+        packet.skipBytes(4);
+        int code = packet.readInt();
+        out.add(switch (code) {
+            case StartupPacket.SSL_REQUEST_CODE -> exactly(8, length, new StartupPacket.SslRequest());
+            case StartupPacket.GSSENC_REQUEST_CODE -> exactly(8, length, new StartupPacket.GssEncRequest());
+            case StartupPacket.CANCEL_REQUEST_CODE ->
+                    exactly(16, length, new StartupPacket.CancelRequest(packet.readInt(), packet.readInt()));
+            default -> new StartupPacket.StartupMessage(code, parameters(packet, code));
+        });
+    }
+
+    private static StartupPacket exactly(int expected, int length, StartupPacket packet) {
+        if (length != expected) {
+            throw new ProtocolException("invalid length of startup packet");
+        }
+        return packet;
+    }
+
+    private static Map<String, String> parameters(ByteBuf packet, int version) {
+        Map<String, String> parameters = new LinkedHashMap<>();
+        if (version >>> 16 != 3) {
+            return parameters;
+        }
+        while (packet.isReadable()) {
+            String name = Wire.readCString(packet);
+            if (name.isEmpty()) {
+                if (packet.isReadable()) {
+                    throw new ProtocolException("invalid startup packet layout: expected terminator as last byte");
+                }
+                return parameters;
+            }
+            if (!packet.isReadable()) {
+                throw new ProtocolException("invalid startup packet layout: expected terminator as last byte");
+            }
+            parameters.put(name, Wire.readCString(packet));
+        }
+        throw new ProtocolException("invalid startup packet layout: expected terminator as last byte");
+    }
+}

@@ -1,0 +1,50 @@
+package io.pgward.wire.demo;
+
+import io.pgward.wire.config.PgwardConfig;
+import io.pgward.wire.config.Secret;
+import io.pgward.wire.tls.SelfSignedCertificate;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The configuration {@code pgward demo} runs with: pgward on 127.0.0.1 in front of the demo database, TLS
+ * offered with a fresh self-signed certificate, and two logins:
+ * {@code analyst} (password {@code analyst}, read-only) and {@code app} (password {@code app}, read-write).
+ */
+public final class DemoSetup {
+
+    public static final String ANALYST = "analyst";
+    public static final String APP = "app";
+
+    private DemoSetup() {
+    }
+
+    public static PgwardConfig config(DemoDatabase database, int port) {
+        Path certificates;
+        try {
+            certificates = Files.createTempDirectory("pgward-demo-tls-");
+            certificates.toFile().deleteOnExit();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        SelfSignedCertificate.PemFiles pem = SelfSignedCertificate.write(certificates);
+        pem.certificate().toFile().deleteOnExit();
+        pem.key().toFile().deleteOnExit();
+        Secret backendPassword = new Secret(database.postgres().password());
+        Map<String, PgwardConfig.Login> logins = new LinkedHashMap<>();
+        logins.put(ANALYST, new PgwardConfig.Login(ANALYST, PgwardConfig.AuthMethod.SCRAM_SHA_256,
+                new Secret(ANALYST), null, DemoDatabase.ANALYST_ROLE, backendPassword, PgwardConfig.Mode.READ_ONLY));
+        logins.put(APP, new PgwardConfig.Login(APP, PgwardConfig.AuthMethod.SCRAM_SHA_256,
+                new Secret(APP), null, DemoDatabase.APP_ROLE, backendPassword, PgwardConfig.Mode.READ_WRITE));
+        return new PgwardConfig(new PgwardConfig.Listen("127.0.0.1", port), Duration.ofSeconds(10),
+                new PgwardConfig.Tls(PgwardConfig.TlsMode.ALLOW, pem.certificate(), pem.key()),
+                new PgwardConfig.Backend(database.postgres().host(), database.postgres().port(),
+                        PgwardConfig.SslMode.DISABLE, null),
+                new PgwardConfig.Pool(20, Duration.ofSeconds(5)), logins);
+    }
+}

@@ -1,0 +1,134 @@
+package io.pgward.wire.pool;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.Promise;
+import io.pgward.wire.codec.BackendDecoder;
+import io.pgward.wire.config.PgwardConfig;
+import io.pgward.wire.protocol.Messages;
+import io.pgward.wire.protocol.PgError;
+import io.pgward.wire.protocol.SqlState;
+import io.pgward.wire.server.Transport;
+import io.pgward.wire.tls.BackendTls;
+
+/**
+ * Opens authenticated connections to the configured PostgreSQL, on the event loop of the client session that
+ * will use them, so that relaying never crosses threads.
+ *
+ * <p>With {@code sslmode} require or verify-full the connection starts with SSLRequest; PostgreSQL answers one
+ * byte, and any byte after it before the TLS handshake is refused (the server must not be able to inject
+ * plaintext into the encrypted session).
+ */
+public final class BackendConnector {
+
+    private final PgwardConfig.Backend backend;
+    private final SslContext sslContext;
+    private final Transport transport;
+
+    public BackendConnector(PgwardConfig.Backend backend, Transport transport) {
+        this.backend = backend;
+        this.sslContext = BackendTls.forBackend(backend);
+        this.transport = transport;
+    }
+
+    public String address() {
+        return backend.host() + ":" + backend.port();
+    }
+
+    Future<BackendConnection> connect(EventLoop loop, BackendTarget target) {
+        Promise<BackendConnection> promise = loop.newPromise();
+        BackendStartup startup = new BackendStartup(target, promise);
+        Bootstrap bootstrap = new Bootstrap()
+                .group(loop)
+                .channel(transport.socketChannel())
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.SO_KEEPALIVE, true)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 10_000)
+                .handler(new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        ch.pipeline().addLast("decoder", new BackendDecoder()).addLast("startup", startup);
+                        if (sslContext != null) {
+                            ch.pipeline().addFirst("ssl-negotiation", new SslNegotiation(startup));
+                        }
+                    }
+                });
+        ChannelFuture connected = bootstrap.connect(backend.host(), backend.port());
+        connected.addListener(f -> {
+            if (!f.isSuccess()) {
+                promise.tryFailure(new BackendException(PgError.fatal(SqlState.CONNECTION_FAILURE,
+                        "pgward could not connect to the database server at " + address() + ": "
+                                + f.cause().getMessage())));
+            } else if (sslContext == null) {
+                startup.start(connected.channel().pipeline().context(startup));
+            }
+        });
+        return promise;
+    }
+
+    /** Sends CancelRequest for a backend connection, on a connection of its own, as libpq does. */
+    public void cancel(EventLoop loop, BackendConnection connection) {
+        new Bootstrap().group(loop).channel(transport.socketChannel())
+                .handler(new ChannelInboundHandlerAdapter())
+                .connect(backend.host(), backend.port())
+                .addListener((ChannelFuture f) -> {
+                    if (f.isSuccess()) {
+                        f.channel().writeAndFlush(Messages.cancelRequest(f.channel().alloc(), connection.processId(),
+                                connection.secretKey())).addListener(w -> f.channel().close());
+                    }
+                });
+    }
+
+    /** SSLRequest, the server's one-byte answer, then the TLS handshake before the startup packet. */
+    private final class SslNegotiation extends ChannelInboundHandlerAdapter {
+        private final BackendStartup startup;
+
+        SslNegotiation(BackendStartup startup) {
+            this.startup = startup;
+        }
+
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) {
+            ctx.writeAndFlush(Messages.sslRequest(ctx.alloc()));
+            ctx.fireChannelActive();
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ByteBuf in = (ByteBuf) msg;
+            try {
+                if (in.readableBytes() != 1 || in.getByte(in.readerIndex()) != 'S') {
+                    String reason = in.readableBytes() == 1 && in.getByte(in.readerIndex()) == 'N'
+                            ? "the database server does not accept TLS, and backend.sslmode is "
+                              + backend.sslmode().name().toLowerCase().replace('_', '-')
+                            : "the database server sent unexpected data in answer to SSLRequest";
+                    ctx.fireExceptionCaught(new IllegalStateException(reason));
+                    return;
+                }
+                SslHandler ssl = BackendTls.handler(sslContext, ctx.alloc(), backend);
+                ctx.pipeline().replace(this, "ssl", ssl);
+                ssl.handshakeFuture().addListener(h -> {
+                    if (h.isSuccess()) {
+                        startup.start(ctx.pipeline().context(startup));
+                    } else {
+                        ctx.pipeline().fireExceptionCaught(new IllegalStateException(
+                                "TLS handshake with the database server failed: " + h.cause().getMessage()));
+                    }
+                });
+            } finally {
+                ReferenceCountUtil.release(in);
+            }
+        }
+    }
+}

@@ -1,0 +1,264 @@
+package io.pgward.wire.pool;
+
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.EventLoop;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.Promise;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.pgward.wire.config.PgwardConfig;
+import io.pgward.wire.protocol.BackendMessage;
+import io.pgward.wire.protocol.PgError;
+import io.pgward.wire.protocol.SqlState;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Session-mode pool: a client session holds one backend connection from login to logout.
+ *
+ * <p>Invariants, per (PostgreSQL role, database): at most {@code max_size} connections are open or opening;
+ * an idle connection is reused only for an identical {@link BackendTarget} on the same event loop (so relaying
+ * stays on one thread); returned connections were reset with {@code DISCARD ALL} by {@link BackendReset} and
+ * are closed instead when that fails. A caller that finds the pool full waits in FIFO order up to
+ * {@code wait_timeout}. Idle connections that PostgreSQL closes are forgotten.
+ */
+public final class BackendPool {
+
+    private static final Logger log = LoggerFactory.getLogger(BackendPool.class);
+
+    private final BackendConnector connector;
+    private final int maxSize;
+    private final Duration waitTimeout;
+    private final Map<BackendTarget.PoolKey, Slot> slots = new HashMap<>();
+
+    public BackendPool(BackendConnector connector, PgwardConfig.Pool config) {
+        this.connector = connector;
+        this.maxSize = config.maxSize();
+        this.waitTimeout = config.waitTimeout();
+    }
+
+    public BackendConnector connector() {
+        return connector;
+    }
+
+    /** A connection for {@code target} on {@code loop}; the future completes on that loop. */
+    public Future<BackendConnection> acquire(EventLoop loop, BackendTarget target) {
+        Promise<BackendConnection> promise = loop.newPromise();
+        BackendConnection reuse;
+        BackendConnection evict = null;
+        boolean open = false;
+        synchronized (this) {
+            Slot slot = slots.computeIfAbsent(target.key(), k -> new Slot());
+            reuse = slot.takeIdle(loop, target);
+            if (reuse == null) {
+                if (slot.open < maxSize) {
+                    slot.open++;
+                    open = true;
+                } else if (!slot.idle.isEmpty()) {
+                    evict = slot.idle.removeFirst();
+                    open = true;
+                } else {
+                    Waiter waiter = new Waiter(loop, target, promise);
+                    slot.waiters.addLast(waiter);
+                    waiter.timeout = loop.schedule(() -> timeOut(target, waiter), waitTimeout.toMillis(),
+                            TimeUnit.MILLISECONDS);
+                }
+            }
+        }
+        if (evict != null) {
+            evict.channel().close();
+        }
+        if (reuse != null) {
+            hand(reuse, promise);
+        } else if (open) {
+            open(loop, target, promise);
+        }
+        return promise;
+    }
+
+    /** Takes back a connection that {@link BackendReset} left clean and idle. */
+    public void release(BackendConnection connection) {
+        Waiter waiter;
+        synchronized (this) {
+            Slot slot = slots.get(connection.target().key());
+            waiter = slot.waiters.pollFirst();
+            if (waiter == null) {
+                slot.idle.addLast(connection);
+                connection.channel().pipeline().addLast("idle", new IdleWatch(connection));
+                return;
+            }
+        }
+        waiter.timeout.cancel(false);
+        if (waiter.loop == connection.channel().eventLoop() && waiter.target.equals(connection.target())) {
+            hand(connection, waiter.promise);
+        } else {
+            connection.channel().close();
+            open(waiter.loop, waiter.target, waiter.promise);
+        }
+    }
+
+    /** Closes a connection that cannot be reused and frees its place. */
+    public void discard(BackendConnection connection) {
+        connection.channel().close();
+        freePlace(connection.target().key());
+    }
+
+    /** How many connections are open or opening for a role and database (for tests and metrics). */
+    public synchronized int open(String user, String database) {
+        Slot slot = slots.get(new BackendTarget.PoolKey(user, database));
+        return slot == null ? 0 : slot.open;
+    }
+
+    public synchronized int idle(String user, String database) {
+        Slot slot = slots.get(new BackendTarget.PoolKey(user, database));
+        return slot == null ? 0 : slot.idle.size();
+    }
+
+    private void hand(BackendConnection connection, Promise<BackendConnection> promise) {
+        EventLoop loop = connection.channel().eventLoop();
+        loop.execute(() -> {
+            if (connection.channel().pipeline().get("idle") != null) {
+                connection.channel().pipeline().remove("idle");
+            }
+            if (!connection.channel().isActive()) {
+                freePlace(connection.target().key());
+                acquire(loop, connection.target()).addListener(f -> complete(promise, f));
+            } else if (!promise.trySuccess(connection)) {
+                release(connection);
+            }
+        });
+    }
+
+    private void open(EventLoop loop, BackendTarget target, Promise<BackendConnection> promise) {
+        connector.connect(loop, target).addListener(f -> {
+            if (!f.isSuccess()) {
+                freePlace(target.key());
+            } else if (promise.isDone()) {
+                @SuppressWarnings("unchecked")
+                BackendConnection late = (BackendConnection) f.getNow();
+                release(late);
+                return;
+            }
+            complete(promise, f);
+        });
+    }
+
+    @SuppressWarnings("unchecked")
+    private static void complete(Promise<BackendConnection> promise, Future<?> f) {
+        if (f.isSuccess()) {
+            promise.trySuccess((BackendConnection) f.getNow());
+        } else {
+            promise.tryFailure(f.cause());
+        }
+    }
+
+    private void freePlace(BackendTarget.PoolKey key) {
+        Waiter waiter;
+        synchronized (this) {
+            Slot slot = slots.get(key);
+            waiter = slot.waiters.pollFirst();
+            if (waiter == null) {
+                slot.open--;
+                return;
+            }
+        }
+        waiter.timeout.cancel(false);
+        open(waiter.loop, waiter.target, waiter.promise);
+    }
+
+    private void timeOut(BackendTarget target, Waiter waiter) {
+        synchronized (this) {
+            if (!slots.get(target.key()).waiters.remove(waiter)) {
+                return;
+            }
+        }
+        waiter.promise.tryFailure(new BackendException(PgError.fatal(SqlState.TOO_MANY_CONNECTIONS,
+                "pgward: no connection to the database server became free within " + waitTimeout.toMillis()
+                        + " ms (pool.max_size is " + maxSize + " for " + target.key() + ")")));
+    }
+
+    /** Closes every idle connection (shutdown). */
+    public void closeIdle() {
+        List<BackendConnection> idle = new ArrayList<>();
+        synchronized (this) {
+            for (Slot slot : slots.values()) {
+                idle.addAll(slot.idle);
+            }
+        }
+        idle.forEach(c -> c.channel().close());
+    }
+
+    private static final class Slot {
+        int open;
+        final Deque<BackendConnection> idle = new ArrayDeque<>();
+        final Deque<Waiter> waiters = new ArrayDeque<>();
+
+        BackendConnection takeIdle(EventLoop loop, BackendTarget target) {
+            for (Iterator<BackendConnection> it = idle.iterator(); it.hasNext(); ) {
+                BackendConnection c = it.next();
+                if (c.channel().eventLoop() == loop && c.target().equals(target)) {
+                    it.remove();
+                    return c;
+                }
+            }
+            return null;
+        }
+    }
+
+    private static final class Waiter {
+        final EventLoop loop;
+        final BackendTarget target;
+        final Promise<BackendConnection> promise;
+        ScheduledFuture<?> timeout;
+
+        Waiter(EventLoop loop, BackendTarget target, Promise<BackendConnection> promise) {
+            this.loop = loop;
+            this.target = target;
+            this.promise = promise;
+        }
+    }
+
+    /**
+     * Sits on an idle connection: drops asynchronous messages (a ParameterStatus, a notice) and forgets the
+     * connection when PostgreSQL closes it, e.g. after pg_terminate_backend or a restart.
+     */
+    private final class IdleWatch extends ChannelInboundHandlerAdapter {
+        private final BackendConnection connection;
+
+        IdleWatch(BackendConnection connection) {
+            this.connection = connection;
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ReferenceCountUtil.release(msg instanceof BackendMessage m ? m.bytes() : msg);
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            boolean wasIdle;
+            synchronized (BackendPool.this) {
+                wasIdle = slots.get(connection.target().key()).idle.remove(connection);
+            }
+            if (wasIdle) {
+                log.debug("{} closed while idle", connection);
+                freePlace(connection.target().key());
+            }
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            ctx.close();
+        }
+    }
+}

@@ -1,0 +1,19 @@
+package io.pgward.wire.protocol;
+
+/** The SQLSTATE codes pgward itself sends, named as in PostgreSQL's errcodes.txt. */
+public final class SqlState {
+    public static final String PROTOCOL_VIOLATION = "08P01";
+    public static final String CONNECTION_FAILURE = "08006";
+    public static final String INVALID_AUTHORIZATION_SPECIFICATION = "28000";
+    public static final String INVALID_PASSWORD = "28P01";
+    public static final String INSUFFICIENT_PRIVILEGE = "42501";
+    public static final String IN_FAILED_SQL_TRANSACTION = "25P02";
+    public static final String FEATURE_NOT_SUPPORTED = "0A000";
+    public static final String TOO_MANY_CONNECTIONS = "53300";
+    public static final String QUERY_CANCELED = "57014";
+    public static final String ADMIN_SHUTDOWN = "57P01";
+    public static final String INTERNAL_ERROR = "XX000";
+
+    private SqlState() {
+    }
+}

@@ -1,0 +1,48 @@
+package io.pgward.wire.server;
+
+import io.pgward.wire.session.Session;
+import java.security.SecureRandom;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * pgward's own cancel keys. Each client session gets a BackendKeyData that pgward made up; a CancelRequest
+ * carrying it is relayed to that session's current backend with the backend's real keys, which clients never
+ * see (a key leaked by one client could otherwise cancel whatever later uses the pooled connection).
+ */
+final class CancelRegistry {
+
+    private final SecureRandom random = new SecureRandom();
+    private final ConcurrentHashMap<Long, Session> sessions = new ConcurrentHashMap<>();
+
+    record Key(int processId, int secretKey) {
+        long packed() {
+            return ((long) processId << 32) | (secretKey & 0xffffffffL);
+        }
+    }
+
+    Key newKey() {
+        while (true) {
+            Key key = new Key(random.nextInt(1, Integer.MAX_VALUE), random.nextInt());
+            if (!sessions.containsKey(key.packed())) {
+                return key;
+            }
+        }
+    }
+
+    void register(Key key, Session session) {
+        sessions.put(key.packed(), session);
+    }
+
+    void unregister(Key key) {
+        sessions.remove(key.packed());
+    }
+
+    /** The session holding these keys, or null; a wrong key is ignored silently, as PostgreSQL does. */
+    Session find(int processId, int secretKey) {
+        return sessions.get(new Key(processId, secretKey).packed());
+    }
+
+    int size() {
+        return sessions.size();
+    }
+}

@@ -1,0 +1,15 @@
+package io.pgward.wire.session;
+
+/**
+ * One statement text for the gate to judge.
+ *
+ * @param kind how it arrived
+ * @param sql the text as the client sent it (for {@link Kind#FUNCTION_CALL}, a description of the call)
+ * @param parameterTypes type OIDs from Parse, 0 where unspecified; empty otherwise
+ * @param login the pgward login of the session
+ * @param database the database of the session
+ */
+public record GateRequest(Kind kind, String sql, int[] parameterTypes, String login, String database) {
+
+    public enum Kind { SIMPLE_QUERY, PARSE, FUNCTION_CALL }
+}

@@ -1,0 +1,417 @@
+package io.pgward.wire.session;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.ReferenceCountUtil;
+import io.pgward.wire.pool.BackendConnection;
+import io.pgward.wire.pool.BackendPool;
+import io.pgward.wire.pool.BackendReset;
+import io.pgward.wire.protocol.BackendMessage;
+import io.pgward.wire.protocol.FrontendMessage;
+import io.pgward.wire.protocol.Messages;
+import io.pgward.wire.protocol.PgError;
+import io.pgward.wire.protocol.ProtocolException;
+import io.pgward.wire.protocol.SqlState;
+import io.pgward.wire.protocol.Wire;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One client session relayed to one backend connection. Confined to the client channel's event loop, which is
+ * also the backend channel's: no locks.
+ *
+ * <p>Client messages pass in order. Query, Parse and FunctionCall go through the {@link StatementGate}; all
+ * others are forwarded as they arrived. While a verdict is pending, later messages wait in {@code backlog}.
+ * Backend output is forwarded as runs of bytes; only ReadyForQuery, ErrorResponse and ParameterStatus are read.
+ *
+ * <p><b>Refusals are executed by PostgreSQL itself.</b> A refused statement is replaced by a statement that
+ * cannot parse, named with a per-session random token ({@code pgward_refused_<nonce>_<n>}); the server's syntax
+ * error for it is replaced by pgward's refusal on the way back. Every protocol consequence of an error is
+ * therefore PostgreSQL's own: the ErrorResponse is flushed at once, the extended protocol skips to Sync, an
+ * open transaction block goes to the aborted state (status E, later statements get 25P02, COMMIT reports
+ * ROLLBACK, ROLLBACK TO SAVEPOINT recovers), a refused prepared statement name does not exist (26000), and
+ * pipelined batches stay in order. The refused text never reaches the server.
+ *
+ * <pre>
+ *   client                 pgward                               PostgreSQL
+ *   Parse(S1, DROP ...) ─▶ gate: refuse ─▶ Parse(S1, pgward_refused_x_1)
+ *                                       ◀─ ErrorResponse 42601 (names pgward_refused_x_1)
+ *   ◀─ ErrorResponse 42501 "pgward refused this statement: ..."
+ *   Bind(S1), Execute   ─▶ forwarded ──▶ (server skips them until Sync)
+ *   Sync                ─▶ forwarded ──▶   ◀─ ReadyForQuery
+ * </pre>
+ */
+public final class Session {
+
+    private static final Logger log = LoggerFactory.getLogger(Session.class);
+    private static final int BACKLOG_READ_LIMIT = 64;
+
+    private final Channel client;
+    private final BackendConnection backend;
+    private final BackendPool pool;
+    private final StatementGate gate;
+    private final String login;
+    private final String database;
+    private final String refusalPrefix;
+    private final Deque<FrontendMessage> backlog = new ArrayDeque<>();
+    private final Deque<Substitution> substitutions = new ArrayDeque<>();
+    private final Runnable onEnd;
+    private int substitutionCount;
+    /** ReadyForQuery messages owed by the backend (one per forwarded Query, Sync and FunctionCall). */
+    private int outstanding;
+    private long readiesExpected;
+    private long readiesReceived;
+    private boolean awaitingGate;
+    private boolean awaitingIdle;
+    private boolean ended;
+
+    private record Substitution(String token, Verdict.Refuse refusal, long batch) {
+    }
+
+    public Session(Channel client, BackendConnection backend, BackendPool pool, StatementGate gate, String login,
+                   String database, long nonce, Runnable onEnd) {
+        this.client = client;
+        this.backend = backend;
+        this.pool = pool;
+        this.gate = gate;
+        this.login = login;
+        this.database = database;
+        this.refusalPrefix = "pgward_refused_" + Long.toHexString(nonce) + "_";
+        this.onEnd = onEnd;
+    }
+
+    /** Installs the relay handlers; called on the event loop once the client is told it may send queries. */
+    public void start() {
+        client.pipeline().addLast("session", new ClientSide());
+        backend.channel().pipeline().addLast("session", new BackendSide());
+        backend.channel().config().setAutoRead(true);
+    }
+
+    public BackendConnection backend() {
+        return backend;
+    }
+
+    // ---------------------------------------------------------------- client to backend
+
+    private void fromClient(FrontendMessage message) {
+        if (ended) {
+            message.release();
+        } else if (awaitingGate || awaitingIdle || !backlog.isEmpty()) {
+            backlog.addLast(message);
+            if (backlog.size() >= BACKLOG_READ_LIMIT) {
+                client.config().setAutoRead(false);
+            }
+        } else {
+            process(message);
+        }
+    }
+
+    private void process(FrontendMessage message) {
+        switch (message) {
+            case FrontendMessage.Query q -> judge(message, GateRequest.Kind.SIMPLE_QUERY, q.sql(), new int[0]);
+            case FrontendMessage.Parse p -> judge(message, GateRequest.Kind.PARSE, p.sql(), p.parameterTypes());
+            case FrontendMessage.FunctionCall f -> judge(message, GateRequest.Kind.FUNCTION_CALL,
+                    "fast-path call of function " + f.functionOid(), new int[0]);
+            case FrontendMessage.Sync s -> forward(message, true);
+            case FrontendMessage.Terminate t -> {
+                message.release();
+                end(null);
+            }
+            case FrontendMessage.AuthenticationResponse a -> {
+                message.release();
+                throw new ProtocolException("invalid frontend message type 112");
+            }
+            case FrontendMessage.Bind b -> forward(message, false);
+            case FrontendMessage.Describe d -> forward(message, false);
+            case FrontendMessage.Execute e -> forward(message, false);
+            case FrontendMessage.Close c -> forward(message, false);
+            case FrontendMessage.Flush f -> forward(message, false);
+            case FrontendMessage.Copy c -> forward(message, false);
+        }
+    }
+
+    private void judge(FrontendMessage message, GateRequest.Kind kind, String sql, int[] parameterTypes) {
+        CompletableFuture<Verdict> verdict;
+        try {
+            verdict = gate.check(new GateRequest(kind, sql, parameterTypes, login, database)).toCompletableFuture();
+        } catch (RuntimeException e) {
+            verdict = CompletableFuture.failedFuture(e);
+        }
+        if (verdict.isDone()) {
+            apply(message, outcome(verdict));
+            return;
+        }
+        awaitingGate = true;
+        client.config().setAutoRead(false);
+        CompletableFuture<Verdict> pending = verdict;
+        pending.whenComplete((v, e) -> client.eventLoop().execute(() -> {
+            awaitingGate = false;
+            if (ended) {
+                message.release();
+                return;
+            }
+            apply(message, outcome(pending));
+            drainBacklog();
+            backend.channel().flush();
+            client.flush();
+        }));
+    }
+
+    /** Fail closed: a gate that throws or fails refuses. */
+    private static Verdict outcome(CompletableFuture<Verdict> verdict) {
+        try {
+            Verdict v = verdict.join();
+            return v != null ? v : new Verdict.Refuse(SqlState.INTERNAL_ERROR, "pgward refused this statement: "
+                    + "the guard gave no verdict");
+        } catch (CompletionException | java.util.concurrent.CancellationException e) {
+            Throwable cause = e.getCause() != null ? e.getCause() : e;
+            log.warn("guard failed, refusing the statement: {}", cause.toString());
+            return new Verdict.Refuse(SqlState.INTERNAL_ERROR,
+                    "pgward refused this statement: the guard could not decide (" + cause.getMessage() + ")");
+        }
+    }
+
+    private void apply(FrontendMessage message, Verdict verdict) {
+        boolean endsBatch = !(message instanceof FrontendMessage.Parse);
+        switch (verdict) {
+            case Verdict.Allow a -> forward(message, endsBatch);
+            case Verdict.Refuse r -> substitute(message, r, endsBatch);
+            case Verdict.Answer answer -> {
+                if (message instanceof FrontendMessage.Query) {
+                    answerLocally(message, answer);
+                } else {
+                    PgError e = LocalAnswer.notInExtendedProtocol();
+                    substitute(message, new Verdict.Refuse(e.sqlState(), e.message()), endsBatch);
+                }
+            }
+        }
+    }
+
+    private void forward(FrontendMessage message, boolean endsBatch) {
+        if (endsBatch) {
+            expectReady();
+        }
+        backend.channel().write(message.frame());
+    }
+
+    private void substitute(FrontendMessage message, Verdict.Refuse refusal, boolean endsBatch) {
+        String token = refusalPrefix + (++substitutionCount);
+        ByteBuf replacement = message instanceof FrontendMessage.Parse p
+                ? Messages.parse(backend.channel().alloc(), p.statement(), token)
+                : Messages.query(backend.channel().alloc(), token);
+        message.release();
+        substitutions.addLast(new Substitution(token, refusal, readiesExpected + 1));
+        log.info("refused for login {}: {}", login, refusal.message());
+        if (endsBatch) {
+            expectReady();
+        }
+        backend.channel().write(replacement);
+    }
+
+    private void expectReady() {
+        outstanding++;
+        readiesExpected++;
+    }
+
+    /** Local answers must follow everything already owed by the backend, so wait until it is idle. */
+    private void answerLocally(FrontendMessage message, Verdict.Answer answer) {
+        if (outstanding > 0) {
+            backlog.addFirst(message);
+            awaitingIdle = true;
+            return;
+        }
+        message.release();
+        LocalAnswer.write(client, answer);
+        client.write(Messages.readyForQuery(client.alloc(), backend.transactionStatus()));
+    }
+
+    private void drainBacklog() {
+        while (!awaitingGate && !awaitingIdle && !ended && !backlog.isEmpty()) {
+            process(backlog.pollFirst());
+        }
+        if (backlog.size() < BACKLOG_READ_LIMIT && !awaitingGate && !ended && backend.channel().isWritable()) {
+            client.config().setAutoRead(true);
+        }
+    }
+
+    // ---------------------------------------------------------------- backend to client
+
+    private void fromBackend(BackendMessage message) {
+        switch (message) {
+            case BackendMessage.Run run -> client.write(run.bytes());
+            case BackendMessage.Frame frame -> fromBackend(frame);
+        }
+    }
+
+    private void fromBackend(BackendMessage.Frame frame) {
+        switch (frame.type()) {
+            case 'Z' -> readyForQuery(frame);
+            case 'E' -> error(frame);
+            case 'S' -> {
+                ByteBuf body = frame.body();
+                backend.parameters().put(Wire.readCString(body), Wire.readCString(body));
+                client.write(frame.bytes());
+            }
+            case 'K', 'R' -> {
+                frame.bytes().release();
+                throw new ProtocolException("the database server sent an authentication message mid-session");
+            }
+            default -> client.write(frame.bytes());
+        }
+    }
+
+    private void readyForQuery(BackendMessage.Frame frame) {
+        char status = (char) frame.body().getByte(0);
+        backend.transactionStatus(status);
+        outstanding--;
+        readiesReceived++;
+        while (!substitutions.isEmpty() && substitutions.peekFirst().batch() <= readiesReceived) {
+            substitutions.pollFirst();
+        }
+        client.write(frame.bytes());
+        if (awaitingIdle && outstanding == 0) {
+            awaitingIdle = false;
+            drainBacklog();
+        }
+    }
+
+    private void error(BackendMessage.Frame frame) {
+        Substitution head = substitutions.peekFirst();
+        if (head != null && head.batch() == readiesReceived + 1) {
+            Map<Character, String> fields = PgError.fields(frame.body());
+            String message = fields.getOrDefault('M', "");
+            if ("42601".equals(fields.get('C')) && message.contains(head.token())) {
+                substitutions.pollFirst();
+                frame.bytes().release();
+                client.write(refusal(head.refusal()).encode(client.alloc()));
+                return;
+            }
+        }
+        client.write(frame.bytes());
+    }
+
+    /** In an aborted transaction PostgreSQL ignores every statement with 25P02, refused or not. */
+    private PgError refusal(Verdict.Refuse refusal) {
+        if (backend.transactionStatus() == 'E') {
+            return PgError.error(SqlState.IN_FAILED_SQL_TRANSACTION,
+                    "current transaction is aborted, commands ignored until end of transaction block");
+        }
+        return new PgError("ERROR", refusal.sqlState(), refusal.message(), null, null, refusal.position());
+    }
+
+    // ---------------------------------------------------------------- the end
+
+    /**
+     * Ends the session once: the client is told {@code error} (if any) and closed; the backend goes back to
+     * the pool when it owes nothing, otherwise its query is cancelled and the connection closed.
+     */
+    private void end(PgError error) {
+        if (ended) {
+            return;
+        }
+        ended = true;
+        backlog.forEach(ReferenceCountUtil::release);
+        backlog.clear();
+        if (error != null && client.isActive()) {
+            client.writeAndFlush(error.encode(client.alloc())).addListener(f -> client.close());
+        } else {
+            client.close();
+        }
+        Channel channel = backend.channel();
+        if (channel.pipeline().get("session") != null) {
+            channel.pipeline().remove("session");
+        }
+        if (!channel.isActive()) {
+            pool.discard(backend);
+        } else if (outstanding == 0) {
+            BackendReset.start(pool, backend);
+        } else {
+            pool.connector().cancel(channel.eventLoop(), backend);
+            pool.discard(backend);
+        }
+        onEnd.run();
+    }
+
+    private final class ClientSide extends ChannelInboundHandlerAdapter {
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            fromClient((FrontendMessage) msg);
+        }
+
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            backend.channel().flush();
+        }
+
+        @Override
+        public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+            backend.channel().config().setAutoRead(ctx.channel().isWritable());
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            end(null);
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            end(fatal(cause));
+        }
+    }
+
+    private final class BackendSide extends ChannelInboundHandlerAdapter {
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (ended) {
+                ReferenceCountUtil.release(msg instanceof BackendMessage m ? m.bytes() : msg);
+                return;
+            }
+            fromBackend((BackendMessage) msg);
+        }
+
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            client.flush();
+            backend.channel().flush();
+        }
+
+        @Override
+        public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+            if (!awaitingGate && backlog.size() < BACKLOG_READ_LIMIT) {
+                client.config().setAutoRead(ctx.channel().isWritable());
+            }
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            // A FATAL the server sent before closing has already been forwarded; this only says why we close.
+            client.flush();
+            end(PgError.fatal(SqlState.CONNECTION_FAILURE,
+                    "pgward lost the connection to the database server"));
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            log.warn("backend connection failed: {}", cause.toString());
+            ctx.close();
+        }
+    }
+
+    private static PgError fatal(Throwable cause) {
+        if (cause instanceof io.netty.handler.codec.DecoderException && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        if (cause instanceof ProtocolException p) {
+            return PgError.fatal(p.sqlState(), p.getMessage());
+        }
+        log.warn("client connection failed: {}", cause.toString());
+        return PgError.fatal(SqlState.PROTOCOL_VIOLATION, "pgward closed the connection: " + cause.getMessage());
+    }
+}

@@ -1,0 +1,36 @@
+package io.pgward.wire.session;
+
+import java.util.List;
+
+/** What the gate decided for one statement. Outcomes are values; faults inside the gate become {@link Refuse}. */
+public sealed interface Verdict {
+
+    /** Forward the statement as the bytes that arrived. */
+    record Allow() implements Verdict {
+    }
+
+    /**
+     * Refuse with a PostgreSQL ERROR.
+     *
+     * @param position 1-based character position in the statement text, 0 for none
+     */
+    record Refuse(String sqlState, String message, int position) implements Verdict {
+        public Refuse(String sqlState, String message) {
+            this(sqlState, message, 0);
+        }
+    }
+
+    /**
+     * pgward answers the statement itself with a result set in text format.
+     *
+     * @param columns column names; every column is of type text
+     * @param rows one list per row, null for SQL NULL
+     * @param commandTag e.g. {@code SELECT 3}
+     * @param notices NOTICE messages sent before the rows
+     */
+    record Answer(List<String> columns, List<List<String>> rows, String commandTag, List<String> notices)
+            implements Verdict {
+    }
+
+    Verdict ALLOW = new Allow();
+}
