@@ -66,6 +66,9 @@ public final class StartupDecoder extends ByteToMessageDecoder {
         if (version >>> 16 != 3) {
             return parameters;
         }
+        if (!packet.isReadable() || packet.getByte(packet.writerIndex() - 1) != 0) {
+            throw new ProtocolException("invalid startup packet layout: expected terminator as last byte");
+        }
         while (packet.isReadable()) {
             String name = Wire.readCString(packet);
             if (name.isEmpty()) {

@@ -32,10 +32,12 @@ public final class PgwardServer implements AutoCloseable {
     private final EventLoopGroup boss;
     private final EventLoopGroup workers;
     private final ServerContext context;
+    private final int ioThreads;
     private Channel listener;
 
     private PgwardServer(PgwardConfig config, Function<PgwardConfig.Login, StatementGate> gates, int threads) {
         this.config = config;
+        this.ioThreads = threads;
         Transport transport = Transport.best();
         this.boss = transport.newGroup(1, new DefaultThreadFactory("pgward-accept", true));
         this.workers = transport.newGroup(threads, new DefaultThreadFactory("pgward-io", true));
@@ -92,6 +94,10 @@ public final class PgwardServer implements AutoCloseable {
     /** The pool, for tests and metrics. */
     public BackendPool pool() {
         return context.pool();
+    }
+
+    public int ioThreads() {
+        return ioThreads;
     }
 
     /** Sessions currently holding a cancel key, i.e. connected and past startup. */

@@ -1,0 +1,181 @@
+package io.pgward.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pgward.testkit.PostgresTest;
+import io.pgward.testkit.TestDatabase;
+import java.nio.ByteBuffer;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Malformed input, dead backends and vanished clients: the affected connection gets a PostgreSQL error and is
+ * closed, while a second session, opened before and used after, keeps working.
+ */
+@PostgresTest
+class BadInputIT {
+
+    private static ProxyFixture proxy;
+    private static TestDatabase database;
+    private Connection bystander;
+
+    @BeforeAll
+    static void start(TestDatabase db) {
+        database = db;
+        proxy = ProxyFixture.start(db);
+    }
+
+    @AfterAll
+    static void stop() {
+        proxy.close();
+    }
+
+    @BeforeEach
+    void openBystander() throws SQLException {
+        bystander = proxy.connect("app");
+        assertWorks(bystander);
+    }
+
+    @AfterEach
+    void bystanderStillWorks() throws SQLException {
+        assertWorks(bystander);
+        bystander.close();
+    }
+
+    @Test
+    void garbageInsteadOfAStartupPacket() throws Exception {
+        assertFatal(new byte[] {0, 0, 0, 3, 1, 2, 3, 4}, "08P01", "invalid length of startup packet");
+    }
+
+    @Test
+    void anAbsurdStartupLength() throws Exception {
+        assertFatal(ByteBuffer.allocate(8).putInt(0x7fffffff).putInt(196608).array(), "08P01",
+                "invalid length of startup packet");
+    }
+
+    @Test
+    void anUnsupportedProtocolVersion() throws Exception {
+        assertFatal(ByteBuffer.allocate(9).putInt(9).putInt(2 << 16).put((byte) 0).array(), "0A000",
+                "unsupported frontend protocol 2.0: server supports 3.0 to 3.0");
+    }
+
+    @Test
+    void anUnterminatedStartupPacket() throws Exception {
+        byte[] body = "user\0app".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        ByteBuffer packet = ByteBuffer.allocate(8 + body.length).putInt(8 + body.length).putInt(196608).put(body);
+        assertFatal(packet.array(), "08P01", "invalid startup packet layout: expected terminator as last byte");
+    }
+
+    @Test
+    void aMissingUserName() throws Exception {
+        try (RawClient client = new RawClient(proxy.port())) {
+            client.startup(Map.of("database", "x"));
+            List<RawClient.Message> reply = client.readUntilClosed();
+            assertEquals("28000", reply.get(0).fields().get('C'));
+            assertEquals("no PostgreSQL user name specified in startup packet", reply.get(0).fields().get('M'));
+        }
+    }
+
+    @Test
+    void anUnknownMessageTypeMidSession() throws Exception {
+        try (RawClient client = RawClient.loggedIn(proxy.port(), "trusted", database.name())) {
+            client.send('Y', new byte[] {1, 2, 3});
+            client.flush();
+            List<RawClient.Message> reply = client.readUntilClosed();
+            assertEquals(1, reply.size());
+            assertEquals("FATAL", reply.get(0).fields().get('S'));
+            assertEquals("08P01", reply.get(0).fields().get('C'));
+            assertEquals("invalid frontend message type 89", reply.get(0).fields().get('M'));
+        }
+    }
+
+    @Test
+    void anAbsurdMessageLengthMidSession() throws Exception {
+        try (RawClient client = RawClient.loggedIn(proxy.port(), "trusted", database.name())) {
+            client.raw(new byte[] {'S', 0x7f, 0, 0, 0});
+            List<RawClient.Message> reply = client.readUntilClosed();
+            assertEquals("08P01", reply.get(0).fields().get('C'));
+            assertEquals("invalid message length", reply.get(0).fields().get('M'));
+        }
+    }
+
+    @Test
+    void passwordMessagesAreRefusedAfterLogin() throws Exception {
+        try (RawClient client = RawClient.loggedIn(proxy.port(), "trusted", database.name())) {
+            client.send('p', "secret\0".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            client.flush();
+            List<RawClient.Message> reply = client.readUntilClosed();
+            assertEquals("08P01", reply.get(0).fields().get('C'));
+        }
+    }
+
+    @Test
+    void aBackendThatDiesEndsOnlyItsOwnSession() throws Exception {
+        try (RawClient client = RawClient.loggedIn(proxy.port(), "trusted", database.name())) {
+            client.query("SELECT pg_backend_pid()");
+            List<RawClient.Message> reply = client.readUntilReady();
+            String pid = reply.stream().filter(m -> m.type() == 'D').findFirst().orElseThrow().text().substring(6);
+            try (Connection admin = database.connect(); Statement s = admin.createStatement()) {
+                s.execute("SELECT pg_terminate_backend(" + pid.trim() + ")");
+            }
+            List<RawClient.Message> end = client.readUntilClosed();
+            assertTrue(end.stream().anyMatch(m -> m.type() == 'E' && "FATAL".equals(m.fields().get('S'))), end.toString());
+        }
+    }
+
+    @Test
+    void aClientThatVanishesMidQueryHasItsQueryCancelled() throws Exception {
+        try (RawClient client = RawClient.loggedIn(proxy.port(), "trusted", database.name())) {
+            client.query("SELECT pg_sleep(60) /* vanishing */");
+            awaitActivity(1);
+        }
+        awaitActivity(0);
+    }
+
+    private static void awaitActivity(int expected) throws SQLException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        int seen = -1;
+        try (Connection admin = database.connect(); Statement s = admin.createStatement()) {
+            while (System.nanoTime() < deadline) {
+                try (ResultSet rs = s.executeQuery("SELECT count(*) FROM pg_stat_activity "
+                        + "WHERE query LIKE '%vanishing%' AND state = 'active' AND pid <> pg_backend_pid()")) {
+                    rs.next();
+                    seen = rs.getInt(1);
+                }
+                if (seen == expected) {
+                    return;
+                }
+            }
+        }
+        assertEquals(expected, seen, "running copies of the query");
+    }
+
+    private static void assertFatal(byte[] bytes, String sqlState, String message) throws Exception {
+        try (RawClient client = new RawClient(proxy.port())) {
+            client.raw(bytes);
+            List<RawClient.Message> reply = client.readUntilClosed();
+            assertEquals(1, reply.size(), reply.toString());
+            assertEquals("FATAL", reply.get(0).fields().get('S'));
+            assertEquals(sqlState, reply.get(0).fields().get('C'));
+            assertEquals(message, reply.get(0).fields().get('M'));
+        }
+    }
+
+    private static void assertWorks(Connection connection) throws SQLException {
+        try (Statement s = connection.createStatement(); ResultSet rs = s.executeQuery("SELECT 2 * 21")) {
+            rs.next();
+            assertEquals(42, rs.getInt(1));
+        }
+    }
+}

@@ -1,0 +1,98 @@
+package io.pgward.it;
+
+import io.pgward.testkit.TestDatabase;
+import io.pgward.wire.config.PgwardConfig;
+import io.pgward.wire.config.Secret;
+import io.pgward.wire.server.Gates;
+import io.pgward.wire.server.PgwardServer;
+import io.pgward.wire.session.StatementGate;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Properties;
+import java.util.function.Function;
+
+/**
+ * pgward in front of a test database, on a free port, with one login per authentication method:
+ * {@code app} (SCRAM, read-write), {@code analyst} (SCRAM, read-only), {@code md5user} (md5, read-write) and
+ * {@code trusted} (trust, read-write). All map to the test database's own role.
+ */
+final class ProxyFixture implements AutoCloseable {
+
+    static final String PASSWORD = "s3cret pass";
+
+    private final TestDatabase database;
+    private final PgwardServer server;
+
+    private ProxyFixture(TestDatabase database, PgwardServer server) {
+        this.database = database;
+        this.server = server;
+    }
+
+    static ProxyFixture start(TestDatabase database) {
+        return start(database, Gates::forLogin, null, PgwardConfig.TlsMode.DISABLE, 20);
+    }
+
+    static ProxyFixture start(TestDatabase database, Function<PgwardConfig.Login, StatementGate> gates,
+                              Path[] tlsFiles, PgwardConfig.TlsMode tlsMode, int poolSize) {
+        Secret backendPassword = new Secret(database.password());
+        Map<String, PgwardConfig.Login> logins = new LinkedHashMap<>();
+        logins.put("app", login("app", PgwardConfig.AuthMethod.SCRAM_SHA_256, PgwardConfig.Mode.READ_WRITE, database));
+        logins.put("analyst", login("analyst", PgwardConfig.AuthMethod.SCRAM_SHA_256, PgwardConfig.Mode.READ_ONLY,
+                database));
+        logins.put("md5user", login("md5user", PgwardConfig.AuthMethod.MD5, PgwardConfig.Mode.READ_WRITE, database));
+        logins.put("trusted", new PgwardConfig.Login("trusted", PgwardConfig.AuthMethod.TRUST, null, null,
+                database.user(), backendPassword, PgwardConfig.Mode.READ_WRITE));
+        PgwardConfig.Tls tls = tlsFiles == null ? new PgwardConfig.Tls(PgwardConfig.TlsMode.DISABLE, null, null)
+                : new PgwardConfig.Tls(tlsMode, tlsFiles[0], tlsFiles[1]);
+        PgwardConfig config = new PgwardConfig(new PgwardConfig.Listen("127.0.0.1", 0), Duration.ofSeconds(5), tls,
+                new PgwardConfig.Backend(database.host(), database.port(), PgwardConfig.SslMode.DISABLE, null),
+                new PgwardConfig.Pool(poolSize, Duration.ofSeconds(2)), logins);
+        return new ProxyFixture(database, PgwardServer.start(config, gates));
+    }
+
+    private static PgwardConfig.Login login(String name, PgwardConfig.AuthMethod auth, PgwardConfig.Mode mode,
+                                            TestDatabase database) {
+        return new PgwardConfig.Login(name, auth, new Secret(PASSWORD), null, database.user(),
+                new Secret(database.password()), mode);
+    }
+
+    PgwardServer server() {
+        return server;
+    }
+
+    int port() {
+        return server.port();
+    }
+
+    String jdbcUrl() {
+        return "jdbc:postgresql://127.0.0.1:" + port() + "/" + database.name();
+    }
+
+    /** A libpq URI through pgward for a login. */
+    String uri(String login) {
+        return "postgresql://" + login + ":" + PASSWORD.replace(" ", "%20") + "@127.0.0.1:" + port() + "/"
+                + database.name();
+    }
+
+    Connection connect(String login) throws SQLException {
+        return connect(login, new Properties());
+    }
+
+    Connection connect(String login, Properties extra) throws SQLException {
+        Properties props = new Properties();
+        props.putAll(extra);
+        props.setProperty("user", login);
+        props.setProperty("password", PASSWORD);
+        return DriverManager.getConnection(jdbcUrl(), props);
+    }
+
+    @Override
+    public void close() {
+        server.close();
+    }
+}

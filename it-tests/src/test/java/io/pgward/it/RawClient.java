@@ -1,0 +1,168 @@
+package io.pgward.it;
+
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** A byte-level PostgreSQL client for tests that need exact messages, including malformed ones. */
+final class RawClient implements AutoCloseable {
+
+    record Message(char type, byte[] body) {
+        String text() {
+            return new String(body, StandardCharsets.UTF_8);
+        }
+
+        /** Fields of an ErrorResponse/NoticeResponse by code. */
+        Map<Character, String> fields() {
+            Map<Character, String> fields = new LinkedHashMap<>();
+            int i = 0;
+            while (i < body.length && body[i] != 0) {
+                int end = i + 1;
+                while (body[end] != 0) {
+                    end++;
+                }
+                fields.put((char) body[i], new String(body, i + 1, end - i - 1, StandardCharsets.UTF_8));
+                i = end + 1;
+            }
+            return fields;
+        }
+    }
+
+    private final Socket socket;
+    private final DataInputStream in;
+    private final DataOutputStream out;
+
+    RawClient(int port) throws IOException {
+        socket = new Socket("127.0.0.1", port);
+        socket.setSoTimeout(10_000);
+        in = new DataInputStream(socket.getInputStream());
+        out = new DataOutputStream(socket.getOutputStream());
+    }
+
+    /** Logs in with a trust login and reads up to the first ReadyForQuery. */
+    static RawClient loggedIn(int port, String user, String database) throws IOException {
+        RawClient client = new RawClient(port);
+        client.startup(Map.of("user", user, "database", database));
+        List<Message> messages = client.readUntilReady();
+        if (messages.get(0).type() != 'R') {
+            throw new IOException("login failed: " + messages);
+        }
+        return client;
+    }
+
+    void startup(Map<String, String> parameters) throws IOException {
+        java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
+        DataOutputStream data = new DataOutputStream(body);
+        data.writeInt(196608);
+        for (Map.Entry<String, String> e : parameters.entrySet()) {
+            cstring(data, e.getKey());
+            cstring(data, e.getValue());
+        }
+        data.writeByte(0);
+        out.writeInt(body.size() + 4);
+        out.write(body.toByteArray());
+        out.flush();
+    }
+
+    void raw(byte[] bytes) throws IOException {
+        out.write(bytes);
+        out.flush();
+    }
+
+    void send(char type, byte[] body) throws IOException {
+        out.writeByte(type);
+        out.writeInt(body.length + 4);
+        out.write(body);
+    }
+
+    void flush() throws IOException {
+        out.flush();
+    }
+
+    void query(String sql) throws IOException {
+        send('Q', cstrings(sql));
+        flush();
+    }
+
+    void parse(String name, String sql) throws IOException {
+        byte[] strings = cstrings(name, sql);
+        byte[] body = new byte[strings.length + 2];
+        System.arraycopy(strings, 0, body, 0, strings.length);
+        send('P', body);
+    }
+
+    void bind(String portal, String statement) throws IOException {
+        byte[] strings = cstrings(portal, statement);
+        byte[] body = new byte[strings.length + 6];
+        System.arraycopy(strings, 0, body, 0, strings.length);
+        send('B', body);
+    }
+
+    void execute(String portal) throws IOException {
+        byte[] strings = cstrings(portal);
+        byte[] body = new byte[strings.length + 4];
+        System.arraycopy(strings, 0, body, 0, strings.length);
+        send('E', body);
+    }
+
+    void sync() throws IOException {
+        send('S', new byte[0]);
+        flush();
+    }
+
+    Message read() throws IOException {
+        char type = (char) in.readUnsignedByte();
+        int length = in.readInt();
+        byte[] body = new byte[length - 4];
+        in.readFully(body);
+        return new Message(type, body);
+    }
+
+    List<Message> readUntilReady() throws IOException {
+        List<Message> messages = new ArrayList<>();
+        Message m;
+        do {
+            m = read();
+            messages.add(m);
+        } while (m.type() != 'Z');
+        return messages;
+    }
+
+    /** Reads until the server closes the connection and returns what it sent. */
+    List<Message> readUntilClosed() throws IOException {
+        List<Message> messages = new ArrayList<>();
+        try {
+            while (true) {
+                messages.add(read());
+            }
+        } catch (EOFException | java.net.SocketException e) {
+            return messages;
+        }
+    }
+
+    private static void cstring(DataOutputStream data, String text) throws IOException {
+        data.write(text.getBytes(StandardCharsets.UTF_8));
+        data.writeByte(0);
+    }
+
+    private static byte[] cstrings(String... texts) throws IOException {
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        DataOutputStream data = new DataOutputStream(bytes);
+        for (String text : texts) {
+            cstring(data, text);
+        }
+        return bytes.toByteArray();
+    }
+
+    @Override
+    public void close() throws IOException {
+        socket.close();
+    }
+}

@@ -1,0 +1,259 @@
+package io.pgward.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pgward.testkit.PostgresTest;
+import io.pgward.testkit.TestDatabase;
+import io.pgward.wire.protocol.SqlState;
+import io.pgward.wire.session.StatementGate;
+import io.pgward.wire.session.Verdict;
+import java.sql.BatchUpdateException;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A test gate refuses every statement that mentions {@code refuse_me}; clients must see exactly what
+ * PostgreSQL itself does when a statement fails, in both protocols, in transactions, batches and pipelines.
+ */
+@PostgresTest
+class RefusalSemanticsIT {
+
+    static final String MESSAGE = "pgward refused this statement: test gate";
+    static final StatementGate TEST_GATE = request -> CompletableFuture.completedFuture(
+            request.sql().contains("refuse_me")
+                    ? new Verdict.Refuse(SqlState.INSUFFICIENT_PRIVILEGE, MESSAGE)
+                    : Verdict.ALLOW);
+
+    private static ProxyFixture proxy;
+    private static TestDatabase database;
+
+    @BeforeAll
+    static void start(TestDatabase db) throws SQLException {
+        database = db;
+        proxy = ProxyFixture.start(db, login -> TEST_GATE, null, io.pgward.wire.config.PgwardConfig.TlsMode.DISABLE, 10);
+        try (Connection c = db.connect(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE items (id int PRIMARY KEY, label text CHECK (label <> 'bad'))");
+        }
+    }
+
+    @AfterAll
+    static void stop() {
+        proxy.close();
+    }
+
+    @BeforeEach
+    void empty() throws SQLException {
+        try (Connection c = database.connect(); Statement s = c.createStatement()) {
+            s.execute("TRUNCATE items");
+        }
+    }
+
+    @Test
+    void refusesInTheSimpleAndTheExtendedProtocolAndCarriesOn() throws SQLException {
+        for (String mode : List.of("simple", "extended")) {
+            Properties props = new Properties();
+            props.setProperty("preferQueryMode", mode);
+            try (Connection c = proxy.connect("app", props); Statement s = c.createStatement()) {
+                SQLException e = assertThrows(SQLException.class, () -> s.executeQuery("SELECT 'refuse_me'"));
+                assertEquals("42501", e.getSQLState(), mode);
+                assertEquals("ERROR: " + MESSAGE, e.getMessage(), mode);
+                try (ResultSet rs = s.executeQuery("SELECT 41 + 1")) {
+                    rs.next();
+                    assertEquals(42, rs.getInt(1), mode);
+                }
+            }
+        }
+    }
+
+    @Test
+    void aRefusalInsideATransactionAbortsItLikeAnyError() throws SQLException {
+        try (Connection c = proxy.connect("app"); Statement s = c.createStatement()) {
+            c.setAutoCommit(false);
+            s.execute("INSERT INTO items VALUES (1, 'kept?')");
+            assertEquals("42501", assertThrows(SQLException.class, () -> s.execute("SELECT 'refuse_me'")).getSQLState());
+            SQLException aborted = assertThrows(SQLException.class, () -> s.execute("SELECT 1"));
+            assertEquals("25P02", aborted.getSQLState());
+            c.commit();
+            c.setAutoCommit(true);
+        }
+        assertEquals(0, count(), "the transaction was rolled back");
+    }
+
+    @Test
+    void commitOfATransactionAbortedByARefusalReportsRollback() throws Exception {
+        try (RawClient client = RawClient.loggedIn(proxy.port(), "trusted", database.name())) {
+            client.query("BEGIN");
+            assertEquals('T', status(client.readUntilReady()));
+            client.query("INSERT INTO items VALUES (1, 'x')");
+            client.readUntilReady();
+            client.query("SELECT 'refuse_me'");
+            List<RawClient.Message> refused = client.readUntilReady();
+            assertEquals("42501", refused.get(0).fields().get('C'));
+            assertEquals('E', status(refused));
+            client.query("SELECT 'refuse_me'");
+            List<RawClient.Message> again = client.readUntilReady();
+            assertEquals("25P02", again.get(0).fields().get('C'), "an aborted transaction ignores everything");
+            client.query("COMMIT");
+            List<RawClient.Message> commit = client.readUntilReady();
+            assertEquals("ROLLBACK\0", commit.get(0).text());
+            assertEquals('I', status(commit));
+        }
+        assertEquals(0, count());
+    }
+
+    private static char status(List<RawClient.Message> messages) {
+        return (char) messages.get(messages.size() - 1).body()[0];
+    }
+
+    @Test
+    void rollbackToSavepointRecoversAfterARefusal() throws SQLException {
+        try (Connection c = proxy.connect("app"); Statement s = c.createStatement()) {
+            c.setAutoCommit(false);
+            s.execute("INSERT INTO items VALUES (1, 'kept')");
+            s.execute("SAVEPOINT before_refusal");
+            assertThrows(SQLException.class, () -> s.execute("SELECT 'refuse_me'"));
+            s.execute("ROLLBACK TO SAVEPOINT before_refusal");
+            s.execute("INSERT INTO items VALUES (2, 'also kept')");
+            c.commit();
+        }
+        assertEquals(2, count());
+    }
+
+    @Test
+    void aBatchWithARefusedStatementInTheMiddleFailsAsAWholeLikeOnPostgres() throws SQLException {
+        // On PostgreSQL itself, a batch whose middle statement fails is rolled back as one implicit transaction.
+        int[] direct = batch(database.connect(), "INSERT INTO items VALUES (2, 'bad')");
+        long directRows = count();
+        empty();
+        int[] proxied = batch(proxy.connect("app"), "INSERT INTO items VALUES (2, 'refuse_me')");
+        assertEquals(directRows, count());
+        assertEquals(0, count());
+        assertEquals(direct.length, proxied.length);
+    }
+
+    private static int[] batch(Connection connection, String middle) throws SQLException {
+        try (connection; Statement s = connection.createStatement()) {
+            s.addBatch("INSERT INTO items VALUES (1, 'first')");
+            s.addBatch(middle);
+            s.addBatch("INSERT INTO items VALUES (3, 'third')");
+            BatchUpdateException e = assertThrows(BatchUpdateException.class, s::executeBatch);
+            return e.getUpdateCounts();
+        }
+    }
+
+    @Test
+    void aRefusedStatementNameCanNeverBeBound() throws Exception {
+        try (RawClient client = RawClient.loggedIn(proxy.port(), "trusted", database.name())) {
+            client.parse("s1", "SELECT 'refuse_me'");
+            client.bind("", "s1");
+            client.execute("");
+            client.sync();
+            List<RawClient.Message> first = client.readUntilReady();
+            assertEquals(List.of('E', 'Z'), first.stream().map(RawClient.Message::type).toList(),
+                    "error at once, the rest skipped until Sync");
+            assertEquals("42501", first.get(0).fields().get('C'));
+
+            client.bind("", "s1");
+            client.execute("");
+            client.sync();
+            List<RawClient.Message> second = client.readUntilReady();
+            assertEquals('E', second.get(0).type());
+            assertEquals("26000", second.get(0).fields().get('C'));
+            assertEquals("prepared statement \"s1\" does not exist", second.get(0).fields().get('M'));
+        }
+    }
+
+    @Test
+    void pipelinedBatchesStayInOrder() throws Exception {
+        try (RawClient client = RawClient.loggedIn(proxy.port(), "trusted", database.name())) {
+            client.parse("", "SELECT 1");
+            client.bind("", "");
+            client.execute("");
+            client.send('S', new byte[0]);
+            client.parse("", "SELECT 'refuse_me'");
+            client.bind("", "");
+            client.execute("");
+            client.send('S', new byte[0]);
+            client.parse("", "SELECT 3");
+            client.bind("", "");
+            client.execute("");
+            client.sync();
+            List<Character> types = new java.util.ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                client.readUntilReady().forEach(m -> types.add(m.type()));
+            }
+            assertEquals(List.of('1', '2', 'D', 'C', 'Z', 'E', 'Z', '1', '2', 'D', 'C', 'Z'), types);
+        }
+    }
+
+    @Test
+    void theRefusedTextNeverReachesTheServer() throws SQLException {
+        try (Connection c = proxy.connect("app"); Statement s = c.createStatement()) {
+            assertThrows(SQLException.class, () -> s.execute("INSERT INTO items VALUES (9, 'refuse_me')"));
+        }
+        assertEquals(0, count());
+        try (Connection c = database.connect(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%refuse_me%' "
+                     + "AND pid <> pg_backend_pid()")) {
+            rs.next();
+            assertEquals(0, rs.getInt(1));
+        }
+    }
+
+    @Test
+    void aFailingGateRefuses() throws Exception {
+        StatementGate broken = request -> CompletableFuture.failedFuture(new IllegalStateException("boom"));
+        try (ProxyFixture failing = ProxyFixture.start(database, login -> broken, null,
+                io.pgward.wire.config.PgwardConfig.TlsMode.DISABLE, 2);
+             RawClient client = RawClient.loggedIn(failing.port(), "trusted", database.name())) {
+            client.query("SELECT 1");
+            RawClient.Message error = client.readUntilReady().get(0);
+            assertEquals("XX000", error.fields().get('C'));
+            assertEquals("pgward refused this statement: the guard could not decide (boom)", error.fields().get('M'));
+        }
+    }
+
+    @Test
+    void aSlowGateHoldsLaterMessagesInOrder() throws Exception {
+        StatementGate slow = request -> CompletableFuture.supplyAsync(() -> {
+            try {
+                Thread.sleep(request.sql().contains("slow") ? 200 : 0);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return Verdict.ALLOW;
+        });
+        try (ProxyFixture delayed = ProxyFixture.start(database, login -> slow, null,
+                io.pgward.wire.config.PgwardConfig.TlsMode.DISABLE, 2);
+             Connection c = delayed.connect("app"); Statement s = c.createStatement()) {
+            s.addBatch("INSERT INTO items VALUES (1, 'slow')");
+            s.addBatch("INSERT INTO items VALUES (2, 'fast')");
+            s.executeBatch();
+            try (ResultSet rs = s.executeQuery("SELECT string_agg(label, ',' ORDER BY id) FROM items")) {
+                rs.next();
+                assertEquals("slow,fast", rs.getString(1));
+            }
+        }
+        assertFalse(count() == 0);
+    }
+
+    private static long count() throws SQLException {
+        try (Connection c = database.connect(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT count(*) FROM items")) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+}
