@@ -10,6 +10,8 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -20,6 +22,7 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Objects;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -38,7 +41,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The superuser is {@code postgres} with a random password; TCP logins use SCRAM-SHA-256, exactly like a
  * default production install, so clients and pgward's backend side meet real authentication. The server
- * is tuned for tests (no fsync) and must never hold data anyone wants to keep.
+ * is tuned for tests (no fsync) and must never hold data anyone wants to keep. It accepts TLS only when
+ * started with a certificate and key, and then plaintext as well, like a default install with {@code ssl=on}.
  */
 public final class LocalPostgres implements AutoCloseable {
 
@@ -69,6 +73,24 @@ public final class LocalPostgres implements AutoCloseable {
      * @throws PortInUseException when the requested port is taken
      */
     public static LocalPostgres start(int port) {
+        return launch(port, null, null);
+    }
+
+    /**
+     * Starts a new server that also accepts TLS, with {@code certificate} (a PEM chain) and {@code key} (an
+     * unencrypted PEM key). Clients may still connect without TLS. {@code port} 0 picks a free port.
+     *
+     * <p>Both files are copied into the server's own directory, because PostgreSQL refuses a key file that
+     * is not owned by the server's user with mode 0600, and the server may run as another user.
+     *
+     * @throws PortInUseException when the requested port is taken
+     */
+    public static LocalPostgres start(int port, Path certificate, Path key) {
+        return launch(port, Objects.requireNonNull(certificate, "certificate"), Objects.requireNonNull(key, "key"));
+    }
+
+    /** {@code certificate} and {@code key} are both null for a server without TLS. */
+    private static LocalPostgres launch(int port, Path certificate, Path key) {
         if (port != 0) {
             ensurePortFree(port);
         }
@@ -88,8 +110,9 @@ public final class LocalPostgres implements AutoCloseable {
                     "--auth-local=trust", "--auth-host=scram-sha-256", "--encoding=UTF8", "--locale=C",
                     "--no-sync"));
             Files.delete(pwfile);
+            List<String> settings = certificate == null ? List.of() : serverTls(workDir, certificate, key);
             int chosen = port != 0 ? port : freePort();
-            Process server = startServer(binaries, data, chosen);
+            Process server = startServer(binaries, data, chosen, settings);
             LocalPostgres instance = new LocalPostgres(binaries, workDir, chosen, password, server);
             Runtime.getRuntime().addShutdownHook(new Thread(instance::close, "pgward-postgres-stop"));
             return instance;
@@ -164,13 +187,36 @@ public final class LocalPostgres implements AutoCloseable {
         deleteQuietly(workDir);
     }
 
-    private static Process startServer(Path binaries, Path data, int port) throws IOException {
+    /**
+     * Copies the certificate and key next to the data directory, owned by the server's user, and returns
+     * the settings that turn TLS on. pg_hba's {@code host} lines match TLS and plaintext alike, so both work.
+     */
+    private static List<String> serverTls(Path workDir, Path certificate, Path key) throws IOException {
+        Path serverCertificate = workDir.resolve("server.crt");
+        Path serverKey = workDir.resolve("server.key");
+        Files.copy(certificate, serverCertificate, StandardCopyOption.REPLACE_EXISTING);
+        Files.copy(key, serverKey, StandardCopyOption.REPLACE_EXISTING);
+        Files.setPosixFilePermissions(serverKey, PosixFilePermissions.fromString("rw-------"));
+        if (runningAsRoot()) {
+            handToNobody(serverCertificate);
+            handToNobody(serverKey);
+        }
+        return List.of("ssl=on", "ssl_cert_file=" + serverCertificate, "ssl_key_file=" + serverKey);
+    }
+
+    private static Process startServer(Path binaries, Path data, int port, List<String> settings)
+            throws IOException {
         // Unix sockets are off: nobody may be unable to write the default socket directory, and every
         // client here uses TCP on loopback.
-        List<String> command = command(binaries, List.of("postgres", "-D", data.toString(), "-p",
+        List<String> args = new ArrayList<>(List.of("postgres", "-D", data.toString(), "-p",
                 Integer.toString(port), "-c", "listen_addresses=" + HOST, "-c", "unix_socket_directories=",
                 "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
                 "-c", "max_connections=200", "-c", "lc_messages=C"));
+        for (String setting : settings) {
+            args.add("-c");
+            args.add(setting);
+        }
+        List<String> command = command(binaries, args);
         Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
         CompletableFuture<Void> ready = new CompletableFuture<>();
         Deque<String> lastLines = new ArrayDeque<>();

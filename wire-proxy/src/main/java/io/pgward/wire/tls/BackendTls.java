@@ -23,6 +23,8 @@ import javax.net.ssl.SSLParameters;
  *   <li>{@code disable}: no TLS, no context.
  *   <li>{@code require}: encrypted, but any certificate is accepted, as libpq's {@code sslmode=require}
  *       without a root certificate file. It stops passive eavesdropping, not an active man in the middle.
+ *       {@code backend.root_certificate} is not used (libpq would verify the chain, but not the name, when
+ *       its root file exists; pgward has no {@code verify-ca}, so the choice stays explicit).
  *   <li>{@code verify-full}: the chain must lead to {@code backend.root_certificate} (or, when that is not
  *       set, to the JDK's default trust store) and the certificate must name {@code backend.host}: a DNS
  *       name against its dNSName entries, an IP literal against its iPAddress entries (RFC 6125 rules,

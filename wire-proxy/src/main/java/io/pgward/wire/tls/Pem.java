@@ -65,8 +65,9 @@ final class Pem {
                     case PrivateKeyInfo pkcs8 -> {
                         return converter.getPrivateKey(pkcs8);
                     }
+                    // Only the private part: SEC1 makes the public key optional, and BouncyCastle writes none.
                     case PEMKeyPair traditional -> {
-                        return converter.getKeyPair(traditional).getPrivate();
+                        return converter.getPrivateKey(traditional.getPrivateKeyInfo());
                     }
                     case PKCS8EncryptedPrivateKeyInfo encrypted -> throw encrypted(key, file);
                     case PEMEncryptedKeyPair encrypted -> throw encrypted(key, file);

@@ -7,7 +7,6 @@ import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -45,11 +44,11 @@ import org.bouncycastle.util.io.pem.PemWriter;
  * offer TLS without an operator having to run openssl first.
  *
  * <p>The certificate is its own trust anchor: a client that is given {@code server.crt} as its root
- * certificate ({@code sslrootcert} in libpq and pgjdbc) can use {@code sslmode=verify-full}. It carries no
- * basicConstraints or keyUsage extension on purpose: OpenSSL 1.1 only treats a certificate as self-signed
- * when any keyUsage it carries allows certificate signing, and a self-signed certificate that is not
- * recognised as such cannot anchor its own chain. Only the subjectAltName extension is set, because
- * hostname verification (RFC 6125) ignores the common name when subjectAltName is present.
+ * certificate ({@code sslrootcert} in libpq and pgjdbc) can use {@code sslmode=verify-full}. Its only
+ * extension is subjectAltName, which hostname verification reads (RFC 6125 ignores the common name when it
+ * is present). No keyUsage, because OpenSSL 1.1 does not see a certificate whose keyUsage lacks keyCertSign
+ * as self-signed, and then it cannot anchor its own chain; no basicConstraints CA:TRUE, because strict
+ * verifiers refuse a CA certificate as a server's.
  *
  * <p>The key file is created with mode 0600 before any key material is written to it; PostgreSQL and
  * libpq refuse a key that group or others can read.
@@ -148,7 +147,7 @@ public final class SelfSignedCertificate {
     private static GeneralNames subjectAltNames(List<String> names) {
         List<GeneralName> result = new ArrayList<>();
         for (String name : names) {
-            // An IP literal must be an iPAddress entry: verifiers never match an address against dNSName.
+            // RFC 6125: a client that connects by address matches it against iPAddress entries only.
             boolean ip = NetUtil.isValidIpV4Address(name) || NetUtil.isValidIpV6Address(name);
             result.add(new GeneralName(ip ? GeneralName.iPAddress : GeneralName.dNSName, name));
         }
@@ -166,7 +165,7 @@ public final class SelfSignedCertificate {
     /** Creates the file owner-only first, so the key is never readable by others, not even briefly. */
     private static void writePrivate(Path file, String content) throws IOException {
         Files.deleteIfExists(file);
-        if (FileSystems.getDefault().supportedFileAttributeViews().contains("posix")) {
+        if (file.getFileSystem().supportedFileAttributeViews().contains("posix")) {
             Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
         } else {
             Files.createFile(file);
