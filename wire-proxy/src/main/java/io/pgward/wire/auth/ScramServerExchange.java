@@ -1,0 +1,172 @@
+package io.pgward.wire.auth;
+
+import io.pgward.wire.auth.ScramMessages.ClientFinal;
+import io.pgward.wire.auth.ScramMessages.ClientFirst;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.function.Supplier;
+
+/**
+ * The server side of one SCRAM-SHA-256 exchange (RFC 5802, RFC 7677) as PostgreSQL runs it.
+ *
+ * <pre>
+ *   client                                   pgward
+ *     |  ←─ AuthenticationSASL [SCRAM-SHA-256]   {@link #mechanisms()}
+ *     |  ─→ SASLInitialResponse client-first     {@link #serverFirst(byte[])}
+ *     |  ←─ AuthenticationSASLContinue server-first  (r=cnonce+snonce,s=salt,i=iterations)
+ *     |  ─→ SASLResponse client-final            {@link #serverFinal(byte[])}
+ *     |  ←─ AuthenticationSASLFinal server-final (v=ServerSignature), then AuthenticationOk
+ * </pre>
+ *
+ * <p>Invariants: one instance per attempt, used from one thread; each step runs at most once and in order,
+ * and after a failure the exchange is finished. Only {@code SCRAM-SHA-256} is offered, never {@code -PLUS}, so
+ * the gs2 flags {@code n} and {@code y} are accepted and {@code p} is refused; an authorization identity and
+ * mandatory extensions are refused; the user name in client-first is ignored, as PostgreSQL ignores it in
+ * favour of the startup packet's.
+ *
+ * <p>An unknown user gets a doomed exchange, as in PostgreSQL's {@code mock_scram_secret}: a salt derived
+ * from the user name and a server secret (so it is the same on every attempt, like a real one), the same
+ * work, and a failure at the same step with the same client text as a wrong password.
+ */
+public final class ScramServerExchange {
+
+    public static final String MECHANISM = "SCRAM-SHA-256";
+
+    /** PostgreSQL's SCRAM_RAW_NONCE_LEN. */
+    private static final int SERVER_NONCE_BYTES = 18;
+
+    private enum Phase { AWAIT_CLIENT_FIRST, AWAIT_CLIENT_FINAL, FINISHED }
+
+    private final String user;
+    private final ScramVerifier verifier;
+    private final boolean doomed;
+    private final Supplier<String> serverNonces;
+    private Phase phase = Phase.AWAIT_CLIENT_FIRST;
+    private ClientFirst clientFirst;
+    private String nonce;
+    private String serverFirst;
+
+    /**
+     * @param user the user name of the startup packet
+     * @param verifier that user's stored verifier, or null when the user is unknown or has none (PostgreSQL also
+     *                 dooms a user whose only password is md5, or expired)
+     * @param mockSecret a secret of this pgward server, from which unknown users' fake salts are derived; keep it
+     *                   the same across restarts (see {@link #newMockSecret()}) so fake salts never change
+     */
+    public ScramServerExchange(String user, ScramVerifier verifier, byte[] mockSecret) {
+        this(user, verifier, mockSecret,
+                () -> Base64.getEncoder().encodeToString(ScramCrypto.randomBytes(SERVER_NONCE_BYTES)));
+    }
+
+    /** With the server's half of the nonce from {@code serverNonces}, so the RFC's example can be replayed. */
+    ScramServerExchange(String user, ScramVerifier verifier, byte[] mockSecret, Supplier<String> serverNonces) {
+        if (user == null) {
+            throw new IllegalArgumentException("user must not be null");
+        }
+        if (mockSecret == null || mockSecret.length < 16) {
+            throw new IllegalArgumentException("the mock secret must have at least 16 bytes");
+        }
+        this.user = user;
+        this.doomed = verifier == null;
+        this.verifier = doomed ? mockVerifier(user, mockSecret) : verifier;
+        this.serverNonces = serverNonces;
+    }
+
+    /** 32 random bytes, for {@code mockSecret}. */
+    public static byte[] newMockSecret() {
+        return ScramCrypto.randomBytes(32);
+    }
+
+    /** The body of AuthenticationSASL: the offered mechanisms as C strings, then an empty one. */
+    public static byte[] mechanisms() {
+        return (MECHANISM + "\0\0").getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /**
+     * Reads the client-first-message (the data of SASLInitialResponse) and returns the server-first-message to
+     * send in AuthenticationSASLContinue. A SASLInitialResponse without data (length -1) is the caller's to
+     * handle: PostgreSQL answers it with an empty AuthenticationSASLContinue and reads client-first from the
+     * next SASLResponse.
+     */
+    public byte[] serverFirst(byte[] clientFirstMessage) throws AuthenticationFailed {
+        advance(Phase.AWAIT_CLIENT_FIRST);
+        try {
+            clientFirst = ScramMessages.parseClientFirst(latin1(clientFirstMessage));
+        } catch (IllegalArgumentException e) {
+            throw new AuthenticationFailed(user, e.getMessage());
+        }
+        nonce = clientFirst.clientNonce() + serverNonces.get();
+        serverFirst = "r=" + nonce + ",s=" + Base64.getEncoder().encodeToString(verifier.salt())
+                + ",i=" + verifier.iterations();
+        phase = Phase.AWAIT_CLIENT_FINAL;
+        return serverFirst.getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /**
+     * Checks the client-final-message (the data of SASLResponse) and, when the client proved the password,
+     * returns the server-final-message to send in AuthenticationSASLFinal, before AuthenticationOk.
+     */
+    public byte[] serverFinal(byte[] clientFinalMessage) throws AuthenticationFailed {
+        advance(Phase.AWAIT_CLIENT_FINAL);
+        ClientFinal clientFinal;
+        try {
+            clientFinal = ScramMessages.parseClientFinal(latin1(clientFinalMessage));
+        } catch (IllegalArgumentException e) {
+            throw new AuthenticationFailed(user, e.getMessage());
+        }
+        // Without channel binding, c= is the gs2 header itself, base64: "biws" for n,, and "eSws" for y,,.
+        String expectedBinding = Base64.getEncoder().encodeToString(latin1(clientFirst.gs2Header()));
+        if (!constantTimeEquals(expectedBinding, clientFinal.channelBinding())) {
+            throw new AuthenticationFailed(user, "channel-binding data in client-final-message does not match");
+        }
+        if (!constantTimeEquals(nonce, clientFinal.nonce())) {
+            throw new AuthenticationFailed(user, "SCRAM nonce mismatch");
+        }
+        byte[] authMessage = latin1(clientFirst.bare() + "," + serverFirst + "," + clientFinal.withoutProof());
+        byte[] storedKey = verifier.storedKey();
+        byte[] clientKey = ScramCrypto.xor(clientFinal.proof(), ScramCrypto.hmac(storedKey, authMessage));
+        boolean proven = MessageDigest.isEqual(ScramCrypto.sha256(clientKey), storedKey);
+        Arrays.fill(clientKey, (byte) 0);
+        if (doomed) {
+            throw new AuthenticationFailed(user, "no SCRAM verifier for this user (unknown user or no password)");
+        }
+        if (!proven) {
+            throw new AuthenticationFailed(user, "wrong password: the SCRAM ClientProof does not verify");
+        }
+        byte[] serverSignature = ScramCrypto.hmac(verifier.serverKey(), authMessage);
+        return ("v=" + Base64.getEncoder().encodeToString(serverSignature)).getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /** Moves to FINISHED first, so a step that fails leaves nothing to retry. */
+    private void advance(Phase expected) {
+        if (phase != expected) {
+            throw new IllegalStateException("SCRAM exchange expects " + expected + " but is " + phase);
+        }
+        phase = Phase.FINISHED;
+    }
+
+    /** A salt like a real one, stable per user and server, and keys nobody can prove knowledge of. */
+    private static ScramVerifier mockVerifier(String user, byte[] mockSecret) {
+        byte[] salt = Arrays.copyOf(ScramCrypto.hmac(mockSecret, user.getBytes(StandardCharsets.UTF_8)),
+                ScramVerifier.DEFAULT_SALT_LENGTH);
+        return new ScramVerifier(ScramVerifier.DEFAULT_ITERATIONS, salt,
+                ScramCrypto.randomBytes(ScramCrypto.KEY_LENGTH), ScramCrypto.randomBytes(ScramCrypto.KEY_LENGTH));
+    }
+
+    private static boolean constantTimeEquals(String expected, String actual) {
+        return MessageDigest.isEqual(latin1(expected), latin1(actual));
+    }
+
+    private static byte[] latin1(String text) {
+        return text.getBytes(StandardCharsets.ISO_8859_1);
+    }
+
+    private static String latin1(byte[] message) {
+        if (message == null) {
+            throw new IllegalArgumentException("SCRAM message must not be null");
+        }
+        return new String(message, StandardCharsets.ISO_8859_1);
+    }
+}
