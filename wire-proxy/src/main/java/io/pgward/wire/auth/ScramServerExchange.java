@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.Arrays;
 import java.util.Base64;
+import java.util.function.Supplier;
 
 /**
  * The server side of one SCRAM-SHA-256 exchange (RFC 5802, RFC 7677) as PostgreSQL runs it.
@@ -41,6 +42,7 @@ public final class ScramServerExchange {
     private final String user;
     private final ScramVerifier verifier;
     private final boolean doomed;
+    private final Supplier<String> serverNonces;
     private Phase phase = Phase.AWAIT_CLIENT_FIRST;
     private ClientFirst clientFirst;
     private String nonce;
@@ -48,11 +50,18 @@ public final class ScramServerExchange {
 
     /**
      * @param user the user name of the startup packet
-     * @param verifier that user's stored verifier, or null when the user is unknown or has none
+     * @param verifier that user's stored verifier, or null when the user is unknown or has none (PostgreSQL also
+     *                 dooms a user whose only password is md5, or expired)
      * @param mockSecret a secret of this pgward server, from which unknown users' fake salts are derived; keep it
      *                   the same across restarts (see {@link #newMockSecret()}) so fake salts never change
      */
     public ScramServerExchange(String user, ScramVerifier verifier, byte[] mockSecret) {
+        this(user, verifier, mockSecret,
+                () -> Base64.getEncoder().encodeToString(ScramCrypto.randomBytes(SERVER_NONCE_BYTES)));
+    }
+
+    /** With the server's half of the nonce from {@code serverNonces}, so the RFC's example can be replayed. */
+    ScramServerExchange(String user, ScramVerifier verifier, byte[] mockSecret, Supplier<String> serverNonces) {
         if (user == null) {
             throw new IllegalArgumentException("user must not be null");
         }
@@ -62,6 +71,7 @@ public final class ScramServerExchange {
         this.user = user;
         this.doomed = verifier == null;
         this.verifier = doomed ? mockVerifier(user, mockSecret) : verifier;
+        this.serverNonces = serverNonces;
     }
 
     /** 32 random bytes, for {@code mockSecret}. */
@@ -76,7 +86,9 @@ public final class ScramServerExchange {
 
     /**
      * Reads the client-first-message (the data of SASLInitialResponse) and returns the server-first-message to
-     * send in AuthenticationSASLContinue.
+     * send in AuthenticationSASLContinue. A SASLInitialResponse without data (length -1) is the caller's to
+     * handle: PostgreSQL answers it with an empty AuthenticationSASLContinue and reads client-first from the
+     * next SASLResponse.
      */
     public byte[] serverFirst(byte[] clientFirstMessage) throws AuthenticationFailed {
         advance(Phase.AWAIT_CLIENT_FIRST);
@@ -85,8 +97,7 @@ public final class ScramServerExchange {
         } catch (IllegalArgumentException e) {
             throw new AuthenticationFailed(user, e.getMessage());
         }
-        nonce = clientFirst.clientNonce()
-                + Base64.getEncoder().encodeToString(ScramCrypto.randomBytes(SERVER_NONCE_BYTES));
+        nonce = clientFirst.clientNonce() + serverNonces.get();
         serverFirst = "r=" + nonce + ",s=" + Base64.getEncoder().encodeToString(verifier.salt())
                 + ",i=" + verifier.iterations();
         phase = Phase.AWAIT_CLIENT_FINAL;

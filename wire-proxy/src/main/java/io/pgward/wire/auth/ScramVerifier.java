@@ -53,8 +53,8 @@ public record ScramVerifier(int iterations, byte[] salt, byte[] storedKey, byte[
         }
         Matcher m = FORMAT.matcher(text);
         if (!m.matches()) {
-            throw new IllegalArgumentException(
-                    "malformed SCRAM-SHA-256 verifier: expected SCRAM-SHA-256$<iterations>:<salt>$<StoredKey>:<ServerKey>");
+            throw new IllegalArgumentException("malformed SCRAM-SHA-256 verifier: expected "
+                    + PREFIX + "$<iterations>:<salt>$<StoredKey>:<ServerKey>");
         }
         int iterations;
         try {
