@@ -1,0 +1,148 @@
+package io.pgward.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pgward.sampledb.LocalPostgres;
+import io.pgward.testkit.PostgresTest;
+import io.pgward.testkit.TestDatabase;
+import io.pgward.wire.config.PgwardConfig;
+import io.pgward.wire.config.Secret;
+import io.pgward.wire.server.Gates;
+import io.pgward.wire.server.PgwardServer;
+import io.pgward.wire.tls.SelfSignedCertificate;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** TLS on both sides of pgward: clients to pgward, and pgward to a PostgreSQL that requires it. */
+@PostgresTest
+class TlsThroughProxyIT {
+
+    @TempDir
+    static Path certificates;
+    private static SelfSignedCertificate.PemFiles pem;
+    private static TestDatabase database;
+    private static ProxyFixture tlsAllowed;
+    private static ProxyFixture tlsRequired;
+
+    @BeforeAll
+    static void start(TestDatabase db) {
+        database = db;
+        pem = SelfSignedCertificate.write(certificates);
+        Path[] files = {pem.certificate(), pem.key()};
+        tlsAllowed = ProxyFixture.start(db, Gates::forLogin, files, PgwardConfig.TlsMode.ALLOW, 4);
+        tlsRequired = ProxyFixture.start(db, Gates::forLogin, files, PgwardConfig.TlsMode.REQUIRE, 4);
+    }
+
+    @AfterAll
+    static void stop() {
+        tlsAllowed.close();
+        tlsRequired.close();
+    }
+
+    @Test
+    void pgjdbcConnectsWithVerifyFull() throws SQLException {
+        Properties props = tlsProps("verify-full");
+        try (Connection c = tlsAllowed.connect("app", props); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT 1")) {
+            assertTrue(rs.next());
+        }
+    }
+
+    @Test
+    void tlsRequireRefusesPlaintext() throws SQLException {
+        Properties plain = new Properties();
+        plain.setProperty("sslmode", "disable");
+        SQLException e = assertThrows(SQLException.class, () -> tlsRequired.connect("app", plain));
+        assertEquals("28000", e.getSQLState());
+        try (Connection c = tlsRequired.connect("app", tlsProps("require"))) {
+            assertTrue(c.isValid(5));
+        }
+    }
+
+    @Test
+    void plaintextSentAfterSslRequestIsAProtocolViolation() throws Exception {
+        // Bytes that arrive with the SSLRequest, before any handshake, could be injected by a man in the
+        // middle: pgward does not even agree to TLS, it answers with a FATAL error and closes.
+        try (RawClient client = new RawClient(tlsAllowed.port())) {
+            client.raw(ByteBuffer.allocate(9).putInt(8).putInt(80877103).put((byte) 'Q').array());
+            List<RawClient.Message> reply = client.readUntilClosed();
+            assertEquals(1, reply.size());
+            assertEquals("08P01", reply.get(0).fields().get('C'));
+            assertEquals("received unencrypted data after SSL request", reply.get(0).fields().get('M'));
+        }
+    }
+
+    @Test
+    void psqlConnectsWithSslmodeRequire() throws Exception {
+        Path psql = RealClients.require("psql");
+        RealClients.Result result = RealClients.run(List.of(psql.toString(),
+                tlsRequired.uri("app") + "?sslmode=require", "-At", "-c", "SELECT 'over tls'"));
+        assertEquals(0, result.exit(), result.err());
+        assertEquals("over tls", result.out().strip());
+    }
+
+    @Test
+    void pgwardReachesAPostgresThatRequiresTls() throws SQLException {
+        try (LocalPostgres secured = LocalPostgres.start(0, pem.certificate(), pem.key())) {
+            for (PgwardConfig.SslMode mode : List.of(PgwardConfig.SslMode.REQUIRE, PgwardConfig.SslMode.VERIFY_FULL)) {
+                try (PgwardServer server = PgwardServer.start(backendTlsConfig(secured, mode, pem.certificate()),
+                        Gates::forLogin);
+                     Connection c = connect(server); Statement s = c.createStatement();
+                     ResultSet rs = s.executeQuery("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()")) {
+                    assertTrue(rs.next());
+                    assertTrue(rs.getBoolean(1), mode + " encrypts the backend connection");
+                }
+            }
+        }
+    }
+
+    @Test
+    void verifyFullRefusesAServerCertificateItDoesNotTrust(@TempDir Path other) {
+        SelfSignedCertificate.PemFiles stranger = SelfSignedCertificate.write(other);
+        try (LocalPostgres secured = LocalPostgres.start(0, pem.certificate(), pem.key());
+             PgwardServer server = PgwardServer.start(backendTlsConfig(secured, PgwardConfig.SslMode.VERIFY_FULL,
+                     stranger.certificate()), Gates::forLogin)) {
+            SQLException e = assertThrows(SQLException.class, () -> connect(server));
+            assertEquals("08006", e.getSQLState());
+        }
+    }
+
+    private static Connection connect(PgwardServer server) throws SQLException {
+        Properties props = new Properties();
+        props.setProperty("user", "app");
+        props.setProperty("password", "pw");
+        return DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + server.port() + "/postgres", props);
+    }
+
+    private static PgwardConfig backendTlsConfig(LocalPostgres secured, PgwardConfig.SslMode mode, Path root) {
+        PgwardConfig.Login app = new PgwardConfig.Login("app", PgwardConfig.AuthMethod.SCRAM_SHA_256, new Secret("pw"),
+                null, secured.superuser(), new Secret(secured.password()), PgwardConfig.Mode.READ_WRITE);
+        return new PgwardConfig(new PgwardConfig.Listen("127.0.0.1", 0), Duration.ofSeconds(5),
+                new PgwardConfig.Tls(PgwardConfig.TlsMode.DISABLE, null, null),
+                new PgwardConfig.Backend("127.0.0.1", secured.port(), mode, root),
+                new PgwardConfig.Pool(2, Duration.ofSeconds(2)), Map.of("app", app));
+    }
+
+    private static Properties tlsProps(String mode) {
+        Properties props = new Properties();
+        props.setProperty("ssl", "true");
+        props.setProperty("sslmode", mode);
+        props.setProperty("sslrootcert", pem.certificate().toString());
+        return props;
+    }
+}
