@@ -69,7 +69,9 @@ public final class Session {
     private long readiesExpected;
     private long readiesReceived;
     private boolean awaitingGate;
-    private boolean awaitingIdle;
+    /** A local answer decided while the backend still owed replies; written once it is idle. */
+    private Verdict.Answer deferredAnswer;
+    private boolean backendSentFatal;
     private boolean ended;
 
     private record Substitution(String token, Verdict.Refuse refusal, long batch) {
@@ -103,7 +105,7 @@ public final class Session {
     private void fromClient(FrontendMessage message) {
         if (ended) {
             message.release();
-        } else if (awaitingGate || awaitingIdle || !backlog.isEmpty()) {
+        } else if (awaitingGate || deferredAnswer != null || !backlog.isEmpty()) {
             backlog.addLast(message);
             if (backlog.size() >= BACKLOG_READ_LIMIT) {
                 client.config().setAutoRead(false);
@@ -220,20 +222,23 @@ public final class Session {
         readiesExpected++;
     }
 
-    /** Local answers must follow everything already owed by the backend, so wait until it is idle. */
+    /** Local answers must follow everything already owed by the backend, so they wait until it is idle. */
     private void answerLocally(FrontendMessage message, Verdict.Answer answer) {
+        message.release();
         if (outstanding > 0) {
-            backlog.addFirst(message);
-            awaitingIdle = true;
+            deferredAnswer = answer;
             return;
         }
-        message.release();
+        writeAnswer(answer);
+    }
+
+    private void writeAnswer(Verdict.Answer answer) {
         LocalAnswer.write(client, answer);
         client.write(Messages.readyForQuery(client.alloc(), backend.transactionStatus()));
     }
 
     private void drainBacklog() {
-        while (!awaitingGate && !awaitingIdle && !ended && !backlog.isEmpty()) {
+        while (!awaitingGate && deferredAnswer == null && !ended && !backlog.isEmpty()) {
             process(backlog.pollFirst());
         }
         if (backlog.size() < BACKLOG_READ_LIMIT && !awaitingGate && !ended && backend.channel().isWritable()) {
@@ -276,16 +281,20 @@ public final class Session {
             substitutions.pollFirst();
         }
         client.write(frame.bytes());
-        if (awaitingIdle && outstanding == 0) {
-            awaitingIdle = false;
+        if (deferredAnswer != null && outstanding == 0) {
+            Verdict.Answer answer = deferredAnswer;
+            deferredAnswer = null;
+            writeAnswer(answer);
             drainBacklog();
         }
     }
 
     private void error(BackendMessage.Frame frame) {
+        Map<Character, String> fields = PgError.fields(frame.body());
+        String severity = fields.getOrDefault('V', fields.get('S'));
+        backendSentFatal |= "FATAL".equals(severity) || "PANIC".equals(severity);
         Substitution head = substitutions.peekFirst();
         if (head != null && head.batch() == readiesReceived + 1) {
-            Map<Character, String> fields = PgError.fields(frame.body());
             String message = fields.getOrDefault('M', "");
             if ("42601".equals(fields.get('C')) && message.contains(head.token())) {
                 substitutions.pollFirst();
@@ -391,9 +400,9 @@ public final class Session {
 
         @Override
         public void channelInactive(ChannelHandlerContext ctx) {
-            // A FATAL the server sent before closing has already been forwarded; this only says why we close.
+            // A FATAL the server sent before closing has been forwarded already and says it all.
             client.flush();
-            end(PgError.fatal(SqlState.CONNECTION_FAILURE,
+            end(backendSentFatal ? null : PgError.fatal(SqlState.CONNECTION_FAILURE,
                     "pgward lost the connection to the database server"));
         }
 
