@@ -2,24 +2,37 @@ package io.pgward.it;
 
 import io.pgward.testkit.TestDatabase;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The one place that decides which targets the real-client scenarios run on.
+ * The one place that decides which targets the real-client scenarios run on: PostgreSQL itself and pgward in
+ * front of it. The tests that assert values run on both, and {@link #comparedWithReference} returns
+ * {@code [pgward]}, whose output must equal PostgreSQL's scenario by scenario (see {@link SameOutput}).
  *
- * <p>Today that is PostgreSQL alone. When pgward serves, {@link #of} returns {@code [postgres, pgward]}: the
- * tests that assert values run on both, and {@link #comparedWithReference} returns {@code [pgward]}, whose
- * output must then equal PostgreSQL's scenario by scenario (see {@link SameOutput}). Until then the
- * comparison runs each scenario a second time on PostgreSQL, which proves that the scenarios print
- * deterministic output and that the comparison itself works.
+ * <p>One pgward per test database, started on first use through the read-write login {@code app} (the
+ * scenarios create temporary tables and run pgbench's initialisation), stopped when the JVM exits.
  */
 final class Targets {
+
+    private static final Map<String, ProxyFixture> PROXIES = new ConcurrentHashMap<>();
+
+    static {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> PROXIES.values().forEach(ProxyFixture::close)));
+    }
 
     private Targets() {
     }
 
     /** Every target the scenarios run on; the first is the reference the others are compared with. */
     static List<Target> of(TestDatabase database) {
-        return List.of(reference(database));
+        return List.of(reference(database), pgward(database));
+    }
+
+    /** pgward in front of the test database, logged in as the read-write login {@code app}. */
+    static Target pgward(TestDatabase database) {
+        ProxyFixture proxy = PROXIES.computeIfAbsent(database.name(), name -> ProxyFixture.start(database));
+        return new Target("pgward", "127.0.0.1", proxy.port(), database.name(), "app", ProxyFixture.PASSWORD);
     }
 
     /** The target whose behaviour is right by definition: PostgreSQL itself. */
