@@ -32,6 +32,22 @@ const scenarios = {
 
   // Concurrent queries on one connection: postgres.js writes them back to back without waiting for
   // replies; each has its own Sync, so the failing one in the middle must not affect its neighbours.
+  // Pipelined queries where pgward's test gate refuses the middle one (it mentions refuse_me): the refusal
+  // must arrive in its place, and every other query must get its own result on the same connection.
+  async refusedPipeline(url) {
+    return withSql(url, async (sql) => {
+      const queries = Array.from({ length: 9 }, (_, i) => (i === 4
+        ? sql`SELECT 'refuse_me' AS n`
+        : sql`SELECT ${i}::int AS n, pg_backend_pid() AS pid`));
+      const settled = await Promise.allSettled(queries);
+      const pids = new Set(settled.filter((r) => r.status === 'fulfilled').map((r) => r.value[0].pid));
+      return {
+        results: settled.map((r) => (r.status === 'fulfilled' ? { n: r.value[0].n } : { error: errorFields(r.reason) })),
+        oneConnection: pids.size === 1,
+      };
+    });
+  },
+
   async pipeline(url) {
     return withSql(url, async (sql) => {
       const queries = Array.from({ length: 12 }, (_, i) => (i === 6

@@ -213,6 +213,24 @@ class RefusalSemanticsIT {
     }
 
     @Test
+    void postgresJsPipeliningGetsTheRefusalInPlace() throws Exception {
+        ClientScript postgresJs = ClientScript.node("postgres.js", "postgresjs-scenarios.mjs", "refusedPipeline", "error");
+        com.fasterxml.jackson.databind.JsonNode output = postgresJs.output("refusedPipeline",
+                new Target("pgward-test-gate", "127.0.0.1", proxy.port(), database.name(), "app", ProxyFixture.PASSWORD));
+        assertTrue(output.get("oneConnection").asBoolean(), output.toString());
+        com.fasterxml.jackson.databind.JsonNode results = output.get("results");
+        assertEquals(9, results.size());
+        for (int i = 0; i < 9; i++) {
+            if (i == 4) {
+                assertEquals("42501", results.get(i).get("error").get("code").asText(), results.toString());
+                assertEquals(MESSAGE, results.get(i).get("error").get("message").asText());
+            } else {
+                assertEquals(i, results.get(i).get("n").asInt(), results.toString());
+            }
+        }
+    }
+
+    @Test
     void aFailingGateRefuses() throws Exception {
         StatementGate broken = request -> CompletableFuture.failedFuture(new IllegalStateException("boom"));
         try (ProxyFixture failing = ProxyFixture.start(database, login -> broken, null,
