@@ -2,7 +2,6 @@ package io.pgward.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.BufferedReader;
@@ -19,29 +18,37 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code pgward demo} as a user runs it: a separate process that prints a psql command, answers psql, and on
- * SIGTERM (what Ctrl-C's shutdown path shares) stops PostgreSQL and exits.
+ * {@code pgward demo} as a user runs it: a separate process that prints psql commands for its logins, answers
+ * psql through pgward (the analyst read-only, over TLS), and on SIGTERM (what Ctrl-C's shutdown path shares)
+ * stops pgward and PostgreSQL and exits.
  */
 class DemoIT {
 
-    private static final Pattern CONNECT = Pattern.compile("Connect:\\s+psql \"(postgresql://[^\"]+)\"");
+    private static final Pattern APP = Pattern.compile("App, read-write:\\s+psql \"(postgresql://[^\"]+)\"");
+    private static final Pattern ANALYST = Pattern.compile("Analyst, read-only:\\s+psql \"(postgresql://[^\"]+)\"");
 
     @Test
     void demoAnswersPsqlAndStopsCleanly() throws Exception {
         Path psql = RealClients.require("psql");
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
         Process demo = new ProcessBuilder(java.toString(), "-cp", System.getProperty("java.class.path"),
-                "io.pgward.wire.cli.Main", "demo", "--scale", "0.1").redirectErrorStream(true).start();
+                "io.pgward.wire.cli.Main", "demo", "--scale", "0.1", "--port", "0").redirectErrorStream(true).start();
         try {
-            String uri = awaitConnectLine(demo);
-            assertNotNull(uri, "the demo printed a psql command");
+            String[] uris = awaitConnectLines(demo);
+            String app = uris[0];
+            String analyst = uris[1];
 
-            RealClients.Result count = RealClients.run(List.of(psql.toString(), uri, "-At", "-c",
+            RealClients.Result count = RealClients.run(List.of(psql.toString(), app, "-At", "-c",
                     "select count(*) from orders"));
             assertEquals(0, count.exit(), count.err());
             assertEquals("10000", count.out().strip());
 
-            int port = URI.create(uri).getPort();
+            RealClients.Result write = RealClients.run(List.of(psql.toString(), analyst + "?sslmode=require", "-At",
+                    "-c", "insert into products (sku, name, category, unit_price) values ('x', 'y', 'z', 1)"));
+            assertEquals(1, write.exit(), write.out());
+            assertTrue(write.err().contains("read-only transaction"), write.err());
+
+            int port = URI.create(app).getPort();
             demo.destroy();
             assertTrue(demo.waitFor(60, TimeUnit.SECONDS), "demo exits on SIGTERM");
             assertFalse(accepts(port), "PostgreSQL stopped with the demo");
@@ -50,14 +57,23 @@ class DemoIT {
         }
     }
 
-    private static String awaitConnectLine(Process demo) throws IOException {
+    /** The app and analyst connection strings the demo prints. */
+    private static String[] awaitConnectLines(Process demo) throws IOException {
         BufferedReader reader = new BufferedReader(new InputStreamReader(demo.getInputStream(), StandardCharsets.UTF_8));
         StringBuilder seen = new StringBuilder();
         String line;
+        String app = null;
+        String analyst = null;
         while ((line = reader.readLine()) != null) {
             seen.append(line).append('\n');
-            Matcher m = CONNECT.matcher(line);
-            if (m.find()) {
+            Matcher a = APP.matcher(line);
+            Matcher r = ANALYST.matcher(line);
+            if (a.find()) {
+                app = a.group(1);
+            } else if (r.find()) {
+                analyst = r.group(1);
+            }
+            if (app != null && analyst != null) {
                 Thread drain = new Thread(() -> {
                     try {
                         reader.transferTo(java.io.Writer.nullWriter());
@@ -67,7 +83,7 @@ class DemoIT {
                 });
                 drain.setDaemon(true);
                 drain.start();
-                return m.group(1);
+                return new String[] {app, analyst};
             }
         }
         throw new AssertionError("demo exited before printing how to connect:\n" + seen);

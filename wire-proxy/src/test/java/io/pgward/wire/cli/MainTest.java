@@ -60,9 +60,30 @@ class MainTest {
     }
 
     @Test
+    void runOnATakenPortExitsWithOneLine(@TempDir Path dir) throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            Path file = Files.writeString(dir.resolve("pgward.yaml"), "listen: 127.0.0.1:" + taken.getLocalPort()
+                    + "\nbackend: {host: 127.0.0.1}\nlogins: {a: {auth: trust}}\n");
+            assertEquals(1, run("run", "-c", file.toString()));
+            assertEquals(1, err.toString().lines().count(), err.toString());
+            assertTrue(err.toString().startsWith("pgward run: cannot listen on 127.0.0.1:" + taken.getLocalPort()),
+                    err.toString());
+        }
+    }
+
+    @Test
     void demoOnATakenPortExitsWithOneLine() throws Exception {
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
-            assertEquals(1, run("demo", "--pg-port", Integer.toString(taken.getLocalPort())));
+            assertEquals(1, run("demo", "--port", "0", "--pg-port", Integer.toString(taken.getLocalPort())));
+            assertEquals("pgward demo: port " + taken.getLocalPort() + " on 127.0.0.1 is already in use"
+                    + System.lineSeparator(), err.toString());
+        }
+    }
+
+    @Test
+    void demoOnATakenProxyPortExitsWithOneLine() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            assertEquals(1, run("demo", "--port", Integer.toString(taken.getLocalPort())));
             assertEquals("pgward demo: port " + taken.getLocalPort() + " on 127.0.0.1 is already in use"
                     + System.lineSeparator(), err.toString());
         }
