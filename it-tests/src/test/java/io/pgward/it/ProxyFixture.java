@@ -15,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Properties;
 import java.util.function.Function;
+import java.util.function.UnaryOperator;
 
 /**
  * pgward in front of a test database, on a free port, with one login per authentication method:
@@ -39,6 +40,13 @@ final class ProxyFixture implements AutoCloseable {
 
     static ProxyFixture start(TestDatabase database, Function<PgwardConfig.Login, StatementGate> gates,
                               Path[] tlsFiles, PgwardConfig.TlsMode tlsMode, int poolSize) {
+        return start(database, gates, tlsFiles, tlsMode, poolSize, UnaryOperator.identity());
+    }
+
+    /** As above, with a last change to the configuration (timeouts, extra logins, ...). */
+    static ProxyFixture start(TestDatabase database, Function<PgwardConfig.Login, StatementGate> gates,
+                              Path[] tlsFiles, PgwardConfig.TlsMode tlsMode, int poolSize,
+                              UnaryOperator<PgwardConfig> adjust) {
         Secret backendPassword = new Secret(database.password());
         Map<String, PgwardConfig.Login> logins = new LinkedHashMap<>();
         logins.put("app", login("app", PgwardConfig.AuthMethod.SCRAM_SHA_256, PgwardConfig.Mode.READ_WRITE, database));
@@ -52,7 +60,7 @@ final class ProxyFixture implements AutoCloseable {
         PgwardConfig config = new PgwardConfig(new PgwardConfig.Listen("127.0.0.1", 0), Duration.ofSeconds(5), tls,
                 new PgwardConfig.Backend(database.host(), database.port(), PgwardConfig.SslMode.DISABLE, null),
                 new PgwardConfig.Pool(poolSize, Duration.ofSeconds(2)), logins);
-        return new ProxyFixture(database, PgwardServer.start(config, gates));
+        return new ProxyFixture(database, PgwardServer.start(adjust.apply(config), gates));
     }
 
     private static PgwardConfig.Login login(String name, PgwardConfig.AuthMethod auth, PgwardConfig.Mode mode,

@@ -117,6 +117,11 @@ final class RawClient implements AutoCloseable {
         flush();
     }
 
+    /** One byte outside any message: the answer to SSLRequest or GSSENCRequest. */
+    char readByte() throws IOException {
+        return (char) in.readUnsignedByte();
+    }
+
     Message read() throws IOException {
         char type = (char) in.readUnsignedByte();
         int length = in.readInt();
