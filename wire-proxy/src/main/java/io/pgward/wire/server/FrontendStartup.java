@@ -23,6 +23,7 @@ import io.pgward.wire.protocol.ProtocolException;
 import io.pgward.wire.protocol.SqlState;
 import io.pgward.wire.protocol.StartupPacket;
 import io.pgward.wire.protocol.Wire;
+import io.pgward.wire.session.ConnectionLog;
 import io.pgward.wire.session.Session;
 import java.security.SecureRandom;
 import java.util.ArrayList;
@@ -58,6 +59,7 @@ final class FrontendStartup extends ChannelInboundHandlerAdapter {
     private enum Phase { STARTUP, SASL_INITIAL, SASL_CONTINUE, MD5, CONNECTING, DONE }
 
     private final ServerContext server;
+    private final String connection;
     private Phase phase = Phase.STARTUP;
     private boolean encrypted;
     private String user;
@@ -68,8 +70,9 @@ final class FrontendStartup extends ChannelInboundHandlerAdapter {
     private byte[] md5Salt;
     private ScheduledFuture<?> timeout;
 
-    FrontendStartup(ServerContext server) {
+    FrontendStartup(ServerContext server, String connection) {
         this.server = server;
+        this.connection = connection;
     }
 
     @Override
@@ -100,7 +103,7 @@ final class FrontendStartup extends ChannelInboundHandlerAdapter {
         } catch (ProtocolException e) {
             fail(ctx, PgError.fatal(e.sqlState(), e.getMessage()));
         } catch (AuthenticationFailed e) {
-            log.info("authentication failed for login \"{}\": {}", user, e.getMessage());
+            ConnectionLog.info(log, connection, "authentication failed for login \"{}\": {}", user, e.getMessage());
             fail(ctx, passwordFailed());
         } finally {
             ReferenceCountUtil.release(msg);
@@ -261,7 +264,7 @@ final class FrontendStartup extends ChannelInboundHandlerAdapter {
         phase = Phase.DONE;
         cancelTimeout();
         CancelRegistry.Key key = server.cancelKeys().newKey();
-        Session session = new Session(ctx.channel(), backend, server.pool(), server.gateFor(entry.login()), user,
+        Session session = new Session(connection, ctx.channel(), backend, server.pool(), server.gateFor(entry.login()), user,
                 database, new SecureRandom().nextLong(), () -> server.cancelKeys().unregister(key));
         server.cancelKeys().register(key, session);
         ctx.write(Messages.authenticationOk(ctx.alloc()));
@@ -273,7 +276,8 @@ final class FrontendStartup extends ChannelInboundHandlerAdapter {
         session.start();
         ctx.flush();
         ctx.channel().config().setAutoRead(true);
-        log.debug("login \"{}\" connected to database \"{}\" via {}", user, database, backend);
+        ConnectionLog.debug(log, connection, "login \"{}\" connected to database \"{}\" via {}", user, database,
+                backend);
     }
 
     @Override
@@ -282,10 +286,10 @@ final class FrontendStartup extends ChannelInboundHandlerAdapter {
         if (root instanceof ProtocolException p) {
             fail(ctx, PgError.fatal(p.sqlState(), p.getMessage()));
         } else if (root instanceof javax.net.ssl.SSLException) {
-            log.debug("TLS handshake failed: {}", root.getMessage());
+            ConnectionLog.debug(log, connection, "TLS handshake failed: {}", root.getMessage());
             ctx.close();
         } else {
-            log.warn("startup failed: {}", root.toString());
+            ConnectionLog.warn(log, connection, "startup failed: {}", root.toString());
             fail(ctx, PgError.fatal(SqlState.PROTOCOL_VIOLATION, "pgward closed the connection: " + root.getMessage()));
         }
     }

@@ -16,6 +16,7 @@ import io.pgward.wire.session.StatementGate;
 import io.pgward.wire.tls.ServerTls;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,6 +34,7 @@ public final class PgwardServer implements AutoCloseable {
     private final EventLoopGroup workers;
     private final ServerContext context;
     private final int ioThreads;
+    private final AtomicLong connections = new AtomicLong();
     private Channel listener;
 
     private PgwardServer(PgwardConfig config, Function<PgwardConfig.Login, StatementGate> gates, int threads) {
@@ -71,7 +73,7 @@ public final class PgwardServer implements AutoCloseable {
                     @Override
                     protected void initChannel(Channel ch) {
                         ch.pipeline().addLast("startup-decoder", new StartupDecoder())
-                                .addLast("startup", new FrontendStartup(context));
+                                .addLast("startup", new FrontendStartup(context, "c" + connections.incrementAndGet()));
                     }
                 });
         try {

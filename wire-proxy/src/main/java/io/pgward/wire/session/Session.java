@@ -57,6 +57,7 @@ public final class Session {
     private final BackendConnection backend;
     private final BackendPool pool;
     private final StatementGate gate;
+    private final String connection;
     private final String login;
     private final String database;
     private final String refusalPrefix;
@@ -77,8 +78,9 @@ public final class Session {
     private record Substitution(String token, Verdict.Refuse refusal, long batch) {
     }
 
-    public Session(Channel client, BackendConnection backend, BackendPool pool, StatementGate gate, String login,
-                   String database, long nonce, Runnable onEnd) {
+    public Session(String connection, Channel client, BackendConnection backend, BackendPool pool,
+                   StatementGate gate, String login, String database, long nonce, Runnable onEnd) {
+        this.connection = connection;
         this.client = client;
         this.backend = backend;
         this.pool = pool;
@@ -167,14 +169,14 @@ public final class Session {
     }
 
     /** Fail closed: a gate that throws or fails refuses. */
-    private static Verdict outcome(CompletableFuture<Verdict> verdict) {
+    private Verdict outcome(CompletableFuture<Verdict> verdict) {
         try {
             Verdict v = verdict.join();
             return v != null ? v : new Verdict.Refuse(SqlState.INTERNAL_ERROR, "pgward refused this statement: "
                     + "the guard gave no verdict");
         } catch (CompletionException | java.util.concurrent.CancellationException e) {
             Throwable cause = e.getCause() != null ? e.getCause() : e;
-            log.warn("guard failed, refusing the statement: {}", cause.toString());
+            ConnectionLog.warn(log, connection, "guard failed, refusing the statement: {}", cause.toString());
             return new Verdict.Refuse(SqlState.INTERNAL_ERROR,
                     "pgward refused this statement: the guard could not decide (" + cause.getMessage() + ")");
         }
@@ -210,7 +212,7 @@ public final class Session {
                 : Messages.query(backend.channel().alloc(), token);
         message.release();
         substitutions.addLast(new Substitution(token, refusal, readiesExpected + 1));
-        log.info("refused for login {}: {}", login, refusal.message());
+        ConnectionLog.info(log, connection, "refused for login {}: {}", login, refusal.message());
         if (endsBatch) {
             expectReady();
         }
@@ -408,19 +410,19 @@ public final class Session {
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            log.warn("backend connection failed: {}", cause.toString());
+            ConnectionLog.warn(log, connection, "backend connection failed: {}", cause.toString());
             ctx.close();
         }
     }
 
-    private static PgError fatal(Throwable cause) {
+    private PgError fatal(Throwable cause) {
         if (cause instanceof io.netty.handler.codec.DecoderException && cause.getCause() != null) {
             cause = cause.getCause();
         }
         if (cause instanceof ProtocolException p) {
             return PgError.fatal(p.sqlState(), p.getMessage());
         }
-        log.warn("client connection failed: {}", cause.toString());
+        ConnectionLog.warn(log, connection, "client connection failed: {}", cause.toString());
         return PgError.fatal(SqlState.PROTOCOL_VIOLATION, "pgward closed the connection: " + cause.getMessage());
     }
 }
