@@ -149,7 +149,8 @@ public final class ConfigLoader {
         }
         // Fail closed: a login that does not say otherwise is read-only.
         Login login = new Login(name, auth, password, verifier, section.string("backend_user", name),
-                secret(section.string("backend_password", null)), section.choice("mode", Mode.class, Mode.READ_ONLY));
+                secret(section.string("backend_password", null)), section.choice("mode", Mode.class, Mode.READ_ONLY),
+                section.duration("statement_timeout", null));
         section.done();
         return login;
     }

@@ -51,8 +51,15 @@ public record PgwardConfig(Listen listen, Duration startupTimeout, Tls tls, Back
      * @param password the client's password, null when {@code scramVerifier} or trust is used
      * @param scramVerifier a stored SCRAM-SHA-256 verifier ({@code SCRAM-SHA-256$<iter>:<salt>$<StoredKey>:<ServerKey>})
      * @param backendUser the PostgreSQL role this login's sessions use
+     * @param statementTimeout the longest a statement of this login may run (PostgreSQL's statement_timeout,
+     *                         set when its backend session starts), null for the server's default
      */
     public record Login(String name, AuthMethod auth, Secret password, Secret scramVerifier, String backendUser,
-                        Secret backendPassword, Mode mode) {
+                        Secret backendPassword, Mode mode, Duration statementTimeout) {
+
+        public Login(String name, AuthMethod auth, Secret password, Secret scramVerifier, String backendUser,
+                     Secret backendPassword, Mode mode) {
+            this(name, auth, password, scramVerifier, backendUser, backendPassword, mode, null);
+        }
     }
 }

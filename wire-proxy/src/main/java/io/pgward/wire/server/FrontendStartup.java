@@ -234,10 +234,13 @@ final class FrontendStartup extends ChannelInboundHandlerAdapter {
         phase = Phase.CONNECTING;
         PgwardConfig.Login login = entry.login();
         Map<String, String> startup = new LinkedHashMap<>(parameters);
+        // Startup parameters beat anything the client put in `options`, so these cannot be undone there.
         if (login.mode() == PgwardConfig.Mode.READ_ONLY) {
-            // A startup parameter beats anything the client put in `options`, so this cannot be undone there.
             startup.remove("transaction_read_only");
             startup.put("default_transaction_read_only", "on");
+        }
+        if (login.statementTimeout() != null) {
+            startup.put("statement_timeout", Long.toString(login.statementTimeout().toMillis()));
         }
         BackendTarget target = new BackendTarget(login.backendUser(), login.backendPassword(), database, startup);
         ctx.channel().config().setAutoRead(false);

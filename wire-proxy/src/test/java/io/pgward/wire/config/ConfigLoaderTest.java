@@ -63,6 +63,7 @@ class ConfigLoaderTest {
                     backend_user: app_owner
                     backend_password: ${APP_DB_PASSWORD}
                     mode: read-write
+                    statement_timeout: 30s
                   bi:
                     auth: trust
                 """, "pgward.yaml");
@@ -75,6 +76,7 @@ class ConfigLoaderTest {
         assertEquals(Mode.READ_WRITE, app.mode());
         assertEquals("db-pass", app.backendPassword().value());
         assertEquals("app_owner", app.backendUser());
+        assertEquals(Duration.ofSeconds(30), app.statementTimeout());
         assertNull(config.logins().get("bi").password());
         assertEquals(java.util.List.of("app", "bi"), java.util.List.copyOf(config.logins().keySet()));
     }
