@@ -231,6 +231,39 @@ class RefusalSemanticsIT {
     }
 
     @Test
+    void everyDecisionIsAuditedWithoutBindValues(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        java.nio.file.Path file = dir.resolve("audit.jsonl");
+        try (ProxyFixture audited = ProxyFixture.start(database, login -> TEST_GATE, null,
+                io.pgward.wire.config.PgwardConfig.TlsMode.DISABLE, 2,
+                config -> new io.pgward.wire.config.PgwardConfig(config.listen(), config.startupTimeout(),
+                        config.tls(), config.backend(), config.pool(), config.logins(),
+                        new io.pgward.wire.config.PgwardConfig.Audit(
+                                io.pgward.wire.config.PgwardConfig.AuditTarget.FILE, file)))) {
+            try (Connection c = audited.connect("app")) {
+                try (java.sql.PreparedStatement ps = c.prepareStatement("SELECT ?::text")) {
+                    ps.setString(1, "bind-value-never-logged");
+                    ps.executeQuery().close();
+                }
+                assertThrows(SQLException.class, () -> c.createStatement().execute("SELECT 'refuse_me'"));
+            }
+        }
+        List<String> lines = java.nio.file.Files.readAllLines(file);
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+        List<com.fasterxml.jackson.databind.JsonNode> entries = new java.util.ArrayList<>();
+        for (String line : lines) {
+            entries.add(json.readTree(line));
+        }
+        assertTrue(entries.stream().anyMatch(e -> e.get("verdict").asText().equals("allow")
+                && e.get("statement").asText().equals("SELECT $1::text") && e.get("login").asText().equals("app")),
+                lines.toString());
+        assertTrue(entries.stream().anyMatch(e -> e.get("verdict").asText().equals("refuse")
+                && e.get("rule").asText().equals("gate") && e.get("statement").asText().equals("SELECT 'refuse_me'")),
+                lines.toString());
+        assertFalse(lines.toString().contains("bind-value-never-logged"));
+    }
+
+    @Test
     void aFailingGateRefuses() throws Exception {
         StatementGate broken = request -> CompletableFuture.failedFuture(new IllegalStateException("boom"));
         try (ProxyFixture failing = ProxyFixture.start(database, login -> broken, null,

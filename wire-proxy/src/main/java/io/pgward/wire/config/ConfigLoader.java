@@ -77,7 +77,8 @@ public final class ConfigLoader {
         }
         ConfigSection top = new ConfigSection("", root, environment);
         PgwardConfig config = new PgwardConfig(listen(top), top.duration("startup_timeout", Duration.ofSeconds(10)),
-                tls(top.section("tls")), backend(top.section("backend")), pool(top.section("pool")), logins(top));
+                tls(top.section("tls")), backend(top.section("backend")), pool(top.section("pool")), logins(top),
+                audit(top.section("audit")));
         top.done();
         return config;
     }
@@ -123,6 +124,18 @@ public final class ConfigLoader {
                 section.duration("wait_timeout", Duration.ofSeconds(5)));
         section.done();
         return pool;
+    }
+
+    /** Audit lines go to stdout unless a file is given or the audit is turned off. */
+    private static PgwardConfig.Audit audit(ConfigSection section) {
+        String file = section.string("file", null);
+        PgwardConfig.AuditTarget target = section.choice("target", PgwardConfig.AuditTarget.class,
+                file == null ? PgwardConfig.AuditTarget.STDOUT : PgwardConfig.AuditTarget.FILE);
+        if (target == PgwardConfig.AuditTarget.FILE && file == null) {
+            throw ConfigException.at(section.keyPath("file"), "is required when audit.target is file");
+        }
+        section.done();
+        return new PgwardConfig.Audit(target, file == null ? null : Path.of(file));
     }
 
     private static Map<String, Login> logins(ConfigSection top) {

@@ -13,9 +13,24 @@ import java.util.Map;
  * @param backend the PostgreSQL server behind pgward
  * @param pool backend connection pooling
  * @param logins the logins clients may use, by name, in file order
+ * @param audit where one JSON line per statement decision goes
  */
 public record PgwardConfig(Listen listen, Duration startupTimeout, Tls tls, Backend backend, Pool pool,
-                           Map<String, Login> logins) {
+                           Map<String, Login> logins, Audit audit) {
+
+    /** A configuration without an audit log (tests, embedding). */
+    public PgwardConfig(Listen listen, Duration startupTimeout, Tls tls, Backend backend, Pool pool,
+                        Map<String, Login> logins) {
+        this(listen, startupTimeout, tls, backend, pool, logins, Audit.OFF);
+    }
+
+    public enum AuditTarget { STDOUT, FILE, OFF }
+
+    /** @param file the file audit lines are appended to, for {@link AuditTarget#FILE} */
+    public record Audit(AuditTarget target, Path file) {
+        public static final Audit OFF = new Audit(AuditTarget.OFF, null);
+        public static final Audit STDOUT = new Audit(AuditTarget.STDOUT, null);
+    }
 
     /** @param host address to bind; {@code 127.0.0.1} unless configured */
     public record Listen(String host, int port) {

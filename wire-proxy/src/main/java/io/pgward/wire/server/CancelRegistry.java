@@ -29,6 +29,11 @@ final class CancelRegistry {
         }
     }
 
+    /** An unpredictable number, for per-session secrets. */
+    long nonce() {
+        return random.nextLong();
+    }
+
     void register(Key key, Session session) {
         sessions.put(key.packed(), session);
     }

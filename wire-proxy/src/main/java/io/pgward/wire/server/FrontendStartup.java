@@ -25,7 +25,6 @@ import io.pgward.wire.protocol.StartupPacket;
 import io.pgward.wire.protocol.Wire;
 import io.pgward.wire.session.ConnectionLog;
 import io.pgward.wire.session.Session;
-import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -267,8 +266,8 @@ final class FrontendStartup extends ChannelInboundHandlerAdapter {
         phase = Phase.DONE;
         cancelTimeout();
         CancelRegistry.Key key = server.cancelKeys().newKey();
-        Session session = new Session(connection, ctx.channel(), backend, server.pool(), server.gateFor(entry.login()), user,
-                database, new SecureRandom().nextLong(), () -> server.cancelKeys().unregister(key));
+        Session session = new Session(connection, ctx.channel(), backend, server.pool(), server.gateFor(entry.login()),
+                user, database, server.cancelKeys().nonce(), server.audit(), () -> server.cancelKeys().unregister(key));
         server.cancelKeys().register(key, session);
         ctx.write(Messages.authenticationOk(ctx.alloc()));
         backend.parameters().forEach((name, value) -> ctx.write(Messages.parameterStatus(ctx.alloc(), name, value)));

@@ -7,6 +7,7 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.pgward.wire.audit.AuditLog;
 import io.pgward.wire.auth.ScramServerExchange;
 import io.pgward.wire.codec.StartupDecoder;
 import io.pgward.wire.config.PgwardConfig;
@@ -46,7 +47,11 @@ public final class PgwardServer implements AutoCloseable {
         SslContext ssl = config.tls().mode() == PgwardConfig.TlsMode.DISABLE ? null : ServerTls.forClients(config.tls());
         BackendPool pool = new BackendPool(new BackendConnector(config.backend(), transport), config.pool());
         this.context = new ServerContext(config, ssl, new LoginDirectory(config.logins()), pool, new CancelRegistry(),
-                gates, ScramServerExchange.newMockSecret());
+                gates, ScramServerExchange.newMockSecret(), switch (config.audit().target()) {
+                    case STDOUT -> AuditLog.to(System.out);
+                    case FILE -> AuditLog.toFile(config.audit().file());
+                    case OFF -> null;
+                });
         log.info("pgward using {} transport with {} I/O threads", transport.name(), threads);
     }
 
@@ -113,6 +118,9 @@ public final class PgwardServer implements AutoCloseable {
             listener.close().syncUninterruptibly();
         }
         context.pool().closeIdle();
+        if (context.audit() != null) {
+            context.audit().close();
+        }
         workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
     }

@@ -1,6 +1,7 @@
 package io.pgward.wire.server;
 
 import io.netty.handler.ssl.SslContext;
+import io.pgward.wire.audit.AuditLog;
 import io.pgward.wire.config.PgwardConfig;
 import io.pgward.wire.pool.BackendPool;
 import io.pgward.wire.session.Session;
@@ -10,7 +11,7 @@ import java.util.function.Function;
 /** What every connection of one running pgward shares. */
 record ServerContext(PgwardConfig config, SslContext sslContext, LoginDirectory logins, BackendPool pool,
                      CancelRegistry cancelKeys, Function<PgwardConfig.Login, StatementGate> gates,
-                     byte[] mockSecret) {
+                     byte[] mockSecret, AuditLog audit) {
 
     StatementGate gateFor(PgwardConfig.Login login) {
         return gates.apply(login);

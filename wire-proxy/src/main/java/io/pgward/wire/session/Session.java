@@ -5,6 +5,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
+import io.pgward.wire.audit.AuditLog;
 import io.pgward.wire.pool.BackendConnection;
 import io.pgward.wire.pool.BackendPool;
 import io.pgward.wire.pool.BackendReset;
@@ -64,6 +65,7 @@ public final class Session {
     private final Deque<FrontendMessage> backlog = new ArrayDeque<>();
     private final Deque<Substitution> substitutions = new ArrayDeque<>();
     private final Runnable onEnd;
+    private final AuditLog audit;
     private int substitutionCount;
     /** ReadyForQuery messages owed by the backend (one per forwarded Query, Sync and FunctionCall). */
     private int outstanding;
@@ -79,8 +81,10 @@ public final class Session {
     }
 
     public Session(String connection, Channel client, BackendConnection backend, BackendPool pool,
-                   StatementGate gate, String login, String database, long nonce, Runnable onEnd) {
+                   StatementGate gate, String login, String database, long nonce, AuditLog audit,
+                   Runnable onEnd) {
         this.connection = connection;
+        this.audit = audit;
         this.client = client;
         this.backend = backend;
         this.pool = pool;
@@ -142,6 +146,7 @@ public final class Session {
     }
 
     private void judge(FrontendMessage message, GateRequest.Kind kind, String sql, int[] parameterTypes) {
+        long started = System.nanoTime();
         CompletableFuture<Verdict> verdict;
         try {
             verdict = gate.check(new GateRequest(kind, sql, parameterTypes, login, database)).toCompletableFuture();
@@ -149,7 +154,7 @@ public final class Session {
             verdict = CompletableFuture.failedFuture(e);
         }
         if (verdict.isDone()) {
-            apply(message, outcome(verdict));
+            apply(message, audited(sql, started, outcome(verdict)));
             return;
         }
         awaitingGate = true;
@@ -161,11 +166,23 @@ public final class Session {
                 message.release();
                 return;
             }
-            apply(message, outcome(pending));
+            apply(message, audited(sql, started, outcome(pending)));
             drainBacklog();
             backend.channel().flush();
             client.flush();
         }));
+    }
+
+    private Verdict audited(String sql, long started, Verdict verdict) {
+        if (audit != null) {
+            long micros = (System.nanoTime() - started) / 1000;
+            audit.record(switch (verdict) {
+                case Verdict.Allow a -> new AuditLog.Entry(connection, login, database, "allow", null, sql, micros);
+                case Verdict.Refuse r -> new AuditLog.Entry(connection, login, database, "refuse", r.rule(), sql, micros);
+                case Verdict.Answer a -> new AuditLog.Entry(connection, login, database, "answer", null, sql, micros);
+            });
+        }
+        return verdict;
     }
 
     /** Fail closed: a gate that throws or fails refuses. */
@@ -173,12 +190,13 @@ public final class Session {
         try {
             Verdict v = verdict.join();
             return v != null ? v : new Verdict.Refuse(SqlState.INTERNAL_ERROR, "pgward refused this statement: "
-                    + "the guard gave no verdict");
+                    + "the guard gave no verdict", 0, "guard-failure");
         } catch (CompletionException | java.util.concurrent.CancellationException e) {
             Throwable cause = e.getCause() != null ? e.getCause() : e;
             ConnectionLog.warn(log, connection, "guard failed, refusing the statement: {}", cause.toString());
             return new Verdict.Refuse(SqlState.INTERNAL_ERROR,
-                    "pgward refused this statement: the guard could not decide (" + cause.getMessage() + ")");
+                    "pgward refused this statement: the guard could not decide (" + cause.getMessage() + ")", 0,
+                    "guard-failure");
         }
     }
 

@@ -13,10 +13,15 @@ public sealed interface Verdict {
      * Refuse with a PostgreSQL ERROR.
      *
      * @param position 1-based character position in the statement text, 0 for none
+     * @param rule a short name of the rule that fired, for the audit log
      */
-    record Refuse(String sqlState, String message, int position) implements Verdict {
+    record Refuse(String sqlState, String message, int position, String rule) implements Verdict {
         public Refuse(String sqlState, String message) {
-            this(sqlState, message, 0);
+            this(sqlState, message, 0, "gate");
+        }
+
+        public Refuse(String sqlState, String message, int position) {
+            this(sqlState, message, position, "gate");
         }
     }
 

@@ -37,6 +37,7 @@ class ConfigLoaderTest {
         assertEquals(5432, config.backend().port());
         assertEquals(SslMode.DISABLE, config.backend().sslmode());
         assertEquals(20, config.pool().maxSize());
+        assertEquals(PgwardConfig.Audit.STDOUT, config.audit(), "decisions are audited on stdout by default");
         Login analyst = config.logins().get("analyst");
         assertEquals(Mode.READ_ONLY, analyst.mode(), "a login is read-only unless it says otherwise");
         assertEquals(AuthMethod.SCRAM_SHA_256, analyst.auth());
@@ -107,6 +108,8 @@ class ConfigLoaderTest {
                 "tls: {mode: require}\nbackend: {host: h}\nlogins: {a: {auth: trust}}");
         assertError("pool.wait_timeout: must be a duration such as 500ms, 10s or 5m, was \"soon\"",
                 "pool: {wait_timeout: soon}\nbackend: {host: h}\nlogins: {a: {auth: trust}}");
+        assertError("audit.file: is required when audit.target is file",
+                "audit: {target: file}\nbackend: {host: h}\nlogins: {a: {auth: trust}}");
         assertError("logins.a.scram_verifier: must start with SCRAM-SHA-256$",
                 "backend: {host: h}\nlogins: {a: {scram_verifier: md5abc}}");
     }
