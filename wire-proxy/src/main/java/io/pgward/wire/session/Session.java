@@ -70,6 +70,8 @@ public final class Session {
     private long readiesReceived;
     private boolean awaitingGate;
     private boolean awaitingIdle;
+    /** The local answer that {@code awaitingIdle} holds back; its statement has been judged already. */
+    private Verdict.Answer deferredAnswer;
     private boolean ended;
 
     private record Substitution(String token, Verdict.Refuse refusal, long batch) {
@@ -222,12 +224,16 @@ public final class Session {
 
     /** Local answers must follow everything already owed by the backend, so wait until it is idle. */
     private void answerLocally(FrontendMessage message, Verdict.Answer answer) {
+        message.release();
         if (outstanding > 0) {
-            backlog.addFirst(message);
+            deferredAnswer = answer;
             awaitingIdle = true;
             return;
         }
-        message.release();
+        writeAnswer(answer);
+    }
+
+    private void writeAnswer(Verdict.Answer answer) {
         LocalAnswer.write(client, answer);
         client.write(Messages.readyForQuery(client.alloc(), backend.transactionStatus()));
     }
@@ -278,6 +284,9 @@ public final class Session {
         client.write(frame.bytes());
         if (awaitingIdle && outstanding == 0) {
             awaitingIdle = false;
+            Verdict.Answer answer = deferredAnswer;
+            deferredAnswer = null;
+            writeAnswer(answer);
             drainBacklog();
         }
     }
@@ -348,6 +357,8 @@ public final class Session {
         @Override
         public void channelReadComplete(ChannelHandlerContext ctx) {
             backend.channel().flush();
+            // A local answer is written while reading the client, with nothing coming from the backend to flush it.
+            client.flush();
         }
 
         @Override
