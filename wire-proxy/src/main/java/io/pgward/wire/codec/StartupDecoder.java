@@ -9,6 +9,7 @@ import io.pgward.wire.protocol.Wire;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * Decodes one startup-phase packet at a time ({@code int32 len | int32 code | ...}). Single-decode: bytes after
@@ -46,19 +47,20 @@ public final class StartupDecoder extends ByteToMessageDecoder {
         packet.skipBytes(4);
         int code = packet.readInt();
         out.add(switch (code) {
-            case StartupPacket.SSL_REQUEST_CODE -> exactly(8, length, new StartupPacket.SslRequest());
-            case StartupPacket.GSSENC_REQUEST_CODE -> exactly(8, length, new StartupPacket.GssEncRequest());
+            case StartupPacket.SSL_REQUEST_CODE -> exactly(8, length, StartupPacket.SslRequest::new);
+            case StartupPacket.GSSENC_REQUEST_CODE -> exactly(8, length, StartupPacket.GssEncRequest::new);
             case StartupPacket.CANCEL_REQUEST_CODE ->
-                    exactly(16, length, new StartupPacket.CancelRequest(packet.readInt(), packet.readInt()));
+                    exactly(16, length, () -> new StartupPacket.CancelRequest(packet.readInt(), packet.readInt()));
             default -> new StartupPacket.StartupMessage(code, parameters(packet, code));
         });
     }
 
-    private static StartupPacket exactly(int expected, int length, StartupPacket packet) {
+    /** Checks the length before {@code packet} reads the body: a short CancelRequest has no key to read. */
+    private static StartupPacket exactly(int expected, int length, Supplier<StartupPacket> packet) {
         if (length != expected) {
             throw new ProtocolException("invalid length of startup packet");
         }
-        return packet;
+        return packet.get();
     }
 
     private static Map<String, String> parameters(ByteBuf packet, int version) {

@@ -377,6 +377,8 @@ public final class Session {
         @Override
         public void channelReadComplete(ChannelHandlerContext ctx) {
             backend.channel().flush();
+            // A local answer is written while reading the client, with nothing coming from the backend to flush it.
+            client.flush();
         }
 
         @Override

@@ -1,0 +1,623 @@
+package io.pgward.wire.session;
+
+import static io.pgward.wire.protocol.WireBytes.assertBytes;
+import static io.pgward.wire.protocol.WireBytes.bytes;
+import static java.util.concurrent.CompletableFuture.completedFuture;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.pgward.wire.pool.BackendConnection;
+import io.pgward.wire.pool.BackendConnections;
+import io.pgward.wire.protocol.BackendMessage;
+import io.pgward.wire.protocol.FrontendMessage;
+import io.pgward.wire.protocol.Messages;
+import io.pgward.wire.protocol.PgError;
+import io.pgward.wire.protocol.TrackingAllocator;
+import io.pgward.wire.protocol.Wire;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * One session between two scripted doubles, no sockets: the test plays the client by writing decoded
+ * {@link FrontendMessage}s into the client channel and plays PostgreSQL by writing {@link BackendMessage}s into
+ * the backend channel, then reads what pgward flushed to each side, message by message.
+ *
+ * <pre>
+ *   test as client ─▶ client channel ─▶ Session ─▶ backend channel ─▶ sentTo(server)
+ *   sentTo(client) ◀─ client channel ◀─ Session ◀─ backend channel ◀─ test as PostgreSQL
+ * </pre>
+ */
+class SessionTest {
+
+    private static final String DROP_REFUSED = "pgward refused this statement: DROP is not allowed";
+    /** The session nonce is 0xabc, so its n-th replacement statement is pgward_refused_abc_n. */
+    private static final long NONCE = 0xabc;
+
+    private static final StatementGate REFUSE_DROP = request -> completedFuture(
+            request.sql().startsWith("DROP") ? new Verdict.Refuse("42501", DROP_REFUSED) : Verdict.ALLOW);
+
+    private final TrackingAllocator alloc = new TrackingAllocator();
+    private final List<GateRequest> asked = new ArrayList<>();
+    /** pgward's end of the client connection. */
+    private EmbeddedChannel client;
+    /** pgward's end of the backend connection. */
+    private EmbeddedChannel server;
+    private BackendConnection backend;
+    private int ends;
+
+    private void start(StatementGate gate) {
+        client = new EmbeddedChannel();
+        client.config().setAllocator(alloc);
+        server = new EmbeddedChannel();
+        server.config().setAllocator(alloc);
+        backend = BackendConnections.over(server, "app", "shop");
+        StatementGate recording = request -> {
+            asked.add(request);
+            return gate.check(request);
+        };
+        new Session("c1", client, backend, BackendConnections.unconnectablePool(), recording, "alice", "shop", NONCE,
+                null, () -> ends++).start();
+    }
+
+    @AfterEach
+    void nothingUnreadAndNothingLeaked() {
+        boolean clientLeft = detachAndFinish(client);
+        boolean serverLeft = detachAndFinish(server);
+        alloc.assertAllReleased();
+        assertFalse(clientLeft, "the client was sent something the test did not read");
+        assertFalse(serverLeft, "the backend was sent something the test did not read");
+    }
+
+    /**
+     * The session's end (or a running reset) would hand the connection back to a pool that never lent it, so
+     * both are taken out of the pipeline before the channels close.
+     */
+    private static boolean detachAndFinish(EmbeddedChannel channel) {
+        for (String name : List.of("session", "reset")) {
+            if (channel.pipeline().get(name) != null) {
+                channel.pipeline().remove(name);
+            }
+        }
+        return channel.finishAndReleaseAll();
+    }
+
+    // ---------------------------------------------------------------- refusals
+
+    @Test
+    void refusesAParsedDropWithoutItReachingTheBackend() {
+        start(REFUSE_DROP);
+        clientSends(parse("", "DROP TABLE t"), bind("", ""), execute(""), sync());
+
+        List<Sent> toBackend = sentTo(server);
+        assertEquals(List.of('P', 'B', 'E', 'S'), types(toBackend));
+        assertEquals("pgward_refused_abc_1", toBackend.getFirst().cstring(1));
+        assertNeverContains("DROP", toBackend);
+        assertEquals(List.of(), sentTo(client));
+
+        // PostgreSQL rejects the replacement, skips Bind and Execute, and answers Sync.
+        serverSends(errorResponse("42601", "syntax error at or near \"pgward_refused_abc_1\""), readyForQuery('I'));
+
+        List<Sent> toClient = sentTo(client);
+        assertEquals(List.of('E', 'Z'), types(toClient));
+        assertEquals(Map.of('S', "ERROR", 'V', "ERROR", 'C', "42501", 'M', DROP_REFUSED), toClient.get(0).fields());
+        assertArrayEquals(new byte[] {'Z', 0, 0, 0, 5, 'I'}, toClient.get(1).bytes());
+        assertNeverContains("pgward_refused", toClient);
+    }
+
+    @Test
+    void keepsTheStatementNameOfARefusedParseSoThatItsBindFailsAtTheServer() {
+        start(REFUSE_DROP);
+        clientSends(parse("s1", "DROP TABLE t"), sync());
+
+        List<Sent> toBackend = sentTo(server);
+        assertEquals(List.of('P', 'S'), types(toBackend));
+        assertEquals("s1", toBackend.getFirst().cstring(0));
+        assertEquals("pgward_refused_abc_1", toBackend.getFirst().cstring(1));
+        answerTheRefusalAndReadIt("pgward_refused_abc_1");
+    }
+
+    @Test
+    void refusesADropInASimpleQueryWithAReplacementQuery() {
+        start(REFUSE_DROP);
+        clientSends(query("DROP TABLE t"));
+
+        List<Sent> toBackend = sentTo(server);
+        assertEquals(List.of('Q'), types(toBackend));
+        assertEquals("pgward_refused_abc_1", toBackend.getFirst().cstring(0));
+
+        serverSends(errorResponse("42601", "syntax error at or near \"pgward_refused_abc_1\""), readyForQuery('I'));
+        List<Sent> toClient = sentTo(client);
+        assertEquals(List.of('E', 'Z'), types(toClient));
+        assertEquals("42501", toClient.get(0).fields().get('C'));
+    }
+
+    @Test
+    void numbersEachReplacementSoThatEveryErrorIsMatchedToItsOwnRefusal() {
+        start(REFUSE_DROP);
+        clientSends(query("DROP TABLE a"), query("DROP TABLE b"));
+        List<Sent> toBackend = sentTo(server);
+        assertEquals("pgward_refused_abc_1", toBackend.get(0).cstring(0));
+        assertEquals("pgward_refused_abc_2", toBackend.get(1).cstring(0));
+
+        serverSends(errorResponse("42601", "syntax error at or near \"pgward_refused_abc_1\""), readyForQuery('I'),
+                errorResponse("42601", "syntax error at or near \"pgward_refused_abc_2\""), readyForQuery('I'));
+        List<Sent> toClient = sentTo(client);
+        assertEquals(List.of('E', 'Z', 'E', 'Z'), types(toClient));
+        assertEquals("42501", toClient.get(0).fields().get('C'));
+        assertEquals("42501", toClient.get(2).fields().get('C'));
+    }
+
+    @Test
+    void forwardsAnUnrelatedBackendErrorUntouched() {
+        start(REFUSE_DROP);
+        clientSends(query("SELECT * FROM missing"));
+        assertEquals("SELECT * FROM missing", sentTo(server).getFirst().cstring(0));
+
+        BackendMessage.Frame error = errorResponse("42P01", "relation \"missing\" does not exist");
+        byte[] original = ByteBufUtil.getBytes(error.bytes());
+        serverSends(error, readyForQuery('I'));
+
+        List<Sent> toClient = sentTo(client);
+        assertEquals(List.of('E', 'Z'), types(toClient));
+        assertArrayEquals(original, toClient.get(0).bytes());
+    }
+
+    @Test
+    void forwardsAGenuineSyntaxErrorThatPrecedesARefusalUntouched() {
+        start(REFUSE_DROP);
+        clientSends(query("SELEC 1"), query("DROP TABLE t"));
+        assertEquals(List.of('Q', 'Q'), types(sentTo(server)));
+
+        BackendMessage.Frame genuine = errorResponse("42601", "syntax error at or near \"SELEC\"");
+        byte[] original = ByteBufUtil.getBytes(genuine.bytes());
+        serverSends(genuine, readyForQuery('I'),
+                errorResponse("42601", "syntax error at or near \"pgward_refused_abc_1\""), readyForQuery('I'));
+
+        List<Sent> toClient = sentTo(client);
+        assertEquals(List.of('E', 'Z', 'E', 'Z'), types(toClient));
+        assertArrayEquals(original, toClient.get(0).bytes());
+        assertEquals("42501", toClient.get(2).fields().get('C'));
+    }
+
+    @Test
+    void forwardsAnErrorOfAnAllowedParseAheadOfARefusalInTheSameBatch() {
+        // PostgreSQL fails the first Parse and skips to Sync: the replacement never runs, so no refusal is sent.
+        start(REFUSE_DROP);
+        clientSends(parse("", "SELEC 1"), parse("", "DROP TABLE t"), sync());
+        assertEquals(List.of('P', 'P', 'S'), types(sentTo(server)));
+
+        BackendMessage.Frame genuine = errorResponse("42601", "syntax error at or near \"SELEC\"");
+        byte[] original = ByteBufUtil.getBytes(genuine.bytes());
+        serverSends(genuine, readyForQuery('I'));
+
+        List<Sent> toClient = sentTo(client);
+        assertEquals(List.of('E', 'Z'), types(toClient));
+        assertArrayEquals(original, toClient.get(0).bytes());
+    }
+
+    @Test
+    void answersARefusalInAnAbortedTransactionWithInFailedSqlTransaction() {
+        start(REFUSE_DROP);
+        clientSends(query("SELECT 1/0"));
+        sentTo(server);
+        serverSends(errorResponse("22012", "division by zero"), readyForQuery('E'));
+        assertEquals(List.of('E', 'Z'), types(sentTo(client)));
+
+        clientSends(query("DROP TABLE t"));
+        assertEquals("pgward_refused_abc_1", sentTo(server).getFirst().cstring(0));
+        // In an aborted transaction PostgreSQL still parses first, so it reports the syntax error.
+        serverSends(errorResponse("42601", "syntax error at or near \"pgward_refused_abc_1\""), readyForQuery('E'));
+
+        List<Sent> toClient = sentTo(client);
+        assertEquals(List.of('E', 'Z'), types(toClient));
+        assertEquals("25P02", toClient.get(0).fields().get('C'));
+        assertEquals("current transaction is aborted, commands ignored until end of transaction block",
+                toClient.get(0).fields().get('M'));
+        assertArrayEquals(new byte[] {'Z', 0, 0, 0, 5, 'E'}, toClient.get(1).bytes());
+    }
+
+    // ---------------------------------------------------------------- allowed statements, backend state
+
+    @Test
+    void forwardsAnAllowedQueryAsTheSameBytes() {
+        start(REFUSE_DROP);
+        byte[] golden = bytes('Q', 0, 0, 0, 16, "SELECT 'é'", 0);
+        ByteBuf frame = alloc.copyOf(golden);
+        clientSends(new FrontendMessage.Query("SELECT 'é'", frame));
+
+        ByteBuf forwarded = server.readOutbound();
+        assertSame(frame, forwarded, "forwarded as the buffer that arrived, not re-encoded");
+        try {
+            assertBytes(golden, forwarded);
+        } finally {
+            forwarded.release();
+        }
+        assertNull(server.readOutbound());
+        assertEquals(List.of("SELECT 'é'"), asked.stream().map(GateRequest::sql).toList());
+    }
+
+    @Test
+    void asksTheGateAboutEachStatementWithTheSessionsLoginAndDatabase() {
+        start(REFUSE_DROP);
+        FrontendMessage.Parse typed = new FrontendMessage.Parse("s1", "SELECT $1", new int[] {23},
+                Wire.message(alloc, 'P', b -> {
+                    Wire.writeCString(b, "s1");
+                    Wire.writeCString(b, "SELECT $1");
+                    b.writeShort(1).writeInt(23);
+                }));
+        clientSends(query("SELECT 1"), typed, bind("", "s1"), sync(), functionCall(1598));
+        assertEquals(List.of('Q', 'P', 'B', 'S', 'F'), types(sentTo(server)));
+
+        assertEquals(3, asked.size(), "Bind and Sync are not statements");
+        assertEquals(GateRequest.Kind.SIMPLE_QUERY, asked.get(0).kind());
+        assertEquals(GateRequest.Kind.PARSE, asked.get(1).kind());
+        assertArrayEquals(new int[] {23}, asked.get(1).parameterTypes());
+        assertEquals(GateRequest.Kind.FUNCTION_CALL, asked.get(2).kind());
+        assertEquals("fast-path call of function 1598", asked.get(2).sql());
+        for (GateRequest request : asked) {
+            assertEquals("alice", request.login());
+            assertEquals("shop", request.database());
+        }
+    }
+
+    @Test
+    void tracksTheTransactionStatusFromReadyForQuery() {
+        start(REFUSE_DROP);
+        assertEquals('I', backend.transactionStatus());
+        clientSends(query("BEGIN"));
+        sentTo(server);
+        serverSends(commandComplete("BEGIN"), readyForQuery('T'));
+        assertEquals('T', backend.transactionStatus());
+        List<Sent> toClient = sentTo(client);
+        assertEquals(List.of('C', 'Z'), types(toClient));
+        assertArrayEquals(new byte[] {'Z', 0, 0, 0, 5, 'T'}, toClient.get(1).bytes());
+
+        clientSends(query("SELECT 1/0"));
+        sentTo(server);
+        serverSends(errorResponse("22012", "division by zero"), readyForQuery('E'));
+        assertEquals('E', backend.transactionStatus());
+        assertEquals(List.of('E', 'Z'), types(sentTo(client)));
+    }
+
+    @Test
+    void forwardsRunsOfRowsAsTheyArrive() {
+        start(REFUSE_DROP);
+        clientSends(query("SELECT n FROM t"));
+        sentTo(server);
+        byte[] rows = bytes('T', 0, 0, 0, 26, 0, 1, "n", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 25,
+                0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0,
+                'D', 0, 0, 0, 11, 0, 1, 0, 0, 0, 1, "1");
+        serverSends(new BackendMessage.Run(alloc.copyOf(rows), 1), commandComplete("SELECT 1"), readyForQuery('I'));
+
+        List<Sent> toClient = sentTo(client);
+        assertEquals(List.of('T', 'D', 'C', 'Z'), types(toClient));
+        assertArrayEquals(rows, bytes(toClient.get(0).bytes(), toClient.get(1).bytes()));
+    }
+
+    @Test
+    void remembersAndForwardsParameterStatus() {
+        start(REFUSE_DROP);
+        clientSends(query("SET TimeZone = 'Europe/Berlin'"));
+        sentTo(server);
+        BackendMessage.Frame status = new BackendMessage.Frame('S',
+                Messages.parameterStatus(alloc, "TimeZone", "Europe/Berlin"));
+        byte[] original = ByteBufUtil.getBytes(status.bytes());
+        serverSends(commandComplete("SET"), status, readyForQuery('I'));
+
+        assertEquals("Europe/Berlin", backend.parameters().get("TimeZone"));
+        List<Sent> toClient = sentTo(client);
+        assertEquals(List.of('C', 'S', 'Z'), types(toClient));
+        assertArrayEquals(original, toClient.get(1).bytes());
+    }
+
+    // ---------------------------------------------------------------- the gate takes its time, or fails
+
+    @Test
+    void holdsLaterMessagesWhileAVerdictIsPendingThenSendsThemInOrder() {
+        CompletableFuture<Verdict> slow = new CompletableFuture<>();
+        start(request -> request.sql().equals("SELECT slow()") ? slow : completedFuture(Verdict.ALLOW));
+
+        clientSends(query("SELECT slow()"));
+        clientSends(parse("", "SELECT 2"), bind("", ""), execute(""), sync());
+        assertEquals(List.of(), sentTo(server));
+        assertFalse(client.config().isAutoRead(), "the client is not read while the gate decides");
+        assertEquals(1, asked.size(), "later statements are judged after this one, in order");
+
+        slow.complete(Verdict.ALLOW);
+        client.runPendingTasks();
+
+        List<Sent> toBackend = sentTo(server);
+        assertEquals(List.of('Q', 'P', 'B', 'E', 'S'), types(toBackend));
+        assertEquals("SELECT slow()", toBackend.get(0).cstring(0));
+        assertEquals("SELECT 2", toBackend.get(1).cstring(1));
+        assertEquals(List.of("SELECT slow()", "SELECT 2"), asked.stream().map(GateRequest::sql).toList());
+        assertTrue(client.config().isAutoRead());
+    }
+
+    @Test
+    void refusesWhenAPendingVerdictFailsAndThenSendsTheMessagesItHeld() {
+        CompletableFuture<Verdict> slow = new CompletableFuture<>();
+        start(request -> request.sql().equals("SELECT slow()") ? slow : completedFuture(Verdict.ALLOW));
+        clientSends(query("SELECT slow()"), query("SELECT 2"));
+        assertEquals(List.of(), sentTo(server));
+
+        slow.completeExceptionally(new IllegalStateException("catalog unavailable"));
+        client.runPendingTasks();
+
+        List<Sent> toBackend = sentTo(server);
+        assertEquals(List.of("pgward_refused_abc_1", "SELECT 2"), toBackend.stream().map(s -> s.cstring(0)).toList());
+        serverSends(errorResponse("42601", "syntax error at or near \"pgward_refused_abc_1\""), readyForQuery('I'));
+        List<Sent> toClient = sentTo(client);
+        assertEquals("XX000", toClient.getFirst().fields().get('C'));
+        assertEquals("pgward refused this statement: the guard could not decide (catalog unavailable)",
+                toClient.getFirst().fields().get('M'));
+    }
+
+    @Test
+    void refusesWhenTheGateThrows() {
+        start(request -> {
+            throw new IllegalStateException("catalog unavailable");
+        });
+        clientSends(query("SELECT 1"));
+        assertEquals("pgward_refused_abc_1", sentTo(server).getFirst().cstring(0));
+
+        serverSends(errorResponse("42601", "syntax error at or near \"pgward_refused_abc_1\""), readyForQuery('I'));
+        List<Sent> toClient = sentTo(client);
+        assertEquals(List.of('E', 'Z'), types(toClient));
+        assertEquals("XX000", toClient.getFirst().fields().get('C'));
+        assertEquals("pgward refused this statement: the guard could not decide (catalog unavailable)",
+                toClient.getFirst().fields().get('M'));
+    }
+
+    @Test
+    void refusesWhenTheGateGivesNoVerdict() {
+        start(request -> completedFuture(null));
+        clientSends(query("SELECT 1"));
+        assertEquals("pgward_refused_abc_1", sentTo(server).getFirst().cstring(0));
+
+        serverSends(errorResponse("42601", "syntax error at or near \"pgward_refused_abc_1\""), readyForQuery('I'));
+        List<Sent> toClient = sentTo(client);
+        assertEquals("XX000", toClient.getFirst().fields().get('C'));
+        assertEquals("pgward refused this statement: the guard gave no verdict", toClient.getFirst().fields().get('M'));
+        assertEquals('Z', toClient.get(1).type());
+    }
+
+    // ---------------------------------------------------------------- local answers
+
+    private static final Verdict.Answer WHO_AM_I = new Verdict.Answer(List.of("name", "note"),
+            List.of(Arrays.asList("alice", null)), "SELECT 1", List.of("answered by pgward"));
+
+    /** What the client must receive for {@link #WHO_AM_I}: notice, text columns, the row, tag, ReadyForQuery. */
+    private static final List<byte[]> WHO_AM_I_ON_THE_WIRE = List.of(
+            bytes('N', 0, 0, 0, 48, 'S', "NOTICE", 0, 'V', "NOTICE", 0, 'C', "00000", 0,
+                    'M', "answered by pgward", 0, 0),
+            bytes('T', 0, 0, 0, 52, 0, 2,
+                    "name", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 25, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0,
+                    "note", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 25, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0),
+            bytes('D', 0, 0, 0, 19, 0, 2, 0, 0, 0, 5, "alice", 0xff, 0xff, 0xff, 0xff),
+            bytes('C', 0, 0, 0, 13, "SELECT 1", 0),
+            bytes('Z', 0, 0, 0, 5, 'I'));
+
+    @Test
+    void answersASimpleQueryLocallyWithoutTheBackend() {
+        start(request -> completedFuture(request.sql().equals("SHOW pgward.me") ? WHO_AM_I : Verdict.ALLOW));
+        clientSends(query("SHOW pgward.me"));
+
+        assertEquals(List.of(), sentTo(server));
+        assertWire(WHO_AM_I_ON_THE_WIRE, sentTo(client));
+    }
+
+    @Test
+    void answersLocallyOnlyAfterTheBackendOwesNothingAndAsksTheGateOnce() {
+        start(request -> completedFuture(request.sql().equals("SHOW pgward.me") ? WHO_AM_I : Verdict.ALLOW));
+        clientSends(query("SELECT 1"), query("SHOW pgward.me"), query("SELECT 3"));
+        assertEquals(List.of("SELECT 1"), sentTo(server).stream().map(s -> s.cstring(0)).toList());
+        assertEquals(List.of(), sentTo(client), "the answer waits for the backend's ReadyForQuery");
+
+        serverSends(commandComplete("SELECT 1"), readyForQuery('I'));
+
+        List<Sent> toClient = sentTo(client);
+        assertEquals(List.of('C', 'Z'), types(toClient.subList(0, 2)));
+        assertWire(WHO_AM_I_ON_THE_WIRE, toClient.subList(2, toClient.size()));
+        assertEquals(List.of("SELECT 3"), sentTo(server).stream().map(s -> s.cstring(0)).toList());
+        assertEquals(List.of("SELECT 1", "SHOW pgward.me", "SELECT 3"),
+                asked.stream().map(GateRequest::sql).toList(), "each statement is judged once");
+    }
+
+    @Test
+    void refusesALocalAnswerInTheExtendedProtocol() {
+        start(request -> completedFuture(WHO_AM_I));
+        clientSends(parse("", "SHOW pgward.me"), sync());
+        List<Sent> toBackend = sentTo(server);
+        assertEquals(List.of('P', 'S'), types(toBackend));
+        assertEquals("pgward_refused_abc_1", toBackend.getFirst().cstring(1));
+
+        serverSends(errorResponse("42601", "syntax error at or near \"pgward_refused_abc_1\""), readyForQuery('I'));
+        List<Sent> toClient = sentTo(client);
+        assertEquals(List.of('E', 'Z'), types(toClient));
+        assertEquals("0A000", toClient.getFirst().fields().get('C'));
+    }
+
+    // ---------------------------------------------------------------- the end
+
+    @Test
+    void handsTheBackendToResetWhenTheClientTerminates() {
+        start(REFUSE_DROP);
+        clientSends(terminate());
+
+        List<Sent> toBackend = sentTo(server);
+        assertEquals(1, toBackend.size());
+        assertArrayEquals(bytes('Q', 0, 0, 0, 16, "DISCARD ALL", 0), toBackend.getFirst().bytes());
+        assertFalse(client.isOpen());
+        assertEquals(1, ends);
+        assertNull(server.pipeline().get("session"));
+        assertNotNull(server.pipeline().get("reset"));
+    }
+
+    @Test
+    void rollsBackAnOpenTransactionBeforeDiscardAll() {
+        start(REFUSE_DROP);
+        clientSends(query("BEGIN"));
+        sentTo(server);
+        serverSends(commandComplete("BEGIN"), readyForQuery('T'));
+        sentTo(client);
+
+        clientSends(terminate());
+        assertArrayEquals(bytes('Q', 0, 0, 0, 13, "ROLLBACK", 0), sentTo(server).getFirst().bytes());
+        serverSends(commandComplete("ROLLBACK"), readyForQuery('I'));
+        assertArrayEquals(bytes('Q', 0, 0, 0, 16, "DISCARD ALL", 0), sentTo(server).getFirst().bytes());
+        assertEquals(List.of(), sentTo(client), "the client is gone");
+    }
+
+    @Test
+    void closesTheClientOnAnAuthenticationMessageMidSession() {
+        start(REFUSE_DROP);
+        clientSends(new FrontendMessage.AuthenticationResponse(Messages.authenticationResponse(alloc,
+                new byte[] {'x', 0})));
+
+        List<Sent> toClient = sentTo(client);
+        assertEquals(1, toClient.size());
+        assertEquals(Map.of('S', "FATAL", 'V', "FATAL", 'C', "08P01", 'M', "invalid frontend message type 112"),
+                toClient.getFirst().fields());
+        assertFalse(client.isOpen());
+        assertArrayEquals(bytes('Q', 0, 0, 0, 16, "DISCARD ALL", 0), sentTo(server).getFirst().bytes());
+        assertEquals(1, ends);
+    }
+
+    // ---------------------------------------------------------------- the scripted doubles
+
+    private void clientSends(FrontendMessage... messages) {
+        client.writeInbound((Object[]) messages);
+    }
+
+    private void serverSends(BackendMessage... messages) {
+        server.writeInbound((Object[]) messages);
+    }
+
+    private FrontendMessage.Query query(String sql) {
+        return new FrontendMessage.Query(sql, Messages.query(alloc, sql));
+    }
+
+    private FrontendMessage.Parse parse(String statement, String sql) {
+        return new FrontendMessage.Parse(statement, sql, new int[0], Messages.parse(alloc, statement, sql));
+    }
+
+    /** Bind without parameters or result formats. */
+    private FrontendMessage.Bind bind(String portal, String statement) {
+        return new FrontendMessage.Bind(portal, statement, Wire.message(alloc, 'B', b -> {
+            Wire.writeCString(b, portal);
+            Wire.writeCString(b, statement);
+            b.writeShort(0).writeShort(0).writeShort(0);
+        }));
+    }
+
+    private FrontendMessage.Execute execute(String portal) {
+        return new FrontendMessage.Execute(portal, 0, Wire.message(alloc, 'E', b -> {
+            Wire.writeCString(b, portal);
+            b.writeInt(0);
+        }));
+    }
+
+    private FrontendMessage.Sync sync() {
+        return new FrontendMessage.Sync(Wire.message(alloc, 'S', b -> { }));
+    }
+
+    private FrontendMessage.Terminate terminate() {
+        return new FrontendMessage.Terminate(Messages.terminate(alloc));
+    }
+
+    private FrontendMessage.FunctionCall functionCall(int oid) {
+        return new FrontendMessage.FunctionCall(oid, Wire.message(alloc, 'F', b -> b.writeInt(oid)
+                .writeShort(0).writeShort(0).writeShort(0)));
+    }
+
+    private BackendMessage.Frame readyForQuery(char status) {
+        return new BackendMessage.Frame('Z', Messages.readyForQuery(alloc, status));
+    }
+
+    private BackendMessage.Frame errorResponse(String sqlState, String message) {
+        return new BackendMessage.Frame('E', new PgError("ERROR", sqlState, message, null, null, 1).encode(alloc));
+    }
+
+    private BackendMessage.Frame commandComplete(String tag) {
+        return new BackendMessage.Frame('C', Wire.message(alloc, 'C', b -> Wire.writeCString(b, tag)));
+    }
+
+    /** Sends the backend's syntax error for {@code token} and ReadyForQuery, and reads the client's side. */
+    private void answerTheRefusalAndReadIt(String token) {
+        serverSends(errorResponse("42601", "syntax error at or near \"" + token + "\""), readyForQuery('I'));
+        List<Sent> toClient = sentTo(client);
+        assertEquals(List.of('E', 'Z'), types(toClient));
+        assertEquals("42501", toClient.getFirst().fields().get('C'));
+    }
+
+    /** One protocol message pgward flushed to a peer, copied out of the buffer it was written in. */
+    private record Sent(char type, byte[] bytes) {
+
+        /** The {@code index}-th NUL-terminated string of the body. */
+        String cstring(int index) {
+            ByteBuf body = Unpooled.wrappedBuffer(bytes, 5, bytes.length - 5);
+            String text = null;
+            for (int i = 0; i <= index; i++) {
+                text = Wire.readCString(body);
+            }
+            return text;
+        }
+
+        Map<Character, String> fields() {
+            return PgError.fields(Unpooled.wrappedBuffer(bytes, 5, bytes.length - 5));
+        }
+    }
+
+    /** Everything flushed to {@code channel} since the last call, split into messages; the buffers are released. */
+    private static List<Sent> sentTo(EmbeddedChannel channel) {
+        List<Sent> sent = new ArrayList<>();
+        for (ByteBuf buf; (buf = channel.readOutbound()) != null; ) {
+            try {
+                while (buf.isReadable()) {
+                    byte[] message = new byte[buf.getInt(buf.readerIndex() + 1) + 1];
+                    buf.readBytes(message);
+                    sent.add(new Sent((char) message[0], message));
+                }
+            } finally {
+                buf.release();
+            }
+        }
+        return sent;
+    }
+
+    private static List<Character> types(List<Sent> sent) {
+        return sent.stream().map(Sent::type).toList();
+    }
+
+    private static void assertNeverContains(String text, List<Sent> sent) {
+        for (Sent s : sent) {
+            if (new String(s.bytes(), StandardCharsets.UTF_8).contains(text)) {
+                fail("\"" + text + "\" was sent:\n" + ByteBufUtil.prettyHexDump(Unpooled.wrappedBuffer(s.bytes())));
+            }
+        }
+    }
+
+    private static void assertWire(List<byte[]> expected, List<Sent> sent) {
+        assertEquals(expected.size(), sent.size(), () -> "messages: " + types(sent));
+        for (int i = 0; i < expected.size(); i++) {
+            assertBytes(expected.get(i), Unpooled.wrappedBuffer(sent.get(i).bytes()));
+        }
+    }
+}
