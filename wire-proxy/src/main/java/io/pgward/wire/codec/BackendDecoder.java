@@ -22,7 +22,8 @@ public final class BackendDecoder extends ByteToMessageDecoder {
         while (in.writerIndex() - runEnd >= 5) {
             char type = (char) (in.getByte(runEnd) & 0xff);
             int length = in.getInt(runEnd + 1);
-            if (length < 4) {
+            // PostgreSQL never sends a message of 1 GiB or more; a larger length is corruption, not data.
+            if (length < 4 || length >= 1 << 30) {
                 throw new ProtocolException("invalid message length from the server");
             }
             if (in.writerIndex() - runEnd < length + 1) {

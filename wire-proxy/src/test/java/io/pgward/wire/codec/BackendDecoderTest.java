@@ -209,8 +209,8 @@ class BackendDecoderTest {
     }
 
     @ParameterizedTest
-    @ValueSource(ints = {3, 0, -1})
-    void rejectsALengthBelowFour(int length) {
+    @ValueSource(ints = {3, 0, -1, 1 << 30, Integer.MAX_VALUE})
+    void rejectsALengthBelowFourOrOfAGibibyteAndMore(int length) {
         DecoderException e = assertThrows(DecoderException.class,
                 () -> channel.writeInbound(alloc.copyOf(bytes('D', int32(length), 0, 0, 0, 0))));
         ProtocolException violation = assertInstanceOf(ProtocolException.class, e.getCause());
