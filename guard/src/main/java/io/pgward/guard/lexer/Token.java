@@ -26,7 +26,10 @@ public record Token(Kind kind, String text, String value, int start, int end) {
         PARAMETER,
         /** Operators, including multi-character ones ({@code ::}, {@code <=}, {@code ->>}, ...). */
         OPERATOR,
-        /** ( ) [ ] , ; . : */
+        /**
+         * ( ) [ ] , ; . : and any other single character PostgreSQL's scanner hands to the grammar as itself
+         * ($ not starting a parameter or dollar quote, \, {, }, control characters).
+         */
         PUNCTUATION
     }
 
