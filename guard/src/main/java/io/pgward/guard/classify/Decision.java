@@ -1,0 +1,81 @@
+package io.pgward.guard.classify;
+
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * What the L2 classification decided for one statement. Outcomes are values: a refusal is never an exception.
+ *
+ * <p>Shape: {@link Allow} carries the name of the cursor a {@code DECLARE} opens, so that the session can later
+ * admit {@code FETCH}, {@code MOVE} and {@code CLOSE} of that cursor and of no other (see
+ * {@link ReadOnlyClassifier#classify(io.pgward.guard.lexer.StatementText, ReadOnlyPolicy, java.util.Set)}).
+ */
+public sealed interface Decision {
+
+    /** Allowed with no effect worth tracking. */
+    Allow ALLOW = new Allow(Optional.empty());
+
+    /**
+     * The statement may be forwarded.
+     *
+     * @param declaredCursor for an allowed {@code DECLARE}, the cursor's name as PostgreSQL folds it
+     */
+    record Allow(Optional<String> declaredCursor) implements Decision {
+        public Allow {
+            Objects.requireNonNull(declaredCursor, "declaredCursor");
+        }
+    }
+
+    /**
+     * The statement must not reach the server. pgward answers with an ErrorResponse, SQLSTATE 42501.
+     *
+     * @param rule a short id of the rule that fired, for the audit log (see {@link Rule})
+     * @param message the complete error message for the client
+     * @param position 1-based character position in the whole input the statement came from, 0 for none
+     */
+    record Refuse(String rule, String message, int position) implements Decision {
+        /** insufficient_privilege: what PostgreSQL reports for a statement the role may not run. */
+        public static final String SQLSTATE = "42501";
+
+        public Refuse {
+            Objects.requireNonNull(rule, "rule");
+            Objects.requireNonNull(message, "message");
+            if (position < 0) {
+                throw new IllegalArgumentException("position must be 0 or more, was " + position);
+            }
+        }
+    }
+
+    /** The rule ids {@link Refuse#rule()} takes. */
+    final class Rule {
+        /** A statement kind a read-only login may not run (INSERT, CREATE TABLE, VACUUM, LISTEN, ...). */
+        public static final String STATEMENT_KIND = "statement-kind";
+        /** {@code SELECT ... INTO}, at any depth. */
+        public static final String SELECT_INTO = "select-into";
+        /** {@code FOR UPDATE / NO KEY UPDATE / SHARE / KEY SHARE}, at any depth. */
+        public static final String LOCKING = "locking";
+        /** INSERT, UPDATE, DELETE or MERGE inside a WITH query. */
+        public static final String DML_IN_CTE = "dml-in-cte";
+        /** A built-in function on the deny-list (side effects, or reach outside the statement). */
+        public static final String DENIED_FUNCTION = "denied-function";
+        /** SET, RESET or SHOW of a setting outside the allow-list, or to a value the policy forbids. */
+        public static final String SESSION_SETTING = "session-setting";
+        /** Anything that would make a transaction or the session read-write. */
+        public static final String READ_WRITE = "read-write";
+        /** EXPLAIN that executes the statement (ANALYZE). */
+        public static final String EXPLAIN_ANALYZE = "explain-analyze";
+        /** COPY other than {@code TO STDOUT}. */
+        public static final String COPY = "copy";
+        /** DECLARE ... WITH HOLD, or FETCH / MOVE / CLOSE of a cursor this session did not declare through pgward. */
+        public static final String CURSOR = "cursor";
+        /** Transaction control beyond plain BEGIN / COMMIT / ROLLBACK / savepoints (AND CHAIN). */
+        public static final String TRANSACTION_CONTROL = "transaction-control";
+        /** The text could not be parsed, so it cannot be shown to only read. */
+        public static final String UNPARSEABLE = "unparseable";
+        /** The guard itself failed; it fails closed. */
+        public static final String GUARD_ERROR = "guard-error";
+
+        private Rule() {
+        }
+    }
+}

@@ -1,0 +1,37 @@
+package io.pgward.guard.classify;
+
+import io.pgward.guard.lexer.Token;
+
+/**
+ * The refusal texts. Every one starts with {@code pgward refused this statement: } and either names what is not
+ * allowed for the login, or says why the statement could not be checked.
+ */
+final class Refusals {
+
+    static final String PREFIX = "pgward refused this statement: ";
+
+    private Refusals() {
+    }
+
+    /** {@code pgward refused this statement: <what> is not allowed for the read-only login "<login>"}. */
+    static Decision.Refuse notAllowed(String rule, String what, ReadOnlyPolicy policy, Token at) {
+        return new Decision.Refuse(rule,
+                PREFIX + what + " is not allowed for the read-only login \"" + policy.login() + "\"", position(at));
+    }
+
+    /** For text that cannot be shown to only read: the guard fails closed. */
+    static Decision.Refuse unparseable(String detail, Token at) {
+        return new Decision.Refuse(Decision.Rule.UNPARSEABLE,
+                PREFIX + "it could not be parsed to prove it only reads (" + detail + ")", position(at));
+    }
+
+    static Decision.Refuse guardError(String detail, Token at) {
+        return new Decision.Refuse(Decision.Rule.GUARD_ERROR,
+                PREFIX + "it could not be checked to prove it only reads (" + detail + ")", position(at));
+    }
+
+    /** 1-based position of a token in the whole input, 0 for none. */
+    static int position(Token at) {
+        return at == null ? 0 : at.start() + 1;
+    }
+}
