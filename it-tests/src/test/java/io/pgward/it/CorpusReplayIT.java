@@ -36,6 +36,15 @@ class CorpusReplayIT {
             "prepare-execute-cursor", "listen-notify-lock", "procedural", "maintenance", "explain-analyze",
             "file-and-program", "side-effect-function", "sql-string-function");
 
+    /**
+     * Refuse cases that pgward deliberately allows, following the issue's allow-list against the corpus. Each is
+     * harmless here because read-only and the statement timeout are startup parameters of the backend session,
+     * which these statements cannot undo: ROLLBACK ends only the client's own transaction (and is the only way
+     * out of one aborted by a refusal), DISCARD ALL resets to the startup values, and search_path decides only
+     * name resolution, which the catalog check resolves against the session's real search_path.
+     */
+    static final Set<String> ALLOWED_BY_DESIGN = Set.of("tx-13", "session-05", "session-14");
+
     private static TestDatabase database;
     private static ProxyFixture proxy;
     private static Map<String, String> before;
@@ -49,7 +58,18 @@ class CorpusReplayIT {
             }
             before = FixtureState.capture(owner);
         }
-        proxy = ProxyFixture.start(db);
+        // Cases of the catalog-check categories run unrefused for now; a statement timeout (layer L4) bounds
+        // the denial-of-service ones among them.
+        proxy = ProxyFixture.start(db, io.pgward.wire.server.Gates::forLogin, null,
+                io.pgward.wire.config.PgwardConfig.TlsMode.DISABLE, 4, config -> {
+                    Map<String, io.pgward.wire.config.PgwardConfig.Login> logins = new java.util.LinkedHashMap<>(config.logins());
+                    io.pgward.wire.config.PgwardConfig.Login analyst = logins.get("analyst");
+                    logins.put("analyst", new io.pgward.wire.config.PgwardConfig.Login(analyst.name(), analyst.auth(),
+                            analyst.password(), null, analyst.backendUser(), analyst.backendPassword(), analyst.mode(),
+                            java.time.Duration.ofSeconds(3)));
+                    return new io.pgward.wire.config.PgwardConfig(config.listen(), config.startupTimeout(),
+                            config.tls(), config.backend(), config.pool(), logins);
+                });
     }
 
     @AfterAll
@@ -68,7 +88,8 @@ class CorpusReplayIT {
         Map<String, int[]> unasserted = new TreeMap<>();
         for (String mode : List.of("simple", "extended")) {
             for (GuardCorpus.Case c : GuardCorpus.cases()) {
-                boolean asserted = READ_ONLY_CATEGORIES.contains(c.category()) || !c.refuse();
+                boolean asserted = (READ_ONLY_CATEGORIES.contains(c.category()) || !c.refuse())
+                        && !ALLOWED_BY_DESIGN.contains(c.id());
                 Result result = run(c, mode);
                 if (!asserted) {
                     unasserted.computeIfAbsent(c.category(), k -> new int[2])[result.outcome() == Outcome.REFUSED ? 0 : 1]++;
@@ -79,8 +100,9 @@ class CorpusReplayIT {
                 }
             }
         }
-        StringBuilder report = new StringBuilder("catalog-check categories (refused/passed, simple+extended): ");
+        StringBuilder report = new StringBuilder("not asserted here (refused/passed, simple+extended): ");
         unasserted.forEach((k, v) -> report.append(k).append(' ').append(v[0]).append('/').append(v[1]).append("; "));
+        report.append("allowed by design: ").append(ALLOWED_BY_DESIGN);
         System.out.println(report);
         assertTrue(wrong.isEmpty(), wrong.size() + " cases got the wrong verdict:\n" + String.join("\n", wrong));
         try (Connection owner = database.connect()) {
@@ -117,8 +139,22 @@ class CorpusReplayIT {
             }
             return;
         }
+        java.util.regex.Matcher parameters = PARAMETER.matcher(sql);
+        if (parameters.find()) {
+            // pgjdbc numbers its parameters with ?; the cases' $n are bound as NULL, as an ORM might.
+            try (java.sql.PreparedStatement ps = connection.prepareStatement(PARAMETER.matcher(sql).replaceAll("?"))) {
+                int count = (int) PARAMETER.matcher(sql).results().count();
+                for (int i = 1; i <= count; i++) {
+                    ps.setNull(i, java.sql.Types.OTHER);
+                }
+                ps.execute();
+            }
+            return;
+        }
         try (Statement s = connection.createStatement()) {
             s.execute(sql);
         }
     }
+
+    private static final java.util.regex.Pattern PARAMETER = java.util.regex.Pattern.compile("\\$\\d+");
 }

@@ -246,10 +246,12 @@ class PgjdbcThroughProxyIT {
     }
 
     @Test
-    void readOnlyLoginsRunInReadOnlyTransactions() throws SQLException {
+    void readOnlyLoginsAreGuarded() throws SQLException {
         try (Connection c = proxy.connect("analyst"); Statement s = c.createStatement()) {
             SQLException e = assertThrows(SQLException.class, () -> s.execute("CREATE TABLE nope (id int)"));
-            assertEquals("25006", e.getSQLState());
+            assertEquals("42501", e.getSQLState());
+            assertEquals("pgward refused this statement: CREATE TABLE is not allowed for the read-only login "
+                    + "\"analyst\"", ((org.postgresql.util.PSQLException) e).getServerErrorMessage().getMessage());
             try (ResultSet rs = s.executeQuery("SELECT sum(total) FROM orders")) {
                 assertTrue(rs.next());
                 assertTrue(rs.getBigDecimal(1).compareTo(BigDecimal.ZERO) > 0);

@@ -8,8 +8,11 @@ package io.pgward.wire.session;
  * @param parameterTypes type OIDs from Parse, 0 where unspecified; empty otherwise
  * @param login the pgward login of the session
  * @param database the database of the session
+ * @param standardConformingStrings the session's standard_conforming_strings, which decides how the server reads
+ *                                  backslashes in '...' strings
  */
-public record GateRequest(Kind kind, String sql, int[] parameterTypes, String login, String database) {
+public record GateRequest(Kind kind, String sql, int[] parameterTypes, String login, String database,
+                          boolean standardConformingStrings) {
 
     public enum Kind { SIMPLE_QUERY, PARSE, FUNCTION_CALL }
 }

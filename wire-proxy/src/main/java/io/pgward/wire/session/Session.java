@@ -149,7 +149,8 @@ public final class Session {
         long started = System.nanoTime();
         CompletableFuture<Verdict> verdict;
         try {
-            verdict = gate.check(new GateRequest(kind, sql, parameterTypes, login, database)).toCompletableFuture();
+            verdict = gate.check(new GateRequest(kind, sql, parameterTypes, login, database,
+                    !"off".equals(backend.parameters().get("standard_conforming_strings")))).toCompletableFuture();
         } catch (RuntimeException e) {
             verdict = CompletableFuture.failedFuture(e);
         }
