@@ -89,10 +89,10 @@ final class DemoCommand implements Callable<Integer> {
 
                   Try:  select count(*) from orders;
 
-                Not enforced yet in this build: the statement guard and the table selection. Analyst sessions
-                run with default_transaction_read_only=on, so plain writes fail, but nothing stops an analyst
-                from reading hr.salaries or switching read-only off with SET. TLS is offered (sslmode=require
-                works) with a self-signed certificate made for this run.
+                The analyst login is read-only: every statement is checked by pgward's guard, and its backend
+                session is read-only too. Not enforced yet in this build: the table selection, so the analyst
+                can still read hr.salaries and payment_tokens. Every decision is logged below as a JSON line.
+                TLS is offered (sslmode=require works) with a self-signed certificate made for this run.
 
                 Press Ctrl-C to stop; the database is deleted on exit.""",
                 port, demo.serverVersion(), demo.postgres().port(), demo.size().customers(), demo.size().orders(),
