@@ -46,7 +46,9 @@ class DemoIT {
             RealClients.Result write = RealClients.run(List.of(psql.toString(), analyst + "?sslmode=require", "-At",
                     "-c", "insert into products (sku, name, category, unit_price) values ('x', 'y', 'z', 1)"));
             assertEquals(1, write.exit(), write.out());
-            assertTrue(write.err().contains("read-only transaction"), write.err());
+            assertTrue(write.err().contains(
+                    "pgward refused this statement: INSERT is not allowed for the read-only login \"analyst\""),
+                    write.err());
 
             int port = URI.create(app).getPort();
             demo.destroy();

@@ -3,7 +3,6 @@ package io.pgward.wire.session;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
 import io.pgward.wire.protocol.PgError;
-import io.pgward.wire.protocol.SqlState;
 import io.pgward.wire.protocol.Wire;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -47,8 +46,48 @@ final class LocalAnswer {
         client.write(Wire.message(alloc, 'C', buf -> Wire.writeCString(buf, answer.commandTag())));
     }
 
-    static PgError notInExtendedProtocol() {
-        return PgError.error(SqlState.FEATURE_NOT_SUPPORTED,
-                "pgward answers this statement itself, which it does only in the simple query protocol for now");
+    /**
+     * The answer as a query PostgreSQL can run: {@code SELECT * FROM (VALUES ...) AS pgward_answer(...)}, every
+     * value a text literal. In the extended protocol pgward hands this to the backend in place of the
+     * statement, so Describe, result formats (binary included), portal suspension, Close and Sync all behave as
+     * PostgreSQL's own. {@code parameters} {@code $n} references are kept (compared with nothing) so that the
+     * client's Bind still fits the statement it prepared.
+     */
+    static String asQuery(Verdict.Answer answer, int parameters) {
+        StringBuilder sql = new StringBuilder("SELECT * FROM (");
+        if (answer.rows().isEmpty()) {
+            sql.append("SELECT ");
+            for (int i = 0; i < answer.columns().size(); i++) {
+                sql.append(i == 0 ? "" : ", ").append("NULL::text");
+            }
+            sql.append(" WHERE false");
+        } else {
+            sql.append("VALUES ");
+            for (int r = 0; r < answer.rows().size(); r++) {
+                sql.append(r == 0 ? "(" : ", (");
+                List<String> row = answer.rows().get(r);
+                for (int c = 0; c < row.size(); c++) {
+                    sql.append(c == 0 ? "" : ", ").append(literal(row.get(c))).append("::text");
+                }
+                sql.append(')');
+            }
+        }
+        sql.append(") AS pgward_answer(");
+        for (int i = 0; i < answer.columns().size(); i++) {
+            sql.append(i == 0 ? "" : ", ").append('"').append(answer.columns().get(i).replace("\"", "\"\"")).append('"');
+        }
+        sql.append(')');
+        for (int p = 1; p <= parameters; p++) {
+            sql.append(p == 1 ? " WHERE " : " AND ").append("($").append(p).append("::text IS NULL OR true)");
+        }
+        return sql.toString();
+    }
+
+    /** An E'' literal: reads the same whatever standard_conforming_strings says. */
+    private static String literal(String value) {
+        if (value == null) {
+            return "NULL";
+        }
+        return "E'" + value.replace("\\", "\\\\").replace("'", "''") + "'";
     }
 }

@@ -5,6 +5,9 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
+import io.pgward.guard.lexer.LexerException;
+import io.pgward.guard.lexer.SqlLexer;
+import io.pgward.guard.lexer.Token;
 import io.pgward.wire.audit.AuditLog;
 import io.pgward.wire.pool.BackendConnection;
 import io.pgward.wire.pool.BackendPool;
@@ -207,11 +210,11 @@ public final class Session {
             case Verdict.Allow a -> forward(message, endsBatch);
             case Verdict.Refuse r -> substitute(message, r, endsBatch);
             case Verdict.Answer answer -> {
-                if (message instanceof FrontendMessage.Query) {
-                    answerLocally(message, answer);
-                } else {
-                    PgError e = LocalAnswer.notInExtendedProtocol();
-                    substitute(message, new Verdict.Refuse(e.sqlState(), e.message()), endsBatch);
+                switch (message) {
+                    case FrontendMessage.Query q -> answerLocally(message, answer);
+                    case FrontendMessage.Parse p -> answerThroughBackend(p, answer);
+                    default -> substitute(message, new Verdict.Refuse(SqlState.FEATURE_NOT_SUPPORTED,
+                            "pgward cannot answer a fast-path function call"), endsBatch);
                 }
             }
         }
@@ -236,6 +239,32 @@ public final class Session {
             expectReady();
         }
         backend.channel().write(replacement);
+    }
+
+    /** Parse of a statement pgward answers: the backend prepares the answer as a query under the same name. */
+    private void answerThroughBackend(FrontendMessage.Parse parse, Verdict.Answer answer) {
+        for (String notice : answer.notices()) {
+            client.write(new PgError("NOTICE", "00000", notice, null, null, 0).encode(client.alloc(), 'N'));
+        }
+        String sql = LocalAnswer.asQuery(answer, parameterCount(parse));
+        parse.release();
+        backend.channel().write(Messages.parse(backend.channel().alloc(), parse.statement(), sql));
+    }
+
+    /** How many $n the client's statement uses, so that its Bind fits the substituted statement. */
+    private int parameterCount(FrontendMessage.Parse parse) {
+        int count = parse.parameterTypes().length;
+        try {
+            for (Token token : SqlLexer.tokenize(parse.sql(),
+                    !"off".equals(backend.parameters().get("standard_conforming_strings")))) {
+                if (token.kind() == Token.Kind.PARAMETER) {
+                    count = Math.max(count, Integer.parseInt(token.value()));
+                }
+            }
+        } catch (LexerException | NumberFormatException e) {
+            // The gate answered a text it could read; if it cannot be read here, the client's Bind decides.
+        }
+        return count;
     }
 
     private void expectReady() {

@@ -441,17 +441,17 @@ class SessionTest {
     }
 
     @Test
-    void refusesALocalAnswerInTheExtendedProtocol() {
+    void answersInTheExtendedProtocolByHavingTheBackendPrepareTheAnswerAsAQuery() {
         start(request -> completedFuture(WHO_AM_I));
-        clientSends(parse("", "SHOW pgward.me"), sync());
+        clientSends(parse("s1", "SELECT pgward.me($1, $2)"), sync());
         List<Sent> toBackend = sentTo(server);
         assertEquals(List.of('P', 'S'), types(toBackend));
-        assertEquals("pgward_refused_abc_1", toBackend.getFirst().cstring(1));
-
-        serverSends(errorResponse("42601", "syntax error at or near \"pgward_refused_abc_1\""), readyForQuery('I'));
+        assertEquals("s1", toBackend.getFirst().cstring(0), "the client's statement name is kept");
+        assertEquals("SELECT * FROM (VALUES (E'alice'::text, NULL::text)) AS pgward_answer(\"name\", \"note\")"
+                + " WHERE ($1::text IS NULL OR true) AND ($2::text IS NULL OR true)", toBackend.getFirst().cstring(1));
         List<Sent> toClient = sentTo(client);
-        assertEquals(List.of('E', 'Z'), types(toClient));
-        assertEquals("0A000", toClient.getFirst().fields().get('C'));
+        assertEquals(List.of('N'), types(toClient), "notices go out at once");
+        assertEquals("answered by pgward", toClient.getFirst().fields().get('M'));
     }
 
     // ---------------------------------------------------------------- the end
