@@ -45,6 +45,6 @@ public final class DemoSetup {
                 new PgwardConfig.Tls(PgwardConfig.TlsMode.ALLOW, pem.certificate(), pem.key()),
                 new PgwardConfig.Backend(database.postgres().host(), database.postgres().port(),
                         PgwardConfig.SslMode.DISABLE, null),
-                new PgwardConfig.Pool(20, Duration.ofSeconds(5)), logins, PgwardConfig.Audit.STDOUT);
+                new PgwardConfig.Pool(50, Duration.ofSeconds(5)), logins, PgwardConfig.Audit.STDOUT);
     }
 }
