@@ -61,15 +61,8 @@ class CorpusReplayIT {
         // Cases of the catalog-check categories run unrefused for now; a statement timeout (layer L4) bounds
         // the denial-of-service ones among them.
         proxy = ProxyFixture.start(db, io.pgward.wire.server.Gates::forLogin, null,
-                io.pgward.wire.config.PgwardConfig.TlsMode.DISABLE, 4, config -> {
-                    Map<String, io.pgward.wire.config.PgwardConfig.Login> logins = new java.util.LinkedHashMap<>(config.logins());
-                    io.pgward.wire.config.PgwardConfig.Login analyst = logins.get("analyst");
-                    logins.put("analyst", new io.pgward.wire.config.PgwardConfig.Login(analyst.name(), analyst.auth(),
-                            analyst.password(), null, analyst.backendUser(), analyst.backendPassword(), analyst.mode(),
-                            java.time.Duration.ofSeconds(3)));
-                    return new io.pgward.wire.config.PgwardConfig(config.listen(), config.startupTimeout(),
-                            config.tls(), config.backend(), config.pool(), logins);
-                });
+                io.pgward.wire.config.PgwardConfig.TlsMode.DISABLE, 4,
+                ProxyFixture.statementTimeout("analyst", java.time.Duration.ofSeconds(3)));
     }
 
     @AfterAll

@@ -63,6 +63,18 @@ final class ProxyFixture implements AutoCloseable {
         return new ProxyFixture(database, PgwardServer.start(adjust.apply(config), gates));
     }
 
+    /** A configuration change that gives one login a statement timeout (layer L4). */
+    static UnaryOperator<PgwardConfig> statementTimeout(String loginName, java.time.Duration timeout) {
+        return config -> {
+            Map<String, PgwardConfig.Login> logins = new LinkedHashMap<>(config.logins());
+            PgwardConfig.Login l = logins.get(loginName);
+            logins.put(loginName, new PgwardConfig.Login(l.name(), l.auth(), l.password(), l.scramVerifier(),
+                    l.backendUser(), l.backendPassword(), l.mode(), timeout));
+            return new PgwardConfig(config.listen(), config.startupTimeout(), config.tls(), config.backend(),
+                    config.pool(), logins, config.audit());
+        };
+    }
+
     private static PgwardConfig.Login login(String name, PgwardConfig.AuthMethod auth, PgwardConfig.Mode mode,
                                             TestDatabase database) {
         return new PgwardConfig.Login(name, auth, new Secret(PASSWORD), null, database.user(),

@@ -12,9 +12,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -38,15 +36,7 @@ class RuntimeLayerIT {
             s.execute("CREATE SEQUENCE counter");
         }
         unguarded = ProxyFixture.start(db, login -> StatementGate.ALLOW_ALL, null, PgwardConfig.TlsMode.DISABLE, 4,
-                config -> {
-                    Map<String, PgwardConfig.Login> logins = new LinkedHashMap<>(config.logins());
-                    PgwardConfig.Login analyst = logins.get("analyst");
-                    logins.put("analyst", new PgwardConfig.Login(analyst.name(), analyst.auth(), analyst.password(),
-                            null, analyst.backendUser(), analyst.backendPassword(), analyst.mode(),
-                            Duration.ofMillis(500)));
-                    return new PgwardConfig(config.listen(), config.startupTimeout(), config.tls(), config.backend(),
-                            config.pool(), logins);
-                });
+                ProxyFixture.statementTimeout("analyst", Duration.ofMillis(500)));
     }
 
     @AfterAll

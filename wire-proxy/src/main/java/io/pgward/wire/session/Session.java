@@ -153,7 +153,7 @@ public final class Session {
         CompletableFuture<Verdict> verdict;
         try {
             verdict = gate.check(new GateRequest(kind, sql, parameterTypes, login, database,
-                    !"off".equals(backend.parameters().get("standard_conforming_strings")))).toCompletableFuture();
+                    standardConformingStrings())).toCompletableFuture();
         } catch (RuntimeException e) {
             verdict = CompletableFuture.failedFuture(e);
         }
@@ -255,8 +255,7 @@ public final class Session {
     private int parameterCount(FrontendMessage.Parse parse) {
         int count = parse.parameterTypes().length;
         try {
-            for (Token token : SqlLexer.tokenize(parse.sql(),
-                    !"off".equals(backend.parameters().get("standard_conforming_strings")))) {
+            for (Token token : SqlLexer.tokenize(parse.sql(), standardConformingStrings())) {
                 if (token.kind() == Token.Kind.PARAMETER) {
                     count = Math.max(count, Integer.parseInt(token.value()));
                 }
@@ -265,6 +264,11 @@ public final class Session {
             // The gate answered a text it could read; if it cannot be read here, the client's Bind decides.
         }
         return count;
+    }
+
+    /** How the server reads backslashes in '...' strings right now, as it last reported. */
+    private boolean standardConformingStrings() {
+        return !"off".equals(backend.parameters().get("standard_conforming_strings"));
     }
 
     private void expectReady() {
