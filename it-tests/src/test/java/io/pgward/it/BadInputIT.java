@@ -88,6 +88,30 @@ class BadInputIT {
     }
 
     @Test
+    void aReadOnlyLoginCannotUseAnEncodingThatHidesQuotes() throws Exception {
+        try (RawClient client = new RawClient(proxy.port())) {
+            client.startup(java.util.Map.of("user", "reader", "database", database.name(), "client_encoding", "SJIS"));
+            List<RawClient.Message> reply = client.readUntilClosed();
+            RawClient.Message error = reply.getLast();
+            assertEquals("FATAL", error.fields().get('S'));
+            assertEquals("0A000", error.fields().get('C'));
+            assertEquals("pgward does not accept client_encoding \"SJIS\" for the read-only login \"reader\": "
+                    + "statements in it cannot be checked reliably; use UTF8", error.fields().get('M'));
+        }
+        for (String readable : new String[] {"UTF8", "LATIN1", "SQL_ASCII"}) {
+            try (RawClient client = new RawClient(proxy.port())) {
+                client.startup(java.util.Map.of("user", "reader", "database", database.name(),
+                        "client_encoding", readable));
+                assertEquals('I', (char) client.readUntilReady().getLast().body()[0], readable);
+            }
+        }
+        try (RawClient client = new RawClient(proxy.port())) {
+            client.startup(java.util.Map.of("user", "trusted", "database", database.name(), "client_encoding", "SJIS"));
+            assertEquals('Z', client.readUntilReady().getLast().type(), "read-write logins are not checked");
+        }
+    }
+
+    @Test
     void anUnknownMessageTypeMidSession() throws Exception {
         try (RawClient client = RawClient.loggedIn(proxy.port(), "trusted", database.name())) {
             client.send('Y', new byte[] {1, 2, 3});

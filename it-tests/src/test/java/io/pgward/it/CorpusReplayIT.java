@@ -103,6 +103,27 @@ class CorpusReplayIT {
         }
     }
 
+    @Test
+    void theCasesAllowedByDesignLeaveTheSessionReadOnly() throws Exception {
+        for (GuardCorpus.Case c : GuardCorpus.cases()) {
+            if (!ALLOWED_BY_DESIGN.contains(c.id())) {
+                continue;
+            }
+            try (Connection connection = proxy.connect("analyst"); Statement s = connection.createStatement()) {
+                s.execute(c.sql());
+                assertEquals("on", show(s, "default_transaction_read_only"), c.id());
+                assertEquals("3s", show(s, "statement_timeout"), c.id());
+            }
+        }
+    }
+
+    private static String show(Statement s, String setting) throws SQLException {
+        try (java.sql.ResultSet rs = s.executeQuery("SELECT current_setting('" + setting + "')")) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+
     private static Result run(GuardCorpus.Case c, String mode) {
         Properties props = new Properties();
         props.setProperty("preferQueryMode", mode);

@@ -55,6 +55,8 @@ final class ProxyFixture implements AutoCloseable {
         logins.put("md5user", login("md5user", PgwardConfig.AuthMethod.MD5, PgwardConfig.Mode.READ_WRITE, database));
         logins.put("trusted", new PgwardConfig.Login("trusted", PgwardConfig.AuthMethod.TRUST, null, null,
                 database.user(), backendPassword, PgwardConfig.Mode.READ_WRITE));
+        logins.put("reader", new PgwardConfig.Login("reader", PgwardConfig.AuthMethod.TRUST, null, null,
+                database.user(), backendPassword, PgwardConfig.Mode.READ_ONLY));
         PgwardConfig.Tls tls = tlsFiles == null ? new PgwardConfig.Tls(PgwardConfig.TlsMode.DISABLE, null, null)
                 : new PgwardConfig.Tls(tlsMode, tlsFiles[0], tlsFiles[1]);
         PgwardConfig config = new PgwardConfig(new PgwardConfig.Listen("127.0.0.1", 0), Duration.ofSeconds(5), tls,
@@ -65,11 +67,19 @@ final class ProxyFixture implements AutoCloseable {
 
     /** A configuration change that gives one login a statement timeout (layer L4). */
     static UnaryOperator<PgwardConfig> statementTimeout(String loginName, java.time.Duration timeout) {
+        return policy(loginName, p -> p.withStatementTimeout(timeout));
+    }
+
+    /** A configuration change that caps the rows of one login's results. */
+    static UnaryOperator<PgwardConfig> rowCap(String loginName, long cap) {
+        return policy(loginName, p -> p.withRowCap(cap));
+    }
+
+    static UnaryOperator<PgwardConfig> policy(String loginName, UnaryOperator<PgwardConfig.Policy> change) {
         return config -> {
             Map<String, PgwardConfig.Login> logins = new LinkedHashMap<>(config.logins());
             PgwardConfig.Login l = logins.get(loginName);
-            logins.put(loginName, new PgwardConfig.Login(l.name(), l.auth(), l.password(), l.scramVerifier(),
-                    l.backendUser(), l.backendPassword(), l.mode(), timeout));
+            logins.put(loginName, l.withPolicy(change.apply(l.policy())));
             return new PgwardConfig(config.listen(), config.startupTimeout(), config.tls(), config.backend(),
                     config.pool(), logins, config.audit());
         };

@@ -54,7 +54,7 @@ public final class BackendDecoder extends ChannelInboundHandlerAdapter {
         partial = null;
         char type = (char) (message.getByte(message.readerIndex()) & 0xff);
         ctx.fireChannelRead(BackendMessage.inspected(type) ? new BackendMessage.Frame(type, message)
-                : new BackendMessage.Run(message, type == 'D' ? 1 : 0));
+                : new BackendMessage.Run(message, BackendMessage.isRow(type) ? 1 : 0));
         return true;
     }
 
@@ -77,7 +77,7 @@ public final class BackendDecoder extends ChannelInboundHandlerAdapter {
                 at += length + 1;
                 runStart = at;
             } else {
-                if (type == 'D') {
+                if (BackendMessage.isRow(type)) {
                     dataRows++;
                 }
                 at += length + 1;

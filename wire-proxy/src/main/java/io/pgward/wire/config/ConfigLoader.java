@@ -10,6 +10,7 @@ import io.pgward.wire.config.PgwardConfig.Backend;
 import io.pgward.wire.config.PgwardConfig.Listen;
 import io.pgward.wire.config.PgwardConfig.Login;
 import io.pgward.wire.config.PgwardConfig.Mode;
+import io.pgward.wire.config.PgwardConfig.Policy;
 import io.pgward.wire.config.PgwardConfig.Pool;
 import io.pgward.wire.config.PgwardConfig.SslMode;
 import io.pgward.wire.config.PgwardConfig.Tls;
@@ -160,12 +161,21 @@ public final class ConfigLoader {
         if (verifier != null && !verifier.value().startsWith("SCRAM-SHA-256$")) {
             throw ConfigException.at(section.keyPath("scram_verifier"), "must start with SCRAM-SHA-256$");
         }
-        // Fail closed: a login that does not say otherwise is read-only.
         Login login = new Login(name, auth, password, verifier, section.string("backend_user", name),
-                secret(section.string("backend_password", null)), section.choice("mode", Mode.class, Mode.READ_ONLY),
-                section.duration("statement_timeout", null));
+                secret(section.string("backend_password", null)), policy(section));
         section.done();
         return login;
+    }
+
+    private static Policy policy(ConfigSection section) {
+        // Fail closed: a login that does not say otherwise is read-only.
+        Mode mode = section.choice("mode", Mode.class, Mode.READ_ONLY);
+        int rowCap = section.integer("row_cap", 0, 1, Integer.MAX_VALUE);
+        if (rowCap > 0 && mode == Mode.READ_WRITE) {
+            // A capped write could have committed before the cap stops it; the client would be told it failed.
+            throw ConfigException.at(section.keyPath("row_cap"), "applies to read-only logins only");
+        }
+        return new Policy(mode, section.duration("statement_timeout", null), rowCap);
     }
 
     private static Secret secret(String value) {

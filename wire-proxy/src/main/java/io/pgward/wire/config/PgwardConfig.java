@@ -66,15 +66,48 @@ public record PgwardConfig(Listen listen, Duration startupTimeout, Tls tls, Back
      * @param password the client's password, null when {@code scramVerifier} or trust is used
      * @param scramVerifier a stored SCRAM-SHA-256 verifier ({@code SCRAM-SHA-256$<iter>:<salt>$<StoredKey>:<ServerKey>})
      * @param backendUser the PostgreSQL role this login's sessions use
-     * @param statementTimeout the longest a statement of this login may run (PostgreSQL's statement_timeout,
-     *                         set when its backend session starts), null for the server's default
+     * @param policy what this login's statements may do
      */
     public record Login(String name, AuthMethod auth, Secret password, Secret scramVerifier, String backendUser,
-                        Secret backendPassword, Mode mode, Duration statementTimeout) {
+                        Secret backendPassword, Policy policy) {
 
         public Login(String name, AuthMethod auth, Secret password, Secret scramVerifier, String backendUser,
                      Secret backendPassword, Mode mode) {
-            this(name, auth, password, scramVerifier, backendUser, backendPassword, mode, null);
+            this(name, auth, password, scramVerifier, backendUser, backendPassword, Policy.of(mode));
+        }
+
+        public Mode mode() {
+            return policy.mode();
+        }
+
+        public Login withPolicy(Policy changed) {
+            return new Login(name, auth, password, scramVerifier, backendUser, backendPassword, changed);
+        }
+    }
+
+    /**
+     * @param statementTimeout the longest a statement of this login may run (PostgreSQL's statement_timeout,
+     *                         set when its backend session starts), null for the server's default
+     * @param rowCap the most rows one result may hand a read-only login, 0 for no cap (see {@code RowCap})
+     */
+    public record Policy(Mode mode, Duration statementTimeout, long rowCap) {
+
+        public Policy {
+            if (rowCap < 0) {
+                throw new IllegalArgumentException("rowCap must be 0 (none) or positive, was " + rowCap);
+            }
+        }
+
+        public static Policy of(Mode mode) {
+            return new Policy(mode, null, 0);
+        }
+
+        public Policy withStatementTimeout(Duration timeout) {
+            return new Policy(mode, timeout, rowCap);
+        }
+
+        public Policy withRowCap(long cap) {
+            return new Policy(mode, statementTimeout, cap);
         }
     }
 }

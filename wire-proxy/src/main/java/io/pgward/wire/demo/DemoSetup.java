@@ -18,6 +18,9 @@ import java.util.Map;
  */
 public final class DemoSetup {
 
+    /** Small enough that {@code select * from orders} shows the cap, large enough for any real question. */
+    static final long ANALYST_ROW_CAP = 10_000;
+
     public static final String ANALYST = "analyst";
     public static final String APP = "app";
 
@@ -38,7 +41,8 @@ public final class DemoSetup {
         Secret backendPassword = new Secret(database.postgres().password());
         Map<String, PgwardConfig.Login> logins = new LinkedHashMap<>();
         logins.put(ANALYST, new PgwardConfig.Login(ANALYST, PgwardConfig.AuthMethod.SCRAM_SHA_256,
-                new Secret(ANALYST), null, DemoDatabase.ANALYST_ROLE, backendPassword, PgwardConfig.Mode.READ_ONLY));
+                new Secret(ANALYST), null, DemoDatabase.ANALYST_ROLE, backendPassword,
+                new PgwardConfig.Policy(PgwardConfig.Mode.READ_ONLY, null, ANALYST_ROW_CAP)));
         logins.put(APP, new PgwardConfig.Login(APP, PgwardConfig.AuthMethod.SCRAM_SHA_256,
                 new Secret(APP), null, DemoDatabase.APP_ROLE, backendPassword, PgwardConfig.Mode.READ_WRITE));
         return new PgwardConfig(new PgwardConfig.Listen("127.0.0.1", port), Duration.ofSeconds(10),

@@ -21,6 +21,9 @@ import io.pgward.wire.protocol.PgError;
 import io.pgward.wire.protocol.SqlState;
 import io.pgward.wire.server.Transport;
 import io.pgward.wire.tls.BackendTls;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Opens authenticated connections to the configured PostgreSQL, on the event loop of the client session that
@@ -31,6 +34,9 @@ import io.pgward.wire.tls.BackendTls;
  * plaintext into the encrypted session).
  */
 public final class BackendConnector {
+
+    /** How long a cancel waits for the server to close its connection before giving up on it. */
+    static final Duration CANCEL_WAIT = Duration.ofSeconds(2);
 
     private final PgwardConfig.Backend backend;
     private final SslContext sslContext;
@@ -78,16 +84,28 @@ public final class BackendConnector {
     }
 
     /** Sends CancelRequest for a backend connection, on a connection of its own, as libpq does. */
-    public void cancel(EventLoop loop, BackendConnection connection) {
+    /**
+     * Sends a CancelRequest for the connection's running statement. The returned stage completes (on
+     * {@code loop}) once the server has closed the cancel connection, which it does after signalling the
+     * backend, or when that cannot happen (connect failure, no answer within {@link #CANCEL_WAIT}).
+     */
+    public CompletableFuture<Void> cancel(EventLoop loop, BackendConnection connection) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
         new Bootstrap().group(loop).channel(transport.socketChannel())
                 .handler(new ChannelInboundHandlerAdapter())
                 .connect(backend.host(), backend.port())
                 .addListener((ChannelFuture f) -> {
-                    if (f.isSuccess()) {
-                        f.channel().writeAndFlush(Messages.cancelRequest(f.channel().alloc(), connection.processId(),
-                                connection.secretKey())).addListener(w -> f.channel().close());
+                    if (!f.isSuccess()) {
+                        done.complete(null);
+                        return;
                     }
+                    Channel channel = f.channel();
+                    channel.closeFuture().addListener(c -> done.complete(null));
+                    channel.writeAndFlush(Messages.cancelRequest(channel.alloc(), connection.processId(),
+                            connection.secretKey()));
+                    loop.schedule(() -> channel.close(), CANCEL_WAIT.toMillis(), TimeUnit.MILLISECONDS);
                 });
+        return done;
     }
 
     /** SSLRequest, the server's one-byte answer, then the TLS handshake before the startup packet. */

@@ -14,7 +14,7 @@ public sealed interface BackendMessage {
      * One inspected message, type and length included.
      *
      * @param type ReadyForQuery 'Z', ErrorResponse 'E', ParameterStatus 'S', BackendKeyData 'K',
-     *             Authentication 'R', CommandComplete 'C' or NegotiateProtocolVersion 'v'
+     *             Authentication 'R', CommandComplete 'C', PortalSuspended 's' or NegotiateProtocolVersion 'v'
      */
     record Frame(char type, ByteBuf bytes) implements BackendMessage {
         /** The message body after type and length. */
@@ -26,15 +26,21 @@ public sealed interface BackendMessage {
     /**
      * Consecutive forwarded-only messages.
      *
-     * @param dataRows how many DataRow messages the run holds (for row caps)
+     * @param dataRows how many rows the run holds: DataRow messages, and CopyData, which the server sends one per
+     *                 row in COPY TO STDOUT (for row caps)
      */
     record Run(ByteBuf bytes, int dataRows) implements BackendMessage {
     }
 
     static boolean inspected(char type) {
         return switch (type) {
-            case 'Z', 'E', 'S', 'K', 'R', 'C', 'v' -> true;
+            case 'Z', 'E', 'S', 'K', 'R', 'C', 's', 'v' -> true;
             default -> false;
         };
+    }
+
+    /** DataRow, or CopyData from the server: one row of a result. */
+    static boolean isRow(char type) {
+        return type == 'D' || type == 'd';
     }
 }

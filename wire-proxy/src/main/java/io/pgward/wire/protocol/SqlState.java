@@ -11,6 +11,7 @@ public final class SqlState {
     public static final String FEATURE_NOT_SUPPORTED = "0A000";
     public static final String TOO_MANY_CONNECTIONS = "53300";
     public static final String QUERY_CANCELED = "57014";
+    public static final String PROGRAM_LIMIT_EXCEEDED = "54000";
     public static final String ADMIN_SHUTDOWN = "57P01";
     public static final String INTERNAL_ERROR = "XX000";
 

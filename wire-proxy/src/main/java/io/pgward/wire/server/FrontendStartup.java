@@ -234,12 +234,18 @@ final class FrontendStartup extends ChannelInboundHandlerAdapter {
         PgwardConfig.Login login = entry.login();
         Map<String, String> startup = new LinkedHashMap<>(parameters);
         // Startup parameters beat anything the client put in `options`, so these cannot be undone there.
+        if (login.mode() == PgwardConfig.Mode.READ_ONLY && !ClientEncoding.readable(startup.get("client_encoding"))) {
+            fail(ctx, PgError.fatal(SqlState.FEATURE_NOT_SUPPORTED, "pgward does not accept client_encoding \""
+                    + startup.get("client_encoding") + "\" for the read-only login \"" + login.name()
+                    + "\": statements in it cannot be checked reliably; use UTF8"));
+            return;
+        }
         if (login.mode() == PgwardConfig.Mode.READ_ONLY) {
             startup.remove("transaction_read_only");
             startup.put("default_transaction_read_only", "on");
         }
-        if (login.statementTimeout() != null) {
-            startup.put("statement_timeout", Long.toString(login.statementTimeout().toMillis()));
+        if (login.policy().statementTimeout() != null) {
+            startup.put("statement_timeout", Long.toString(login.policy().statementTimeout().toMillis()));
         }
         BackendTarget target = new BackendTarget(login.backendUser(), login.backendPassword(), database, startup);
         ctx.channel().config().setAutoRead(false);
@@ -267,7 +273,8 @@ final class FrontendStartup extends ChannelInboundHandlerAdapter {
         cancelTimeout();
         CancelRegistry.Key key = server.cancelKeys().newKey();
         Session session = new Session(connection, ctx.channel(), backend, server.pool(), server.gateFor(entry.login()),
-                user, database, server.cancelKeys().nonce(), server.audit(), () -> server.cancelKeys().unregister(key));
+                user, database, server.cancelKeys().nonce(), server.audit(), entry.login().policy().rowCap(),
+                () -> server.cancelKeys().unregister(key));
         server.cancelKeys().register(key, session);
         ctx.write(Messages.authenticationOk(ctx.alloc()));
         backend.parameters().forEach((name, value) -> ctx.write(Messages.parameterStatus(ctx.alloc(), name, value)));

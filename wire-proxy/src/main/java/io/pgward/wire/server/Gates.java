@@ -21,7 +21,7 @@ public final class Gates {
     public static StatementGate forLogin(PgwardConfig.Login login) {
         return switch (login.mode()) {
             case READ_WRITE -> StatementGate.ALLOW_ALL;
-            case READ_ONLY -> new GuardGate(GUARD, new ReadOnlyPolicy(login.name(), login.statementTimeout()));
+            case READ_ONLY -> new GuardGate(GUARD, new ReadOnlyPolicy(login.name(), login.policy().statementTimeout()));
         };
     }
 }

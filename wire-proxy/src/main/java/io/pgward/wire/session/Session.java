@@ -79,13 +79,26 @@ public final class Session {
     private Verdict.Answer deferredAnswer;
     private boolean backendSentFatal;
     private boolean ended;
+    /** The login's row cap, null when it has none. */
+    private final RowCap rowCap;
+    /** A result passed the row cap; client messages wait until its consequences are settled (see {@link #capPassed}). */
+    private boolean capHold;
+    private boolean capResultOpen;
+    private boolean capCancelDone;
+    /** The capped statement completed before the cancel: its followers up to ReadyForQuery are not relayed. */
+    private boolean capDiscarding;
+    /** The ReadyForQuery that ended a discarded request, held until the cancel has been handled. */
+    private BackendMessage.Frame capHeldReady;
+    /** A statement pgward sent to abort the transaction, whose error the client must not see. */
+    private boolean capAbortInFlight;
 
     private record Substitution(String token, Verdict.Refuse refusal, long batch) {
     }
 
     public Session(String connection, Channel client, BackendConnection backend, BackendPool pool,
-                   StatementGate gate, String login, String database, long nonce, AuditLog audit,
+                   StatementGate gate, String login, String database, long nonce, AuditLog audit, long rowCap,
                    Runnable onEnd) {
+        this.rowCap = rowCap > 0 ? new RowCap(rowCap, login) : null;
         this.connection = connection;
         this.audit = audit;
         this.client = client;
@@ -114,7 +127,7 @@ public final class Session {
     private void fromClient(FrontendMessage message) {
         if (ended) {
             message.release();
-        } else if (awaitingGate || deferredAnswer != null || !backlog.isEmpty()) {
+        } else if (awaitingGate || capHold || deferredAnswer != null || !backlog.isEmpty()) {
             backlog.addLast(message);
             if (backlog.size() >= BACKLOG_READ_LIMIT) {
                 client.config().setAutoRead(false);
@@ -292,10 +305,11 @@ public final class Session {
     }
 
     private void drainBacklog() {
-        while (!awaitingGate && deferredAnswer == null && !ended && !backlog.isEmpty()) {
+        while (!awaitingGate && !capHold && deferredAnswer == null && !ended && !backlog.isEmpty()) {
             process(backlog.pollFirst());
         }
-        if (backlog.size() < BACKLOG_READ_LIMIT && !awaitingGate && !ended && backend.channel().isWritable()) {
+        if (backlog.size() < BACKLOG_READ_LIMIT && !awaitingGate && !capHold && !ended
+                && backend.channel().isWritable()) {
             client.config().setAutoRead(true);
         }
     }
@@ -304,12 +318,25 @@ public final class Session {
 
     private void fromBackend(BackendMessage message) {
         switch (message) {
-            case BackendMessage.Run run -> client.write(run.bytes());
+            case BackendMessage.Run run -> relay(run);
             case BackendMessage.Frame frame -> fromBackend(frame);
         }
     }
 
+    private void relay(BackendMessage.Run run) {
+        if (capDiscarding) {
+            run.bytes().release();
+        } else if (rowCap == null) {
+            client.write(run.bytes());
+        } else if (rowCap.relay(run.bytes(), run.dataRows(), client)) {
+            capPassed();
+        }
+    }
+
     private void fromBackend(BackendMessage.Frame frame) {
+        if (rowCap != null && frame.type() != 'Z' && frame.type() != 'S' && capEndsResult(frame)) {
+            return;
+        }
         switch (frame.type()) {
             case 'Z' -> readyForQuery(frame);
             case 'E' -> error(frame);
@@ -334,7 +361,18 @@ public final class Session {
         while (!substitutions.isEmpty() && substitutions.peekFirst().batch() <= readiesReceived) {
             substitutions.pollFirst();
         }
-        client.write(frame.bytes());
+        if (rowCap != null && capHoldsReady(frame)) {
+            return;
+        }
+        deliverReady(frame.bytes());
+        if (capAbortInFlight) {
+            capAbortInFlight = false;
+            capSettled();
+        }
+    }
+
+    private void deliverReady(ByteBuf ready) {
+        client.write(ready);
         if (deferredAnswer != null && outstanding == 0) {
             Verdict.Answer answer = deferredAnswer;
             deferredAnswer = null;
@@ -369,6 +407,94 @@ public final class Session {
         return new PgError("ERROR", refusal.sqlState(), refusal.message(), null, null, refusal.position());
     }
 
+    // ---------------------------------------------------------------- the row cap
+
+    /**
+     * A result passed the row cap: its later rows are already being dropped; the statement is cancelled so the
+     * server stops producing them and fails it, which gives the client PostgreSQL's own error semantics (the
+     * transaction aborts, the rest of a Query is skipped). Nothing more from the client reaches the server until
+     * the cancel has been delivered, so that it cannot hit a later statement.
+     */
+    private void capPassed() {
+        capHold = true;
+        capResultOpen = true;
+        capCancelDone = false;
+        client.config().setAutoRead(false);
+        pool.connector().cancel(backend.channel().eventLoop(), backend).whenComplete((v, e) -> {
+            capCancelDone = true;
+            if (!ended) {
+                capProgress();
+                backend.channel().flush();
+                client.flush();
+            }
+        });
+    }
+
+    /** Handles the frames that end a result (or are swallowed) under the row cap; true when consumed. */
+    private boolean capEndsResult(BackendMessage.Frame frame) {
+        boolean endsResult = frame.type() == 'C' || frame.type() == 'E' || frame.type() == 's';
+        if (capAbortInFlight || capDiscarding) {
+            frame.bytes().release();
+            return true;
+        }
+        if (!endsResult || !rowCap.endResult()) {
+            return false;
+        }
+        frame.bytes().release();
+        client.write(rowCap.error().encode(client.alloc()));
+        capResultOpen = false;
+        // An error (normally the cancel's) failed the statement on the server; anything else means it finished
+        // first, and what followed it in the same request must not be seen, as if it had failed.
+        capDiscarding = frame.type() != 'E';
+        capProgress();
+        return true;
+    }
+
+    /** Holds the ReadyForQuery that closes a discarded request until the cancel is settled. */
+    private boolean capHoldsReady(BackendMessage.Frame frame) {
+        if (!capDiscarding) {
+            return false;
+        }
+        capDiscarding = false;
+        capHeldReady = frame;
+        capProgress();
+        return true;
+    }
+
+    /**
+     * Moves the capped request on once the cancel is delivered: a held ReadyForQuery of an open transaction is
+     * replaced by the result of a statement that fails, so the transaction is aborted as PostgreSQL would have
+     * aborted it; then client messages flow again.
+     */
+    private void capProgress() {
+        if (!capHold || !capCancelDone || capResultOpen || capDiscarding) {
+            return;
+        }
+        if (capHeldReady != null) {
+            BackendMessage.Frame ready = capHeldReady;
+            capHeldReady = null;
+            // With later requests already in flight the abort would land behind them; then the server's state
+            // stands (documented with the row cap).
+            if (backend.transactionStatus() == 'T' && outstanding == 0) {
+                ready.bytes().release();
+                capAbortInFlight = true;
+                expectReady();
+                backend.channel().write(Messages.query(backend.channel().alloc(),
+                        refusalPrefix + (++substitutionCount)));
+                return;
+            }
+            deliverReady(ready.bytes());
+        }
+        if (!capAbortInFlight) {
+            capSettled();
+        }
+    }
+
+    private void capSettled() {
+        capHold = false;
+        drainBacklog();
+    }
+
     // ---------------------------------------------------------------- the end
 
     /**
@@ -382,6 +508,10 @@ public final class Session {
         ended = true;
         backlog.forEach(ReferenceCountUtil::release);
         backlog.clear();
+        if (capHeldReady != null) {
+            capHeldReady.bytes().release();
+            capHeldReady = null;
+        }
         if (error != null && client.isActive()) {
             client.writeAndFlush(error.encode(client.alloc())).addListener(f -> client.close());
         } else {

@@ -67,6 +67,7 @@ class ConfigLoaderTest {
                     statement_timeout: 30s
                   bi:
                     auth: trust
+                    row_cap: 5000
                 """, "pgward.yaml");
         assertEquals("::1", config.listen().host());
         assertEquals(7000, config.listen().port());
@@ -77,8 +78,10 @@ class ConfigLoaderTest {
         assertEquals(Mode.READ_WRITE, app.mode());
         assertEquals("db-pass", app.backendPassword().value());
         assertEquals("app_owner", app.backendUser());
-        assertEquals(Duration.ofSeconds(30), app.statementTimeout());
+        assertEquals(Duration.ofSeconds(30), app.policy().statementTimeout());
         assertNull(config.logins().get("bi").password());
+        assertEquals(5000, config.logins().get("bi").policy().rowCap());
+        assertEquals(0, app.policy().rowCap(), "no cap unless configured");
         assertEquals(java.util.List.of("app", "bi"), java.util.List.copyOf(config.logins().keySet()));
     }
 
@@ -110,6 +113,10 @@ class ConfigLoaderTest {
                 "pool: {wait_timeout: soon}\nbackend: {host: h}\nlogins: {a: {auth: trust}}");
         assertError("audit.file: is required when audit.target is file",
                 "audit: {target: file}\nbackend: {host: h}\nlogins: {a: {auth: trust}}");
+        assertError("logins.a.row_cap: must be a whole number from 1 to 2147483647, was \"0\"",
+                "backend: {host: h}\nlogins: {a: {auth: trust, row_cap: 0}}");
+        assertError("logins.a.row_cap: applies to read-only logins only",
+                "backend: {host: h}\nlogins: {a: {auth: trust, mode: read-write, row_cap: 10}}");
         assertError("logins.a.scram_verifier: must start with SCRAM-SHA-256$",
                 "backend: {host: h}\nlogins: {a: {scram_verifier: md5abc}}");
     }

@@ -72,7 +72,7 @@ class SessionTest {
             return gate.check(request);
         };
         new Session("c1", client, backend, BackendConnections.unconnectablePool(), recording, "alice", "shop", NONCE,
-                null, () -> ends++).start();
+                null, 0, () -> ends++).start();
     }
 
     @AfterEach
