@@ -67,6 +67,24 @@ public final class Messages {
         return Wire.message(alloc, 'Q', buf -> Wire.writeCString(buf, sql));
     }
 
+    /**
+     * The first column of the first DataRow among consecutive backend messages, read as UTF-8 text; null when
+     * there is none or it is NULL.
+     */
+    public static String firstTextValue(ByteBuf messages) {
+        int at = messages.readerIndex();
+        while (messages.writerIndex() - at >= 5) {
+            int length = messages.getInt(at + 1);
+            if (messages.getByte(at) == 'D' && messages.getShort(at + 5) > 0) {
+                int valueLength = messages.getInt(at + 7);
+                return valueLength < 0 ? null
+                        : messages.toString(at + 11, valueLength, java.nio.charset.StandardCharsets.UTF_8);
+            }
+            at += 1 + length;
+        }
+        return null;
+    }
+
     /** Wire: {@code 'P' | int32 len | cstring name | cstring sql | int16 0}. */
     public static ByteBuf parse(ByteBufAllocator alloc, String statement, String sql) {
         return Wire.message(alloc, 'P', buf -> {

@@ -91,6 +91,13 @@ public final class Session {
     private BackendMessage.Frame capHeldReady;
     /** A statement pgward sent to abort the transaction, whose error the client must not see. */
     private boolean capAbortInFlight;
+    /** The session's search_path as the server last showed it; kept only for gates that want it. */
+    private String searchPath;
+    /** A statement that may change search_path was forwarded; ask the server once its request is complete. */
+    private boolean searchPathStale;
+    /** The ReadyForQuery number that ends pgward's own SHOW search_path, 0 when none is in flight. */
+    private long searchPathBatch;
+    private String searchPathShown;
 
     private record Substitution(String token, Verdict.Refuse refusal, long batch) {
     }
@@ -116,6 +123,13 @@ public final class Session {
         client.pipeline().addLast("session", new ClientSide());
         backend.channel().pipeline().addLast("session", new BackendSide());
         backend.channel().config().setAutoRead(true);
+        if (gate.wantsSearchPath()) {
+            searchPath = backend.parameters().get("search_path");
+            if (searchPath == null) {
+                askSearchPath();
+                backend.channel().flush();
+            }
+        }
     }
 
     public BackendConnection backend() {
@@ -127,7 +141,7 @@ public final class Session {
     private void fromClient(FrontendMessage message) {
         if (ended) {
             message.release();
-        } else if (awaitingGate || capHold || deferredAnswer != null || !backlog.isEmpty()) {
+        } else if (held() || !backlog.isEmpty()) {
             backlog.addLast(message);
             if (backlog.size() >= BACKLOG_READ_LIMIT) {
                 client.config().setAutoRead(false);
@@ -166,7 +180,7 @@ public final class Session {
         CompletableFuture<Verdict> verdict;
         try {
             verdict = gate.check(new GateRequest(kind, sql, parameterTypes, login, database,
-                    standardConformingStrings())).toCompletableFuture();
+                    standardConformingStrings(), searchPath)).toCompletableFuture();
         } catch (RuntimeException e) {
             verdict = CompletableFuture.failedFuture(e);
         }
@@ -220,7 +234,10 @@ public final class Session {
     private void apply(FrontendMessage message, Verdict verdict) {
         boolean endsBatch = !(message instanceof FrontendMessage.Parse);
         switch (verdict) {
-            case Verdict.Allow a -> forward(message, endsBatch);
+            case Verdict.Allow a -> {
+                searchPathStale |= a.changesSearchPath() && gate.wantsSearchPath();
+                forward(message, endsBatch);
+            }
             case Verdict.Refuse r -> substitute(message, r, endsBatch);
             case Verdict.Answer answer -> {
                 switch (message) {
@@ -238,7 +255,51 @@ public final class Session {
             expectReady();
         }
         backend.channel().write(message.frame());
+        if (endsBatch && searchPathStale) {
+            searchPathStale = false;
+            askSearchPath();
+        }
     }
+
+    // ---------------------------------------------------------------- search_path
+
+    /**
+     * Asks the server for the session's search_path behind everything already sent; the reply is pgward's
+     * own and never reaches the client. SHOW takes no snapshot, so it cannot change what a transaction sees or
+     * make a later SET TRANSACTION fail. In an aborted transaction it fails, and the last value stands: the
+     * statement that might have changed it failed too.
+     */
+    private void askSearchPath() {
+        expectReady();
+        searchPathBatch = readiesExpected;
+        searchPathShown = null;
+        backend.channel().write(Messages.query(backend.channel().alloc(), "SHOW search_path"));
+    }
+
+    private boolean answersSearchPath() {
+        return searchPathBatch != 0 && readiesReceived + 1 == searchPathBatch;
+    }
+
+    private void searchPathReply(BackendMessage message) {
+        if (message instanceof BackendMessage.Frame frame && frame.type() == 'Z') {
+            backend.transactionStatus((char) frame.body().getByte(0));
+            outstanding--;
+            readiesReceived++;
+            frame.bytes().release();
+            searchPathBatch = 0;
+            if (searchPathShown != null) {
+                searchPath = searchPathShown;
+            }
+            answerWhenIdle();
+            drainBacklog();
+            return;
+        }
+        if (message instanceof BackendMessage.Run run && searchPathShown == null) {
+            searchPathShown = Messages.firstTextValue(run.bytes());
+        }
+        message.bytes().release();
+    }
+
 
     private void substitute(FrontendMessage message, Verdict.Refuse refusal, boolean endsBatch) {
         String token = refusalPrefix + (++substitutionCount);
@@ -304,11 +365,16 @@ public final class Session {
         client.write(Messages.readyForQuery(client.alloc(), backend.transactionStatus()));
     }
 
+    /** Client messages wait while a verdict, the row cap's cancel, the search_path or a local answer is pending. */
+    private boolean held() {
+        return awaitingGate || capHold || searchPathBatch != 0 || deferredAnswer != null;
+    }
+
     private void drainBacklog() {
-        while (!awaitingGate && !capHold && deferredAnswer == null && !ended && !backlog.isEmpty()) {
+        while (!held() && !ended && !backlog.isEmpty()) {
             process(backlog.pollFirst());
         }
-        if (backlog.size() < BACKLOG_READ_LIMIT && !awaitingGate && !capHold && !ended
+        if (backlog.size() < BACKLOG_READ_LIMIT && !awaitingGate && !capHold && searchPathBatch == 0 && !ended
                 && backend.channel().isWritable()) {
             client.config().setAutoRead(true);
         }
@@ -317,6 +383,10 @@ public final class Session {
     // ---------------------------------------------------------------- backend to client
 
     private void fromBackend(BackendMessage message) {
+        if (answersSearchPath()) {
+            searchPathReply(message);
+            return;
+        }
         switch (message) {
             case BackendMessage.Run run -> relay(run);
             case BackendMessage.Frame frame -> fromBackend(frame);
@@ -342,7 +412,12 @@ public final class Session {
             case 'E' -> error(frame);
             case 'S' -> {
                 ByteBuf body = frame.body();
-                backend.parameters().put(Wire.readCString(body), Wire.readCString(body));
+                String name = Wire.readCString(body);
+                String value = Wire.readCString(body);
+                backend.parameters().put(name, value);
+                if ("search_path".equals(name) && gate.wantsSearchPath()) {
+                    searchPath = value;
+                }
                 client.write(frame.bytes());
             }
             case 'K', 'R' -> {
@@ -373,6 +448,10 @@ public final class Session {
 
     private void deliverReady(ByteBuf ready) {
         client.write(ready);
+        answerWhenIdle();
+    }
+
+    private void answerWhenIdle() {
         if (deferredAnswer != null && outstanding == 0) {
             Verdict.Answer answer = deferredAnswer;
             deferredAnswer = null;

@@ -13,6 +13,15 @@ public interface StatementGate {
 
     CompletionStage<Verdict> check(GateRequest request);
 
+    /**
+     * True when verdicts depend on how the session resolves names: the session then keeps its search_path
+     * current (asking the server at the start and after every statement that may change it) and passes it in
+     * each request.
+     */
+    default boolean wantsSearchPath() {
+        return false;
+    }
+
     /** For trusted read-write logins: everything is forwarded. */
     StatementGate ALLOW_ALL = request -> java.util.concurrent.CompletableFuture.completedFuture(Verdict.ALLOW);
 }

@@ -5,8 +5,13 @@ import java.util.List;
 /** What the gate decided for one statement. Outcomes are values; faults inside the gate become {@link Refuse}. */
 public sealed interface Verdict {
 
-    /** Forward the statement as the bytes that arrived. */
-    record Allow() implements Verdict {
+    /**
+     * Forward the statement as the bytes that arrived.
+     *
+     * @param changesSearchPath the statement may change the session's search_path (SET, RESET, DISCARD, or the
+     *                          end of a transaction that set it), so the session asks the server for it afterwards
+     */
+    record Allow(boolean changesSearchPath) implements Verdict {
     }
 
     /**
@@ -37,5 +42,7 @@ public sealed interface Verdict {
             implements Verdict {
     }
 
-    Verdict ALLOW = new Allow();
+    Verdict ALLOW = new Allow(false);
+
+    Verdict ALLOW_CHANGING_SEARCH_PATH = new Allow(true);
 }
