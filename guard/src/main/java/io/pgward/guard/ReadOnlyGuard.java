@@ -27,12 +27,47 @@ public final class ReadOnlyGuard implements AutoCloseable {
     private record Key(String login, boolean standardConformingStrings, String sql) {
     }
 
-    /** The decision for a whole text, and the cursors it declares (at most one per DECLARE). */
-    public record Outcome(Decision decision, List<String> declaredCursors) {
+    /**
+     * The decision for a whole text, and what a session needs to know about an allowed one.
+     *
+     * @param declaredCursors the cursors it declares (at most one per DECLARE)
+     * @param reads the statements that read relations (queries, and EXPLAIN, DECLARE or COPY of one), in order,
+     *              for the catalog check
+     * @param setsSearchPath a statement may change search_path: SET or RESET of it (or SCHEMA, or ALL), DISCARD ALL
+     * @param endsTransaction a statement ends a transaction or rolls back to a savepoint, which undoes a SET made
+     *                        inside it
+     * @param readsAfterChange a statement that reads follows one of the two kinds above in the same text, so it
+     *                         resolves names with a search_path nobody has seen yet
+     */
+    public record Outcome(Decision decision, List<String> declaredCursors, List<StatementText> reads,
+                          boolean setsSearchPath, boolean endsTransaction, boolean readsAfterChange) {
+
+        static Outcome refused(Decision decision) {
+            return new Outcome(decision, List.of(), List.of(), false, false, false);
+        }
     }
+
+    private static final Set<String> READ_WRAPPERS = Set.of("explain", "declare", "copy");
+    private static final Set<String> TRANSACTION_ENDS = Set.of("commit", "end", "rollback", "abort");
+    private static final Set<String> PATH_SETTINGS = Set.of("search_path", "schema", "all");
 
     private final ReadOnlyClassifier classifier = new ReadOnlyClassifier();
     private final ConcurrentHashMap<Key, Outcome> cache = new ConcurrentHashMap<>();
+    private final boolean catalogCheckFollows;
+
+    /** A guard whose verdicts are final: a query JSqlParser cannot parse is refused. */
+    public ReadOnlyGuard() {
+        this(false);
+    }
+
+    /**
+     * @param catalogCheckFollows every allowed read is then proven by PostgreSQL's own analysis (layer L3), so a
+     *                            query that passes the token checks but that JSqlParser cannot parse is left to it
+     *                            (in {@link Outcome#reads()}) instead of refused
+     */
+    public ReadOnlyGuard(boolean catalogCheckFollows) {
+        this.catalogCheckFollows = catalogCheckFollows;
+    }
 
     public Outcome check(String sql, boolean standardConformingStrings, ReadOnlyPolicy policy,
                          Set<String> declaredCursors) {
@@ -45,8 +80,8 @@ public final class ReadOnlyGuard implements AutoCloseable {
         try {
             statements = SqlLexer.split(sql, standardConformingStrings);
         } catch (LexerException e) {
-            return new Outcome(new Decision.Refuse("lexical", "pgward refused this statement: it cannot be read as "
-                    + "PostgreSQL would read it (" + e.getMessage() + ")", e.position() + 1), List.of());
+            return Outcome.refused(new Decision.Refuse("lexical", "pgward refused this statement: it cannot be read as "
+                    + "PostgreSQL would read it (" + e.getMessage() + ")", e.position() + 1));
         }
         boolean cursorDependent = false;
         List<String> declared = new java.util.ArrayList<>();
@@ -54,8 +89,13 @@ public final class ReadOnlyGuard implements AutoCloseable {
         for (StatementText statement : statements) {
             cursorDependent |= CURSOR_WORDS.contains(statement.tokens().get(0).value());
             Decision decision = classifier.classify(statement, policy, known);
+            if (catalogCheckFollows && decision instanceof Decision.Refuse r
+                    && r.rule().equals(Decision.Rule.UNPARSED_QUERY)
+                    && ReadOnlyClassifier.startsQuery(statement.tokens().get(0))) {
+                continue;
+            }
             if (decision instanceof Decision.Refuse) {
-                return remember(key, new Outcome(decision, List.of()), cursorDependent);
+                return remember(key, Outcome.refused(decision), cursorDependent);
             }
             Optional<String> cursor = ((Decision.Allow) decision).declaredCursor();
             cursor.ifPresent(name -> {
@@ -63,7 +103,28 @@ public final class ReadOnlyGuard implements AutoCloseable {
                 known.add(name);
             });
         }
-        return remember(key, new Outcome(Decision.ALLOW, List.copyOf(declared)), cursorDependent);
+        return remember(key, allowed(statements, declared), cursorDependent);
+    }
+
+    private static Outcome allowed(List<StatementText> statements, List<String> declared) {
+        List<StatementText> reads = new java.util.ArrayList<>();
+        boolean setsPath = false;
+        boolean endsTransaction = false;
+        boolean readsAfterChange = false;
+        for (StatementText statement : statements) {
+            List<io.pgward.guard.lexer.Token> tokens = statement.tokens();
+            String first = tokens.get(0).value();
+            if (io.pgward.guard.classify.ReadOnlyClassifier.startsQuery(tokens.get(0)) || READ_WRAPPERS.contains(first)) {
+                reads.add(statement);
+                readsAfterChange |= setsPath || endsTransaction;
+            } else if (first.equals("set") || first.equals("reset") || first.equals("discard")) {
+                setsPath |= tokens.stream().limit(3).anyMatch(t -> PATH_SETTINGS.contains(t.value()));
+            } else if (TRANSACTION_ENDS.contains(first)) {
+                endsTransaction = true;
+            }
+        }
+        return new Outcome(Decision.ALLOW, List.copyOf(declared), List.copyOf(reads), setsPath, endsTransaction,
+                readsAfterChange);
     }
 
     private Outcome remember(Key key, Outcome outcome, boolean cursorDependent) {

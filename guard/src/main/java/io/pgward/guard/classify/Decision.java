@@ -72,6 +72,11 @@ public sealed interface Decision {
         public static final String TRANSACTION_CONTROL = "transaction-control";
         /** The text could not be parsed, so it cannot be shown to only read. */
         public static final String UNPARSEABLE = "unparseable";
+        /**
+         * A query that passed every token check but that JSqlParser cannot parse: refused, unless the catalog check
+         * (PostgreSQL's own parse) follows and proves it.
+         */
+        public static final String UNPARSED_QUERY = "unparsed-query";
         /** The guard itself failed; it fails closed. */
         public static final String GUARD_ERROR = "guard-error";
 

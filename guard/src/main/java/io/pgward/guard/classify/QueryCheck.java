@@ -248,6 +248,6 @@ final class QueryCheck {
             Token mapped = text.tokenAt(p.currentToken.next.beginColumn - 1);
             at = mapped != null ? mapped : at;
         }
-        return Refusals.unparseable(detail, at);
+        return Refusals.unparsedQuery(detail, at);
     }
 }

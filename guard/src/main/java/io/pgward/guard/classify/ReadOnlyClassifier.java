@@ -45,6 +45,11 @@ public final class ReadOnlyClassifier implements AutoCloseable {
     private final QueryCheck queries = new QueryCheck(DeniedFunctions.load(), parser);
 
     /** Decides one statement of a session that has declared no cursor through pgward. */
+    /** Whether a statement starting with this token is a query (SELECT, VALUES, TABLE, WITH, or one in parentheses). */
+    public static boolean startsQuery(Token first) {
+        return QueryCheck.startsQuery(first);
+    }
+
     public Decision classify(StatementText statement, ReadOnlyPolicy policy) {
         return classify(statement, policy, Set.of());
     }

@@ -25,6 +25,12 @@ final class Refusals {
                 PREFIX + "it could not be parsed to prove it only reads (" + detail + ")", position(at));
     }
 
+    /** A query only JSqlParser could not read; see {@link Decision.Rule#UNPARSED_QUERY}. */
+    static Decision.Refuse unparsedQuery(String detail, Token at) {
+        return new Decision.Refuse(Decision.Rule.UNPARSED_QUERY,
+                PREFIX + "it could not be parsed to prove it only reads (" + detail + ")", position(at));
+    }
+
     static Decision.Refuse guardError(String detail, Token at) {
         return new Decision.Refuse(Decision.Rule.GUARD_ERROR,
                 PREFIX + "it could not be checked to prove it only reads (" + detail + ")", position(at));

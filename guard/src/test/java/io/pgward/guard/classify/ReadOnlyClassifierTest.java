@@ -184,7 +184,7 @@ class ReadOnlyClassifierTest {
 
     @Test
     void refusesWhatJSqlParserCannotParseAndSaysSo() {
-        Decision.Refuse r = assertRefused("SELECT xmlelement(name foo, 'bar')", Decision.Rule.UNPARSEABLE);
+        Decision.Refuse r = assertRefused("SELECT xmlelement(name foo, 'bar')", Decision.Rule.UNPARSED_QUERY);
         assertTrue(r.message().startsWith(
                 "pgward refused this statement: it could not be parsed to prove it only reads ("), r.message());
         assertTrue(!r.message().contains("\n"), r.message());
@@ -224,7 +224,7 @@ class ReadOnlyClassifierTest {
         "SELECT * FROM t FOR READ ONLY",
     })
     void refusesLegitimateQueriesJSqlParserCannotParse(String sql) {
-        assertRefused(sql, Decision.Rule.UNPARSEABLE);
+        assertRefused(sql, Decision.Rule.UNPARSED_QUERY);
     }
 
     @Test

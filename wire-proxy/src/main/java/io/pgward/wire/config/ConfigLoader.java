@@ -22,6 +22,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.regex.Matcher;
@@ -175,7 +176,20 @@ public final class ConfigLoader {
             // A capped write could have committed before the cap stops it; the client would be told it failed.
             throw ConfigException.at(section.keyPath("row_cap"), "applies to read-only logins only");
         }
-        return new Policy(mode, section.duration("statement_timeout", null), rowCap);
+        List<String> tables = section.strings("tables");
+        if (!tables.isEmpty() && mode == Mode.READ_WRITE) {
+            throw ConfigException.at(section.keyPath("tables"), "applies to read-only logins only");
+        }
+        if (!tables.isEmpty()) {
+            // Until the catalog check enforces it, accepting a selection would promise what is not kept.
+            throw ConfigException.at(section.keyPath("tables"), "is not enforced by this version of pgward yet");
+        }
+        String rules = section.string("rules", null);
+        if (rules != null && rules.length() > Policy.RULES_LIMIT) {
+            throw ConfigException.at(section.keyPath("rules"), "must be at most 2,000 characters, has "
+                    + rules.length());
+        }
+        return new Policy(mode, section.duration("statement_timeout", null), rowCap, tables, rules);
     }
 
     private static Secret secret(String value) {

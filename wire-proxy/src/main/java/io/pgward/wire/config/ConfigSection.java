@@ -52,6 +52,27 @@ final class ConfigSection {
         return interpolate(keyPath(key), value.asText());
     }
 
+    /** A list of single values ({@code tables: [public.orders, hr."Pay"]}); empty when absent. */
+    java.util.List<String> strings(String key) {
+        read.add(key);
+        if (!has(key)) {
+            return java.util.List.of();
+        }
+        JsonNode value = node.get(key);
+        if (!value.isArray()) {
+            throw ConfigException.at(keyPath(key), "must be a list");
+        }
+        java.util.List<String> result = new java.util.ArrayList<>();
+        for (int i = 0; i < value.size(); i++) {
+            JsonNode item = value.get(i);
+            if (!item.isValueNode() || item.isNull()) {
+                throw ConfigException.at(keyPath(key) + "[" + i + "]", "must be a single value");
+            }
+            result.add(interpolate(keyPath(key) + "[" + i + "]", item.asText()));
+        }
+        return java.util.List.copyOf(result);
+    }
+
     String requiredString(String key) {
         String value = string(key, null);
         if (value == null || value.isBlank()) {

@@ -2,6 +2,7 @@ package io.pgward.wire.config;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -89,13 +90,23 @@ public record PgwardConfig(Listen listen, Duration startupTimeout, Tls tls, Back
      * @param statementTimeout the longest a statement of this login may run (PostgreSQL's statement_timeout,
      *                         set when its backend session starts), null for the server's default
      * @param rowCap the most rows one result may hand a read-only login, 0 for no cap (see {@code RowCap})
+     * @param tables the relations a read-only login may read, schema-qualified as the security team wrote them;
+     *               empty for every relation its role can read
+     * @param rules the security team's instructions for questions in plain language, null for none
      */
-    public record Policy(Mode mode, Duration statementTimeout, long rowCap) {
+    public record Policy(Mode mode, Duration statementTimeout, long rowCap, List<String> tables, String rules) {
+
+        public static final int RULES_LIMIT = 2_000;
 
         public Policy {
             if (rowCap < 0) {
                 throw new IllegalArgumentException("rowCap must be 0 (none) or positive, was " + rowCap);
             }
+            tables = List.copyOf(tables);
+        }
+
+        public Policy(Mode mode, Duration statementTimeout, long rowCap) {
+            this(mode, statementTimeout, rowCap, List.of(), null);
         }
 
         public static Policy of(Mode mode) {
@@ -103,11 +114,15 @@ public record PgwardConfig(Listen listen, Duration startupTimeout, Tls tls, Back
         }
 
         public Policy withStatementTimeout(Duration timeout) {
-            return new Policy(mode, timeout, rowCap);
+            return new Policy(mode, timeout, rowCap, tables, rules);
         }
 
         public Policy withRowCap(long cap) {
-            return new Policy(mode, statementTimeout, cap);
+            return new Policy(mode, statementTimeout, cap, tables, rules);
+        }
+
+        public Policy withTables(List<String> selected) {
+            return new Policy(mode, statementTimeout, rowCap, selected, rules);
         }
     }
 }

@@ -1,0 +1,112 @@
+package io.pgward.guard;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pgward.guard.classify.Decision;
+import io.pgward.guard.classify.ReadOnlyPolicy;
+import io.pgward.guard.lexer.StatementText;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class ReadOnlyGuardTest {
+
+    private static final ReadOnlyPolicy POLICY = new ReadOnlyPolicy("analyst", null);
+    private final ReadOnlyGuard guard = new ReadOnlyGuard();
+    private final ReadOnlyGuard proven = new ReadOnlyGuard(true);
+
+    @AfterEach
+    void close() {
+        guard.close();
+        proven.close();
+    }
+
+    private ReadOnlyGuard.Outcome check(ReadOnlyGuard g, String sql) {
+        return g.check(sql, true, POLICY, Set.of());
+    }
+
+    @Test
+    void theFirstRefusedStatementRefusesTheWholeText() {
+        ReadOnlyGuard.Outcome outcome = check(guard, "SELECT 1; DELETE FROM orders; SELECT 2");
+        Decision.Refuse refuse = assertInstanceOf(Decision.Refuse.class, outcome.decision());
+        assertEquals(Decision.Rule.STATEMENT_KIND, refuse.rule());
+        assertEquals(11, refuse.position());
+        assertEquals(List.of(), outcome.reads());
+    }
+
+    @Test
+    void aTextTheServerWouldRejectIsRefusedAsUnreadable() {
+        Decision.Refuse refuse = assertInstanceOf(Decision.Refuse.class, check(guard, "SELECT 'open").decision());
+        assertEquals("lexical", refuse.rule());
+    }
+
+    @Test
+    void cachesVerdictsButNotThoseThatDependOnDeclaredCursors() {
+        assertSame(check(guard, "SELECT 1"), check(guard, "SELECT 1"));
+        assertNotSame(check(guard, "FETCH 1 FROM c"), check(guard, "FETCH 1 FROM c"));
+        ReadOnlyGuard.Outcome fetch = guard.check("FETCH 1 FROM c", true, POLICY, Set.of("c"));
+        assertInstanceOf(Decision.Allow.class, fetch.decision());
+        assertInstanceOf(Decision.Refuse.class, check(guard, "FETCH 1 FROM c").decision(),
+                "a cursor this session did not declare");
+    }
+
+    @Test
+    void listsTheStatementsThatReadForTheCatalogCheck() {
+        ReadOnlyGuard.Outcome outcome = check(guard, "SET application_name = 'x'; SELECT 1; "
+                + "EXPLAIN SELECT 2; SHOW search_path; DECLARE c CURSOR FOR SELECT 3; COPY orders TO STDOUT");
+        assertEquals(List.of("SELECT 1", "EXPLAIN SELECT 2", "DECLARE c CURSOR FOR SELECT 3", "COPY orders TO STDOUT"),
+                outcome.reads().stream().map(StatementText::text).toList());
+        assertEquals(List.of("c"), outcome.declaredCursors());
+        assertFalse(outcome.setsSearchPath(), "application_name is not search_path");
+        assertFalse(outcome.endsTransaction());
+        assertFalse(outcome.readsAfterChange());
+    }
+
+    @Test
+    void saysWhenATextMayChangeSearchPathAndWhetherAReadFollows() {
+        for (String sql : List.of("SET search_path = hr", "SET LOCAL search_path TO hr", "SET SCHEMA 'hr'",
+                "RESET search_path", "RESET ALL", "DISCARD ALL", "SET \"search_path\" = hr")) {
+            ReadOnlyGuard.Outcome outcome = check(guard, sql);
+            assertTrue(outcome.setsSearchPath(), sql);
+            assertFalse(outcome.readsAfterChange(), sql);
+            assertTrue(check(guard, sql + "; SELECT 1").readsAfterChange(), sql);
+            assertFalse(check(guard, "SELECT 1; " + sql).readsAfterChange(), sql);
+        }
+        for (String sql : List.of("COMMIT", "ROLLBACK", "ROLLBACK TO SAVEPOINT s", "END", "ABORT")) {
+            ReadOnlyGuard.Outcome outcome = check(guard, "BEGIN; " + sql + "; TABLE orders");
+            assertTrue(outcome.endsTransaction(), sql);
+            assertFalse(outcome.setsSearchPath(), sql);
+            assertTrue(outcome.readsAfterChange(), sql);
+        }
+    }
+
+    @Test
+    void leavesQueriesJSqlParserCannotParseToTheCatalogCheckOnlyWhenOneFollows() {
+        String sql = "SELECT sum(x) OVER (ORDER BY y GROUPS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM t";
+        Decision.Refuse refuse = assertInstanceOf(Decision.Refuse.class, check(guard, sql).decision());
+        assertEquals(Decision.Rule.UNPARSED_QUERY, refuse.rule());
+
+        ReadOnlyGuard.Outcome outcome = check(proven, sql);
+        assertInstanceOf(Decision.Allow.class, outcome.decision());
+        assertEquals(List.of(sql), outcome.reads().stream().map(StatementText::text).toList());
+    }
+
+    @Test
+    void theTokenChecksStillRefuseWhatJSqlParserCannotParse() {
+        for (String sql : List.of(
+                "SELECT sum(x) OVER (ORDER BY y GROUPS BETWEEN 1 PRECEDING AND CURRENT ROW) INTO t2 FROM t",
+                "SELECT nextval('s') OVER (ORDER BY y GROUPS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM t",
+                "SELECT x FROM t ORDER BY x USING < FOR UPDATE",
+                "WITH d AS (DELETE FROM t RETURNING *) SELECT x BETWEEN SYMMETRIC 1 AND 2 FROM d")) {
+            assertInstanceOf(Decision.Refuse.class, check(proven, sql).decision(), sql);
+        }
+        assertInstanceOf(Decision.Refuse.class, check(proven, "SET statement_timeout = '5 weeks'").decision(),
+                "only queries are left to the catalog check");
+    }
+}
