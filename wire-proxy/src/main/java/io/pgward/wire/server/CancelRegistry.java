@@ -1,6 +1,5 @@
 package io.pgward.wire.server;
 
-import io.pgward.wire.session.Session;
 import java.security.SecureRandom;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -12,7 +11,8 @@ import java.util.concurrent.ConcurrentHashMap;
 final class CancelRegistry {
 
     private final SecureRandom random = new SecureRandom();
-    private final ConcurrentHashMap<Long, Session> sessions = new ConcurrentHashMap<>();
+    /** What cancels the running statement of each session, by its key. */
+    private final ConcurrentHashMap<Long, Runnable> sessions = new ConcurrentHashMap<>();
 
     record Key(int processId, int secretKey) {
         long packed() {
@@ -34,16 +34,16 @@ final class CancelRegistry {
         return random.nextLong();
     }
 
-    void register(Key key, Session session) {
-        sessions.put(key.packed(), session);
+    void register(Key key, Runnable cancel) {
+        sessions.put(key.packed(), cancel);
     }
 
     void unregister(Key key) {
         sessions.remove(key.packed());
     }
 
-    /** The session holding these keys, or null; a wrong key is ignored silently, as PostgreSQL does. */
-    Session find(int processId, int secretKey) {
+    /** What cancels the session holding these keys, or null; a wrong key is ignored silently, as PostgreSQL does. */
+    Runnable find(int processId, int secretKey) {
         return sessions.get(new Key(processId, secretKey).packed());
     }
 

@@ -24,6 +24,8 @@ import io.pgward.wire.protocol.SqlState;
 import io.pgward.wire.protocol.StartupPacket;
 import io.pgward.wire.protocol.Wire;
 import io.pgward.wire.session.ConnectionLog;
+import io.pgward.wire.session.LocalDatabase;
+import io.pgward.wire.session.LocalSession;
 import io.pgward.wire.session.Session;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -232,6 +234,11 @@ final class FrontendStartup extends ChannelInboundHandlerAdapter {
     private void connectBackend(ChannelHandlerContext ctx) {
         phase = Phase.CONNECTING;
         PgwardConfig.Login login = entry.login();
+        LocalDatabase local = server.localDatabases().get(database);
+        if (local != null) {
+            startLocal(ctx, local);
+            return;
+        }
         Map<String, String> startup = new LinkedHashMap<>(parameters);
         // Startup parameters beat anything the client put in `options`, so these cannot be undone there.
         if (login.mode() == PgwardConfig.Mode.READ_ONLY && !ClientEncoding.readable(startup.get("client_encoding"))) {
@@ -275,7 +282,7 @@ final class FrontendStartup extends ChannelInboundHandlerAdapter {
         Session session = new Session(connection, ctx.channel(), backend, server.pool(), server.gateFor(entry.login()),
                 user, database, server.cancelKeys().nonce(), server.audit(), entry.login().policy().rowCap(),
                 () -> server.cancelKeys().unregister(key));
-        server.cancelKeys().register(key, session);
+        server.cancelKeys().register(key, session::cancel);
         ctx.write(Messages.authenticationOk(ctx.alloc()));
         backend.parameters().forEach((name, value) -> ctx.write(Messages.parameterStatus(ctx.alloc(), name, value)));
         ctx.write(Messages.backendKeyData(ctx.alloc(), key.processId(), key.secretKey()));
@@ -287,6 +294,32 @@ final class FrontendStartup extends ChannelInboundHandlerAdapter {
         ctx.channel().config().setAutoRead(true);
         ConnectionLog.debug(log, connection, "login \"{}\" connected to database \"{}\" via {}", user, database,
                 backend);
+    }
+
+    /** A database pgward answers itself: no backend, pgward's own server parameters. */
+    private void startLocal(ChannelHandlerContext ctx, LocalDatabase local) {
+        phase = Phase.DONE;
+        cancelTimeout();
+        CancelRegistry.Key key = server.cancelKeys().newKey();
+        LocalSession session = new LocalSession(connection, ctx.channel(), local, user, database,
+                entry.login().mode() == PgwardConfig.Mode.READ_ONLY, server.audit(),
+                () -> server.cancelKeys().unregister(key));
+        server.cancelKeys().register(key, session::cancel);
+        ctx.write(Messages.authenticationOk(ctx.alloc()));
+        Map<String, String> status = new LinkedHashMap<>(local.parameterStatus());
+        status.putIfAbsent("client_encoding", "UTF8");
+        status.putIfAbsent("server_encoding", "UTF8");
+        status.putIfAbsent("standard_conforming_strings", "on");
+        status.putIfAbsent("integer_datetimes", "on");
+        status.putIfAbsent("DateStyle", "ISO, MDY");
+        status.putIfAbsent("application_name", parameters.getOrDefault("application_name", ""));
+        status.forEach((name, value) -> ctx.write(Messages.parameterStatus(ctx.alloc(), name, value)));
+        ctx.write(Messages.backendKeyData(ctx.alloc(), key.processId(), key.secretKey()));
+        ctx.write(Messages.readyForQuery(ctx.alloc(), 'I'));
+        ctx.pipeline().get(FrontendDecoder.class).authenticated();
+        ctx.pipeline().replace(this, "session", session);
+        ctx.flush();
+        ConnectionLog.debug(log, connection, "login \"{}\" connected to local database \"{}\"", user, database);
     }
 
     @Override

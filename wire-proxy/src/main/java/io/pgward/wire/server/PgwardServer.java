@@ -13,9 +13,11 @@ import io.pgward.wire.codec.StartupDecoder;
 import io.pgward.wire.config.PgwardConfig;
 import io.pgward.wire.pool.BackendConnector;
 import io.pgward.wire.pool.BackendPool;
+import io.pgward.wire.session.LocalDatabase;
 import io.pgward.wire.session.StatementGate;
 import io.pgward.wire.tls.ServerTls;
 import java.net.InetSocketAddress;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
@@ -38,7 +40,8 @@ public final class PgwardServer implements AutoCloseable {
     private final AtomicLong connections = new AtomicLong();
     private Channel listener;
 
-    private PgwardServer(PgwardConfig config, Function<PgwardConfig.Login, StatementGate> gates, int threads) {
+    private PgwardServer(PgwardConfig config, Function<PgwardConfig.Login, StatementGate> gates,
+                         Map<String, LocalDatabase> localDatabases, int threads) {
         this.config = config;
         this.ioThreads = threads;
         Transport transport = Transport.best();
@@ -51,7 +54,7 @@ public final class PgwardServer implements AutoCloseable {
                     case STDOUT -> AuditLog.to(System.out);
                     case FILE -> AuditLog.toFile(config.audit().file());
                     case OFF -> null;
-                });
+                }, Map.copyOf(localDatabases));
         log.info("pgward using {} transport with {} I/O threads", transport.name(), threads);
     }
 
@@ -61,7 +64,17 @@ public final class PgwardServer implements AutoCloseable {
      * @throws IllegalStateException when the address cannot be bound
      */
     public static PgwardServer start(PgwardConfig config, Function<PgwardConfig.Login, StatementGate> gates) {
-        PgwardServer server = new PgwardServer(config, gates, Math.max(2, Runtime.getRuntime().availableProcessors()));
+        return start(config, gates, Map.of());
+    }
+
+    /**
+     * Starts serving, with databases pgward answers itself: a client that asks for one of these database names
+     * talks to the {@link LocalDatabase} instead of PostgreSQL.
+     */
+    public static PgwardServer start(PgwardConfig config, Function<PgwardConfig.Login, StatementGate> gates,
+                                     Map<String, LocalDatabase> localDatabases) {
+        PgwardServer server = new PgwardServer(config, gates, localDatabases,
+                Math.max(2, Runtime.getRuntime().availableProcessors()));
         server.bind();
         return server;
     }

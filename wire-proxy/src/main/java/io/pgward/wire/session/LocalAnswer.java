@@ -1,5 +1,6 @@
 package io.pgward.wire.session;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
 import io.pgward.wire.protocol.PgError;
@@ -21,29 +22,45 @@ final class LocalAnswer {
     static void write(Channel client, Verdict.Answer answer) {
         ByteBufAllocator alloc = client.alloc();
         for (String notice : answer.notices()) {
-            client.write(new PgError("NOTICE", "00000", notice, null, null, 0).encode(alloc, 'N'));
+            client.write(notice(alloc, notice));
         }
-        client.write(Wire.message(alloc, 'T', buf -> {
-            buf.writeShort(answer.columns().size());
-            for (String column : answer.columns()) {
+        client.write(rowDescription(alloc, answer.columns()));
+        for (List<String> row : answer.rows()) {
+            client.write(dataRow(alloc, row));
+        }
+        client.write(commandComplete(alloc, answer.commandTag()));
+    }
+
+    static ByteBuf notice(ByteBufAllocator alloc, String message) {
+        return new PgError("NOTICE", "00000", message, null, null, 0).encode(alloc, 'N');
+    }
+
+    static ByteBuf rowDescription(ByteBufAllocator alloc, List<String> columns) {
+        return Wire.message(alloc, 'T', buf -> {
+            buf.writeShort(columns.size());
+            for (String column : columns) {
                 Wire.writeCString(buf, column);
                 buf.writeInt(0).writeShort(0).writeInt(TEXT_OID).writeShort(-1).writeInt(-1).writeShort(0);
             }
-        }));
-        for (List<String> row : answer.rows()) {
-            client.write(Wire.message(alloc, 'D', buf -> {
-                buf.writeShort(row.size());
-                for (String value : row) {
-                    if (value == null) {
-                        buf.writeInt(-1);
-                    } else {
-                        byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
-                        buf.writeInt(bytes.length).writeBytes(bytes);
-                    }
+        });
+    }
+
+    static ByteBuf dataRow(ByteBufAllocator alloc, List<String> row) {
+        return Wire.message(alloc, 'D', buf -> {
+            buf.writeShort(row.size());
+            for (String value : row) {
+                if (value == null) {
+                    buf.writeInt(-1);
+                } else {
+                    byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
+                    buf.writeInt(bytes.length).writeBytes(bytes);
                 }
-            }));
-        }
-        client.write(Wire.message(alloc, 'C', buf -> Wire.writeCString(buf, answer.commandTag())));
+            }
+        });
+    }
+
+    static ByteBuf commandComplete(ByteBufAllocator alloc, String tag) {
+        return Wire.message(alloc, 'C', buf -> Wire.writeCString(buf, tag));
     }
 
     /**

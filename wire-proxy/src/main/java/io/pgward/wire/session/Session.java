@@ -136,6 +136,11 @@ public final class Session {
         return backend;
     }
 
+    /** Relays a client's CancelRequest to the backend, with the backend's own keys. */
+    public void cancel() {
+        pool.connector().cancel(backend.channel().eventLoop(), backend);
+    }
+
     // ---------------------------------------------------------------- client to backend
 
     private void fromClient(FrontendMessage message) {
@@ -318,7 +323,7 @@ public final class Session {
     /** Parse of a statement pgward answers: the backend prepares the answer as a query under the same name. */
     private void answerThroughBackend(FrontendMessage.Parse parse, Verdict.Answer answer) {
         for (String notice : answer.notices()) {
-            client.write(new PgError("NOTICE", "00000", notice, null, null, 0).encode(client.alloc(), 'N'));
+            client.write(LocalAnswer.notice(client.alloc(), notice));
         }
         String sql = LocalAnswer.asQuery(answer, parameterCount(parse));
         parse.release();
