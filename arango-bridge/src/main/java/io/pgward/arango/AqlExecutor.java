@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -98,7 +99,7 @@ final class AqlExecutor {
         return stats == null || stats.getWritesExecuted() == null ? 0 : stats.getWritesExecuted();
     }
 
-    private static List<String> warnings(java.util.Collection<CursorWarning> warnings) {
+    private static List<String> warnings(Collection<CursorWarning> warnings) {
         List<String> texts = new ArrayList<>();
         if (warnings != null) {
             for (CursorWarning w : warnings) {

@@ -3,8 +3,10 @@ package io.pgward.arango;
 import com.arangodb.ArangoDB;
 import com.arangodb.ArangoDatabase;
 
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * One configured ArangoDB database, as pgward serves it. Built by {@link #start}, which checks connectivity and
@@ -126,9 +128,9 @@ public final class ArangoBridge implements AutoCloseable {
     public AqlResult schemaRows(Optional<String> collection) {
         ArangoSchema selected = collection.isEmpty() ? schema() : schema().only(collection.get())
                 .orElseThrow(() -> AqlException.unknownCollection(collection.get()));
-        var rows = SchemaText.rows(selected);
+        List<List<String>> rows = SchemaText.rows(selected);
         return new AqlResult(SchemaText.ROW_COLUMNS, rows,
-                new AqlCompletion("SELECT " + rows.size(), rows.size(), java.util.OptionalLong.empty(), java.util.List.of()));
+                new AqlCompletion("SELECT " + rows.size(), rows.size(), OptionalLong.empty(), List.of()));
     }
 
     @Override

@@ -4,6 +4,7 @@ import com.arangodb.entity.AqlQueryExplainEntity;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -63,7 +64,7 @@ final class PlanCheck {
     }
 
     private static Map<String, Object> nodeProperties(AqlQueryExplainEntity.ExecutionNode node) {
-        Map<String, Object> properties = new java.util.HashMap<>();
+        Map<String, Object> properties = new HashMap<>();
         for (String key : List.of("type", "mode", "collection", "subquery")) {
             Object value = node.get(key);
             if (value != null) {

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 /**
@@ -94,7 +95,7 @@ final class SchemaText {
         for (ArangoSchema.ViewInfo v : schema.views()) {
             Map<String, Object> definition = new LinkedHashMap<>();
             definition.put("type", v.type());
-            definition.put("links", new java.util.TreeMap<>(v.links()));
+            definition.put("links", new TreeMap<>(v.links()));
             rows.add(List.of("view", v.name(), json(definition)));
         }
         return rows;

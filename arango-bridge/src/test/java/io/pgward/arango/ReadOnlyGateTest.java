@@ -254,6 +254,17 @@ class ReadOnlyGateTest {
     }
 
     @Test
+    void aStatementValidatedByTheQuestionPathRunsWithoutASecondExplain() {
+        String aql = "FOR u IN users LIMIT 10 RETURN u.name";
+        fake.plan(aql, READ_USERS.formatted("users", "users"));
+
+        assertEquals(new Validation.Valid(aql), bridge.validate(aql));
+        bridge.run(aql, ExecutionMode.READ_ONLY);
+
+        assertEquals(1, fake.explains(aql).size());
+    }
+
+    @Test
     void aSyntaxErrorCarriesArangoDbsMessageAndNumber() {
         String aql = "FORM u IN users RETURN u";
         String message = "AQL: syntax error, unexpected identifier near 'FORM u IN users RETURN u' at position 1:1"
