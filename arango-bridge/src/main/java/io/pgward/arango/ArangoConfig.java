@@ -1,6 +1,7 @@
 package io.pgward.arango;
 
 import java.net.URI;
+import java.nio.file.Path;
 import java.util.Objects;
 
 /**
@@ -15,9 +16,10 @@ import java.util.Objects;
  * @param protocol    the driver's wire protocol
  * @param limits      runtime, memory and row bounds on every statement
  * @param description what the database holds, for the prompt that turns questions into AQL; may be empty
+ * @param rootCertificate PEM file of the CA(s) trusted for an https endpoint; null for the JVM's trust store
  */
 public record ArangoConfig(String name, URI endpoint, String database, ArangoAuth auth, DriverProtocol protocol,
-                           AqlLimits limits, String description) {
+                           AqlLimits limits, String description, Path rootCertificate) {
 
     public static final int DEFAULT_PORT = 8529;
 
@@ -31,31 +33,38 @@ public record ArangoConfig(String name, URI endpoint, String database, ArangoAut
         protocol = protocol == null ? DriverProtocol.HTTP1_JSON : protocol;
         limits = limits == null ? AqlLimits.DEFAULTS : limits;
         description = description == null ? "" : description.strip();
+        if (rootCertificate != null && !"https".equals(endpoint.getScheme())) {
+            throw new IllegalArgumentException("root_certificate: only applies to an https endpoint");
+        }
     }
 
     /** A configuration with the default protocol, limits and no description. */
     public static ArangoConfig of(String name, String endpoint, String database, ArangoAuth auth) {
-        return new ArangoConfig(name, parseEndpoint(endpoint), database, auth, null, null, null);
+        return new ArangoConfig(name, parseEndpoint(endpoint), database, auth, null, null, null, null);
     }
 
     public ArangoConfig withLimits(AqlLimits newLimits) {
-        return new ArangoConfig(name, endpoint, database, auth, protocol, newLimits, description);
+        return new ArangoConfig(name, endpoint, database, auth, protocol, newLimits, description, rootCertificate);
     }
 
     public ArangoConfig withProtocol(DriverProtocol newProtocol) {
-        return new ArangoConfig(name, endpoint, database, auth, newProtocol, limits, description);
+        return new ArangoConfig(name, endpoint, database, auth, newProtocol, limits, description, rootCertificate);
     }
 
     public ArangoConfig withDescription(String newDescription) {
-        return new ArangoConfig(name, endpoint, database, auth, protocol, limits, newDescription);
+        return new ArangoConfig(name, endpoint, database, auth, protocol, limits, newDescription, rootCertificate);
     }
 
     public ArangoConfig withAuth(ArangoAuth newAuth) {
-        return new ArangoConfig(name, endpoint, database, newAuth, protocol, limits, description);
+        return new ArangoConfig(name, endpoint, database, newAuth, protocol, limits, description, rootCertificate);
     }
 
     public ArangoConfig withDatabase(String newDatabase) {
-        return new ArangoConfig(name, endpoint, newDatabase, auth, protocol, limits, description);
+        return new ArangoConfig(name, endpoint, newDatabase, auth, protocol, limits, description, rootCertificate);
+    }
+
+    public ArangoConfig withRootCertificate(Path pem) {
+        return new ArangoConfig(name, endpoint, database, auth, protocol, limits, description, pem);
     }
 
     public boolean tls() {

@@ -252,6 +252,18 @@ class AqlExecutionTest {
     }
 
     @Test
+    void arangoDbsWarningsComeWithTheCompletion() {
+        String aql = "RETURN 1 / 0";
+        fake.rows(aql, "[null]").warnings(aql, "[{\"code\":1562,\"message\":\"division by zero\"}]");
+        bridge = BridgeFixture.start(fake);
+
+        AqlResult result = bridge.run(aql, ExecutionMode.READ_ONLY);
+
+        assertEquals(List.of("1562: division by zero"), result.completion().warnings());
+        assertEquals(List.of(Arrays.asList((String) null)), result.rows());
+    }
+
+    @Test
     void aRawReadOfAnAttributeNamedLikeAKeywordIsStillASelect() {
         String aql = "FOR u IN users FILTER u.update == 1 RETURN u";
         bridge = BridgeFixture.start(fake);

@@ -6,7 +6,10 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsServer;
 
+import javax.net.ssl.SSLContext;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -81,6 +84,7 @@ final class FakeArango implements AutoCloseable {
     private final Map<String, List<JsonNode>> rows = new HashMap<>();
     private final Map<String, Long> writes = new HashMap<>();
     private final Map<String, Failure> cursorFailures = new HashMap<>();
+    private final Map<String, JsonNode> warnings = new HashMap<>();
     private final Map<String, List<JsonNode>> documents = new HashMap<>();
     private final Map<String, Integer> collections = new LinkedHashMap<>();
     private final Map<String, JsonNode> indexes = new HashMap<>();
@@ -91,23 +95,35 @@ final class FakeArango implements AutoCloseable {
     private String versionBody = "{\"server\":\"arango\",\"license\":\"community\",\"version\":\"3.12.4\"}";
     private boolean omitCount;
 
-    private FakeArango() throws IOException {
-        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    private FakeArango(SSLContext tls) throws IOException {
+        InetSocketAddress loopback = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+        if (tls == null) {
+            server = HttpServer.create(loopback, 0);
+        } else {
+            HttpsServer https = HttpsServer.create(loopback, 0);
+            https.setHttpsConfigurator(new HttpsConfigurator(tls));
+            server = https;
+        }
         server.setExecutor(executor);
         server.createContext("/", this::handle);
         server.start();
     }
 
     static FakeArango start() {
+        return startTls(null);
+    }
+
+    /** Serves https with the key and certificate of {@code tls}; plain http when null. */
+    static FakeArango startTls(SSLContext tls) {
         try {
-            return new FakeArango();
+            return new FakeArango(tls);
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
     }
 
     String endpoint() {
-        return "http://127.0.0.1:" + server.getAddress().getPort();
+        return (server instanceof HttpsServer ? "https" : "http") + "://127.0.0.1:" + server.getAddress().getPort();
     }
 
     // ---- scripting
@@ -159,6 +175,12 @@ final class FakeArango implements AutoCloseable {
 
     synchronized FakeArango writes(String aql, long writesExecuted) {
         writes.put(aql, writesExecuted);
+        return this;
+    }
+
+    /** The cursor of {@code aql} reports these warnings (JSON array of {code, message}). */
+    synchronized FakeArango warnings(String aql, String warningsJson) {
+        warnings.put(aql, parse(warningsJson));
         return this;
     }
 
@@ -356,7 +378,7 @@ final class FakeArango implements AutoCloseable {
             answer.put("count", values.size());
         }
         ObjectNode extra = answer.putObject("extra");
-        extra.putArray("warnings");
+        extra.set("warnings", warnings.getOrDefault(aql, JSON.createArrayNode()));
         extra.putObject("stats").put("writesExecuted", writes.getOrDefault(aql, 0L)).put("writesIgnored", 0)
                 .put("scannedFull", 0).put("scannedIndex", 0).put("filtered", 0).put("httpRequests", 0)
                 .put("executionTime", 0.0001).put("peakMemoryUsage", 0);
