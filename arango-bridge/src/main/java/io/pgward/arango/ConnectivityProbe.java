@@ -7,6 +7,7 @@ import com.arangodb.entity.ArangoDBVersion;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.Locale;
 
 /**
  * Checked once when pgward starts, so that a wrong endpoint, credential or database stops it with a message that
@@ -47,7 +48,7 @@ final class ConnectivityProbe {
             throw new UncheckedIOException(e);
         }
         return new ServerInfo(version.getVersion(),
-                version.getLicense() == null ? "unknown" : version.getLicense().name().toLowerCase(),
+                version.getLicense() == null ? "unknown" : version.getLicense().name().toLowerCase(Locale.ROOT),
                 config.database());
     }
 
