@@ -1,0 +1,140 @@
+package io.pgward.arango;
+
+import com.arangodb.ArangoDB;
+import com.arangodb.ArangoDatabase;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * One configured ArangoDB database, as pgward serves it. Built by {@link #start}, which checks connectivity and
+ * fails with an {@link ArangoStartupException} naming what is wrong. Thread-safe: one instance serves every
+ * session on its database. Every call blocks on ArangoDB, so callers run it off the event loop.
+ *
+ * <pre>
+ *   statement ──▶ run(aql, READ_ONLY) ──▶ ReadOnlyGate (keywords, EXPLAIN plan) ──▶ AqlExecutor (limits) ──▶ RowSink
+ *             └─▶ run(aql, RAW) ─────────────────────────────────────────────────▶ AqlExecutor (limits) ──▶ RowSink
+ * </pre>
+ * Failures of a statement are {@link AqlException}s with a SQLSTATE.
+ */
+public final class ArangoBridge implements AutoCloseable {
+
+    /** What {@code pgward.dialect()} answers on an ArangoDB database. */
+    public static final String DIALECT_JSON = "{\"dialect\": \"arango\"}";
+
+    private final ArangoConfig config;
+    private final ArangoDB arango;
+    private final ServerInfo serverInfo;
+    private final ReadOnlyGate gate;
+    private final AqlExecutor executor;
+    private final SchemaReflector reflector;
+    private volatile ArangoSchema schema;
+
+    private ArangoBridge(ArangoConfig config, ArangoDB arango, ArangoDatabase db, ServerInfo serverInfo) {
+        this.config = config;
+        this.arango = arango;
+        this.serverInfo = serverInfo;
+        this.gate = new ReadOnlyGate(db);
+        this.executor = new AqlExecutor(db, config.limits());
+        this.reflector = new SchemaReflector(db, config.limits());
+    }
+
+    /**
+     * Connects and runs the startup probe (server version, then {@code RETURN 1} on the configured database).
+     *
+     * @throws ArangoStartupException when the endpoint, the credentials or the database is wrong
+     */
+    public static ArangoBridge start(ArangoConfig config) {
+        ArangoDB arango = DriverFactory.build(config);
+        try {
+            ArangoDatabase db = arango.db(config.database());
+            ServerInfo info = ConnectivityProbe.check(db, config);
+            return new ArangoBridge(config, arango, db, info);
+        } catch (RuntimeException e) {
+            arango.shutdown();
+            throw e;
+        }
+    }
+
+    public ArangoConfig config() {
+        return config;
+    }
+
+    public ServerInfo serverInfo() {
+        return serverInfo;
+    }
+
+    /**
+     * Runs one statement, streaming its rows to {@code sink}.
+     *
+     * @throws AqlException when the gate refuses it, ArangoDB rejects it, or it goes past a limit
+     */
+    public AqlCompletion run(String aql, Map<String, Object> bindVars, ExecutionMode mode, RowSink sink) {
+        Map<String, Object> vars = bindVars == null ? Map.of() : bindVars;
+        if (mode == ExecutionMode.READ_ONLY) {
+            gate.check(aql, vars);
+        }
+        return executor.run(aql, vars, mode == ExecutionMode.RAW, sink);
+    }
+
+    /** Runs one statement without bind variables and returns the whole result. */
+    public AqlResult run(String aql, ExecutionMode mode) {
+        AqlResult.Collector collector = new AqlResult.Collector();
+        AqlCompletion completion = run(aql, Map.of(), mode, collector);
+        return collector.result(completion);
+    }
+
+    /**
+     * What the question loop asks before running generated AQL: the read-only gate, including EXPLAIN, without
+     * running the statement. A fault other than a rejection (ArangoDB unreachable) is thrown, not returned.
+     */
+    public Validation validate(String aql) {
+        try {
+            gate.check(aql, Map.of());
+            return new Validation.Valid(aql);
+        } catch (AqlException e) {
+            return switch (e.reason()) {
+                case SERVER_ERROR, REFUSED -> new Validation.Invalid(aql,
+                        e.arangoMessage() != null ? e.arangoMessage() : e.getMessage(), e.errorNum(), e.sqlState());
+                case ROW_CAP, RUNTIME_LIMIT, MEMORY_LIMIT, UNREACHABLE -> throw e;
+            };
+        }
+    }
+
+    /** The schema, reflected on first use and then kept until {@link #refreshSchema}. */
+    public ArangoSchema schema() {
+        ArangoSchema current = schema;
+        return current != null ? current : refreshSchema();
+    }
+
+    public synchronized ArangoSchema refreshSchema() {
+        schema = reflector.reflect();
+        return schema;
+    }
+
+    /** The schema and the configured description as text for the prompt that turns questions into AQL. */
+    public String schemaPrompt() {
+        return SchemaText.prompt(schema(), config.description());
+    }
+
+    /**
+     * {@code pgward.schema()} and {@code pgward.schema('collection')}: rows of kind, name and definition (JSON).
+     *
+     * @param collection one collection, with the graphs and views it takes part in; empty for everything
+     * @throws AqlException 42P01 when there is no such collection
+     */
+    public AqlResult schemaRows(Optional<String> collection) {
+        ArangoSchema selected = collection.isEmpty() ? schema() : schema().only(collection.get())
+                .orElseThrow(() -> AqlException.unknownCollection(collection.get()));
+        List<List<String>> rows = SchemaText.rows(selected);
+        return new AqlResult(SchemaText.ROW_COLUMNS, rows,
+                new AqlCompletion("SELECT " + rows.size(), rows.size(), OptionalLong.empty(), List.of()));
+    }
+
+    @Override
+    public void close() {
+        arango.shutdown();
+    }
+}
