@@ -216,6 +216,8 @@ public final class Session {
                 case Verdict.Allow a -> new AuditLog.Entry(connection, login, database, "allow", null, sql, micros);
                 case Verdict.Refuse r -> new AuditLog.Entry(connection, login, database, "refuse", r.rule(), sql, micros);
                 case Verdict.Answer a -> new AuditLog.Entry(connection, login, database, "answer", null, sql, micros);
+                case Verdict.Rewrite r -> new AuditLog.Entry(connection, login, database, "rewrite", null,
+                        sql + "\n-- ran as:\n" + r.sql(), micros);
             });
         }
         return verdict;
@@ -244,6 +246,7 @@ public final class Session {
                 forward(message, endsBatch);
             }
             case Verdict.Refuse r -> substitute(message, r, endsBatch);
+            case Verdict.Rewrite rewrite -> rewrite(message, rewrite, endsBatch);
             case Verdict.Answer answer -> {
                 switch (message) {
                     case FrontendMessage.Query q -> answerLocally(message, answer);
@@ -314,6 +317,29 @@ public final class Session {
         message.release();
         substitutions.addLast(new Substitution(token, refusal, readiesExpected + 1));
         ConnectionLog.info(log, connection, "refused for login {}: {}", login, refusal.message());
+        if (endsBatch) {
+            expectReady();
+        }
+        backend.channel().write(replacement);
+    }
+
+    /**
+     * The backend runs the rewritten statement in place of the client's: as the Query, or prepared under the
+     * client's statement name, so everything after it is PostgreSQL's own.
+     */
+    private void rewrite(FrontendMessage message, Verdict.Rewrite rewrite, boolean endsBatch) {
+        if (message instanceof FrontendMessage.FunctionCall) {
+            substitute(message, new Verdict.Refuse(SqlState.FEATURE_NOT_SUPPORTED,
+                    "pgward cannot rewrite a fast-path function call"), endsBatch);
+            return;
+        }
+        for (String notice : rewrite.notices()) {
+            client.write(LocalAnswer.notice(client.alloc(), notice));
+        }
+        ByteBuf replacement = message instanceof FrontendMessage.Parse p
+                ? Messages.parse(backend.channel().alloc(), p.statement(), rewrite.sql())
+                : Messages.query(backend.channel().alloc(), rewrite.sql());
+        message.release();
         if (endsBatch) {
             expectReady();
         }
