@@ -7,22 +7,24 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The default {@link RiskyDomains}: reads pg_depend for the functions and operators of domain CHECKs. */
+/** The default {@link RiskyDomains}: reads the functions and operators of domain CHECKs from their stored expressions. */
 final class CatalogRiskyDomains {
 
+    /**
+     * Built-in functions are pinned and have no pg_depend rows, so the stored expression (conbin) is read instead:
+     * {@code :funcid} and {@code :opfuncid} name the functions it calls, {@code :opno} its operators.
+     */
     private static final String SQL = """
-            SELECT DISTINCT pg_catalog.format_type(k.contypid, NULL)
+            SELECT pg_catalog.format_type(k.contypid, NULL)
             FROM pg_catalog.pg_constraint k
-            JOIN pg_catalog.pg_depend d ON d.classid = 'pg_catalog.pg_constraint'::pg_catalog.regclass
-                                       AND d.objid = k.oid
-            LEFT JOIN pg_catalog.pg_proc p ON d.refclassid = 'pg_catalog.pg_proc'::pg_catalog.regclass
-                                          AND p.oid = d.refobjid
-            LEFT JOIN pg_catalog.pg_operator o ON d.refclassid = 'pg_catalog.pg_operator'::pg_catalog.regclass
-                                              AND o.oid = d.refobjid
-            LEFT JOIN pg_catalog.pg_proc op ON op.oid = o.oprcode
             WHERE k.contype = 'c' AND k.contypid <> 0
-              AND (p.pronamespace <> 'pg_catalog'::pg_catalog.regnamespace OR p.provolatile = 'v'
-                   OR o.oprnamespace <> 'pg_catalog'::pg_catalog.regnamespace OR op.provolatile = 'v')
+              AND (EXISTS (SELECT FROM regexp_matches(k.conbin::text, ':(?:funcid|opfuncid) (\\d+)', 'g') AS m
+                           JOIN pg_catalog.pg_proc p ON p.oid = m[1]::oid
+                           WHERE p.pronamespace <> 'pg_catalog'::pg_catalog.regnamespace OR p.provolatile = 'v')
+                   OR EXISTS (SELECT FROM regexp_matches(k.conbin::text, ':opno (\\d+)', 'g') AS m
+                              JOIN pg_catalog.pg_operator o ON o.oid = m[1]::oid
+                              WHERE o.oprnamespace <> 'pg_catalog'::pg_catalog.regnamespace))
+            GROUP BY 1
             ORDER BY 1""";
 
     private CatalogRiskyDomains() {

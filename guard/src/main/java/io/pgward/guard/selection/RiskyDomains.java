@@ -20,9 +20,8 @@ public interface RiskyDomains {
     List<String> find(Connection connection) throws SQLException;
 
     /**
-     * Domains with a CHECK constraint that depends on a function outside pg_catalog or a volatile one, or on an
-     * operator outside pg_catalog or whose function is volatile (the dependencies PostgreSQL records for the
-     * constraint's expression).
+     * Domains with a CHECK constraint that calls a function outside pg_catalog or a volatile one, or uses an
+     * operator outside pg_catalog or one whose function is volatile, read from the constraint's stored expression.
      */
     RiskyDomains CATALOG_DEPENDENCIES = CatalogRiskyDomains::find;
 }
