@@ -140,9 +140,9 @@ public final class RelationDescriber {
             try (ResultSet rows = statement.executeQuery()) {
                 while (rows.next()) {
                     String column = rows.getString(1);
-                    String comment1 = rows.getString(4);
+                    String columnComment = rows.getString(4);
                     columns.add(column + " " + rows.getString(2) + (rows.getBoolean(3) ? " not null" : "")
-                            + (comment1 == null ? "" : " -- " + comment1));
+                            + (columnComment == null ? "" : " -- " + columnComment));
                     if (rows.getBoolean(5)) {
                         sampled.add(column);
                     }
