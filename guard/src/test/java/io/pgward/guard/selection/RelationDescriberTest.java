@@ -68,6 +68,9 @@ class RelationDescriberTest {
                     CREATE SERVER pgward_describe_server FOREIGN DATA WRAPPER pgward_describe_fdw;
                     CREATE FOREIGN TABLE public.remote_stock (sku text) SERVER pgward_describe_server;
                     CREATE TABLE hr.orders (id int);
+                    CREATE SCHEMA "Sales 2026";
+                    CREATE TABLE "Sales 2026".daily (day date, "Shop" text);
+                    INSERT INTO "Sales 2026".daily VALUES ('2026-01-01', 'Berlin'), ('2026-01-02', 'Lyon');
                     """);
             statement.execute("CREATE VIEW public.long_view AS SELECT " + longColumns);
         }
@@ -212,6 +215,14 @@ class RelationDescriberTest {
         assertEquals(expected, quoted.values());
         assertTrue(quoted.toRows().rows().contains(List.of("values", "\"quote\"\"d\": [\"say \\\"hi\\\"\\\\\"]")),
                 quoted.toRows().toString());
+    }
+
+    @Test
+    void quotedSchemaAndColumnNamesWork() throws SQLException {
+        Description daily = described(select(List.of("\"Sales 2026\".daily")), "\"Sales 2026\".daily");
+        assertEquals("\"Sales 2026\".daily", daily.name());
+        assertEquals(List.of("day date", "\"Shop\" text"), daily.columns());
+        assertEquals(Map.of("\"Shop\"", List.of("Berlin", "Lyon")), daily.values());
     }
 
     @Test
