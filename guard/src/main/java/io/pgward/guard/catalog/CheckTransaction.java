@@ -77,7 +77,8 @@ final class CheckTransaction {
         try (Statement s = connection.createStatement()) {
             s.execute("BEGIN TRANSACTION READ WRITE");
         } catch (SQLException e) {
-            if ("25006".equals(e.getSQLState())) {
+            // A standby refuses read-write mode (0A000 "cannot set transaction read-write mode during recovery").
+            if (inRecovery()) {
                 return CatalogRefusals.standby();
             }
             throw e;
@@ -244,6 +245,15 @@ final class CheckTransaction {
             int position = server.getPosition() > 0 ? query.statementPosition(server.getPosition(), offset) : 0;
             throw new PostgresVerdict(new CatalogVerdict.Refuse(CatalogRefusals.POSTGRES_ERROR,
                     server.getSQLState(), server.getMessage(), position));
+        }
+    }
+
+    private boolean inRecovery() throws SQLException {
+        try (Statement s = connection.createStatement()) {
+            s.execute("ROLLBACK");
+            try (ResultSet rs = s.executeQuery("SELECT pg_catalog.pg_is_in_recovery()")) {
+                return rs.next() && rs.getBoolean(1);
+            }
         }
     }
 

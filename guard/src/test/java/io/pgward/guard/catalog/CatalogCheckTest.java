@@ -73,6 +73,10 @@ class CatalogCheckTest {
                     + "IMMUTABLE STRICT AS 'textout'");
             s.execute("CREATE TYPE public.mytext (INPUT = public.mytext_in, OUTPUT = public.mytext_out, LIKE = text)");
             s.execute("CREATE VIEW public.v_calls AS SELECT id, public.volatile_one() AS one FROM public.orders");
+            s.execute("CREATE VIEW public.v_size AS SELECT pg_database_size(current_database()) AS size");
+            s.execute("CREATE TABLE public.guarded(id int)");
+            s.execute("ALTER TABLE public.guarded ENABLE ROW LEVEL SECURITY");
+            s.execute("CREATE POLICY guarded_p ON public.guarded USING (public.volatile_one() = 1)");
             s.execute("CREATE SCHEMA shadow");
             s.execute("CREATE TABLE shadow.orders(id int)");
             selection = GuardFixture.selection(c);
@@ -222,6 +226,23 @@ class CatalogCheckTest {
     void checksTheFunctionsAViewDefinitionCalls() {
         assertRefused(CatalogRefusals.FUNCTION, "pgward refused this query: function public.volatile_one is not "
                 + "built in.", withoutSelection("SELECT id FROM public.v_calls"));
+    }
+
+    @Test
+    void checksTheBuiltInsASelectedViewCalls() throws SQLException {
+        TableSelection size;
+        try (Connection c = db.connect()) {
+            size = GuardFixture.selection(c, List.of("public.v_size"));
+        }
+        assertRefused(CatalogRefusals.DENIED_BUILT_IN, "pgward refused this query: pg_database_size is not allowed "
+                + "while a table selection is set.", check.checkNow(CheckRequest.of(size, null, PATH,
+                "SELECT size FROM public.v_size")));
+    }
+
+    @Test
+    void checksRowSecurityPolicyExpressions() {
+        assertRefused(CatalogRefusals.FUNCTION, "pgward refused this query: function public.volatile_one is not "
+                + "built in.", withoutSelection("SELECT count(*) FROM public.guarded"));
     }
 
     // ---- statement shapes -------------------------------------------------------------------------------------
