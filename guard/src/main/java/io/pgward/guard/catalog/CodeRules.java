@@ -60,6 +60,8 @@ final class CodeRules {
             functionOids.add(op.function());
         }
         functionOids.addAll(code.functions);
+        code.directConstArguments.forEach(a -> functionOids.add(a.function()));
+        prefetch(functionOids);
         for (long oid : functionOids) {
             CatalogReader.Function f = function(oid);
             if (f.builtIn()) {
@@ -120,6 +122,12 @@ final class CodeRules {
         return Optional.empty();
     }
 
+    /** Reads the functions not read yet in one round trip. */
+    private void prefetch(Set<Long> oids) throws SQLException {
+        List<Long> missing = oids.stream().filter(oid -> !functions.containsKey(oid)).toList();
+        functions.putAll(catalog.functions(missing));
+    }
+
     private CatalogReader.Function function(long oid) throws SQLException {
         CatalogReader.Function f = functions.get(oid);
         if (f == null) {
@@ -144,6 +152,7 @@ final class CodeRules {
             }
             called.add(op.function());
         }
+        prefetch(called);
         for (long oid : called) {
             CatalogReader.Function f = function(oid);
             if (!f.builtIn() || f.volatility() == 'v' || DeniedBuiltIns.denied(f.name())) {
@@ -205,6 +214,7 @@ final class CodeRules {
             }
             callees.add(op.function());
         }
+        prefetch(callees);
         for (long oid : callees) {
             if (!calleePasses(function(oid))) {
                 return false;

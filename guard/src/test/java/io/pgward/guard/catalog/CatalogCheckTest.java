@@ -326,6 +326,16 @@ class CatalogCheckTest {
     }
 
     @Test
+    void readsTheTextWithTheSessionsStandardConformingStrings() {
+        assertAllowed(check.checkNow(new CheckRequest(selection, null, PATH, false,
+                "SELECT 'it\\'s' AS s, id FROM public.orders", List.of())));
+        // With standard_conforming_strings off, 'x\\' is the string x\ and the text goes on to read secrets.
+        assertEquals(CatalogRefusals.RELATION, assertInstanceOf(CatalogVerdict.Refuse.class, check.checkNow(
+                new CheckRequest(selection, null, PATH, false, "SELECT 'x\\\\' AS s, token FROM public.secrets",
+                        List.of()))).rule());
+    }
+
+    @Test
     void resolvesNamesWithTheSessionsSearchPath() {
         assertAllowed(verdict("SELECT * FROM orders"));
         assertRefused(CatalogRefusals.RELATION, "pgward refused this query: it reads shadow.orders, which this "
