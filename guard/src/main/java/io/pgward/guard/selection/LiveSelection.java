@@ -12,22 +12,22 @@ import javax.sql.DataSource;
  */
 public final class LiveSelection {
 
-    private final TableSelection selection;
+    private final SelectedNames selection;
     private final AtomicReference<ResolvedSelection> resolved;
 
-    private LiveSelection(TableSelection selection, ResolvedSelection resolved) {
+    private LiveSelection(SelectedNames selection, ResolvedSelection resolved) {
         this.selection = selection;
         this.resolved = new AtomicReference<>(resolved);
     }
 
     /** Resolves {@code selection} now. */
-    public static LiveSelection resolve(DataSource dataSource, TableSelection selection) throws SQLException {
+    public static LiveSelection resolve(DataSource dataSource, SelectedNames selection) throws SQLException {
         LiveSelection live = new LiveSelection(Objects.requireNonNull(selection, "selection"), ResolvedSelection.NONE);
         live.refresh(dataSource);
         return live;
     }
 
-    public TableSelection selection() {
+    public SelectedNames selection() {
         return selection;
     }
 

@@ -13,7 +13,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Resolves a {@link TableSelection} to the relations that exist now, by exact catalog name (no search_path: every
+ * Resolves a {@link SelectedNames} to the relations that exist now, by exact catalog name (no search_path: every
  * selected name is schema-qualified). Call it when the configuration loads and again after schema changes; a
  * table dropped and re-created under the same name resolves to its new oid.
  *
@@ -41,7 +41,7 @@ public final class SelectionResolver {
     }
 
     /** Resolves {@code selection}; an empty selection resolves to {@link ResolvedSelection#NONE} without a query. */
-    public static ResolvedSelection resolve(Connection connection, TableSelection selection) throws SQLException {
+    public static ResolvedSelection resolve(Connection connection, SelectedNames selection) throws SQLException {
         if (selection.isEmpty()) {
             return ResolvedSelection.NONE;
         }

@@ -3,7 +3,7 @@
  * {@code pgward.describe(name)} and the column lists added to undefined- and ambiguous-column errors.
  *
  * <h2>Selection</h2>
- * {@link io.pgward.guard.selection.TableSelection#parse} reads the configured {@code tables:} list
+ * {@link io.pgward.guard.selection.SelectedNames#parse} reads the configured {@code tables:} list
  * ({@code public.orders}, {@code "Sales 2026".daily}, {@code hr."Salaries"}) with PostgreSQL's identifier rules
  * and rejects, naming the key and index, any entry that is not exactly {@code schema.name}.
  * {@link io.pgward.guard.selection.SelectionResolver#resolve} (or {@link io.pgward.guard.selection.LiveSelection},

@@ -30,7 +30,7 @@ class ColumnHintsPostgresTest {
     static void resolve(TestDatabase database) throws SQLException {
         try (Connection connection = database.connect(); Statement statement = connection.createStatement()) {
             statement.execute("CREATE TABLE hr.\"Stores\" (\"Id\" int, city text)");
-            selection = SelectionResolver.resolve(connection, TableSelection.parse("tables",
+            selection = SelectionResolver.resolve(connection, SelectedNames.parse("tables",
                     List.of("public.orders", "public.customers", "hr.\"Stores\"")));
         }
     }

@@ -78,7 +78,7 @@ class RelationDescriberTest {
 
     private ResolvedSelection select(List<String> names) throws SQLException {
         try (Connection connection = database.connect()) {
-            return SelectionResolver.resolve(connection, TableSelection.parse("tables", names));
+            return SelectionResolver.resolve(connection, SelectedNames.parse("tables", names));
         }
     }
 

@@ -60,7 +60,7 @@ class RelationListTest {
 
     private ResolvedSelection select(String... names) throws SQLException {
         try (Connection connection = database.connect()) {
-            return SelectionResolver.resolve(connection, TableSelection.parse("tables", List.of(names)));
+            return SelectionResolver.resolve(connection, SelectedNames.parse("tables", List.of(names)));
         }
     }
 

@@ -51,7 +51,7 @@ class RelationNameTest {
 
     @Test
     void selectionReportsEveryBadEntryWithItsKeyAndIndex() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> TableSelection.parse(
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> SelectedNames.parse(
                 "logins.analyst.tables", List.of("public.orders", "Sales 2026.daily", "orders")));
         assertTrue(e.getMessage().startsWith("logins.analyst.tables[1]: Sales 2026.daily is not a relation name"),
                 e.getMessage());
@@ -61,9 +61,9 @@ class RelationNameTest {
 
     @Test
     void selectionKeepsTextsAndOrder() {
-        TableSelection selection = TableSelection.parse("tables", List.of("hr.\"Salaries\"", "public.orders"));
+        SelectedNames selection = SelectedNames.parse("tables", List.of("hr.\"Salaries\"", "public.orders"));
         assertEquals(List.of("hr.\"Salaries\"", "public.orders"), selection.texts());
         assertEquals("Salaries", selection.names().get(0).name());
-        assertTrue(TableSelection.parse("tables", List.of()).isEmpty());
+        assertTrue(SelectedNames.parse("tables", List.of()).isEmpty());
     }
 }

@@ -38,7 +38,7 @@ class SelectionResolverTest {
 
     private ResolvedSelection resolve(String... names) throws SQLException {
         try (Connection connection = database.connect()) {
-            return SelectionResolver.resolve(connection, TableSelection.parse("tables", List.of(names)));
+            return SelectionResolver.resolve(connection, SelectedNames.parse("tables", List.of(names)));
         }
     }
 
@@ -108,7 +108,7 @@ class SelectionResolverTest {
         dataSource.setUser(database.user());
         dataSource.setPassword(database.password());
         LiveSelection live = LiveSelection.resolve(dataSource,
-                TableSelection.parse("tables", List.of("public.recreated", "public.orders")));
+                SelectedNames.parse("tables", List.of("public.recreated", "public.orders")));
         long before = live.current().relations().getFirst().oid();
         try (Connection connection = database.connect(); Statement statement = connection.createStatement()) {
             statement.execute("DROP TABLE public.recreated");

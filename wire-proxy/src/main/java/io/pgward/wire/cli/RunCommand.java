@@ -2,7 +2,6 @@ package io.pgward.wire.cli;
 
 import io.pgward.wire.config.ConfigLoader;
 import io.pgward.wire.config.PgwardConfig;
-import io.pgward.wire.server.Gates;
 import io.pgward.wire.server.PgwardServer;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -43,7 +42,7 @@ final class RunCommand implements Callable<Integer> {
 
     static PgwardServer start(PgwardConfig config) {
         try {
-            return PgwardServer.start(config, Gates::forLogin);
+            return PgwardServer.start(config);
         } catch (IllegalStateException e) {
             throw new StartupException(e.getMessage());
         }

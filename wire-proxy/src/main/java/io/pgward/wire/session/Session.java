@@ -98,6 +98,8 @@ public final class Session {
     /** The ReadyForQuery number that ends pgward's own SHOW search_path, 0 when none is in flight. */
     private long searchPathBatch;
     private String searchPathShown;
+    /** DDL ran in the open transaction: its end changes the schema others see. */
+    private boolean ddlInTransaction;
 
     private record Substitution(String token, Verdict.Refuse refusal, long batch) {
     }
@@ -266,6 +268,15 @@ public final class Session {
         if (endsBatch && searchPathStale) {
             searchPathStale = false;
             askSearchPath();
+        }
+    }
+
+    /** Tells the gate of DDL at once (others may see it if it commits) and again when its transaction ends. */
+    private void watchSchema(BackendMessage.Frame frame) {
+        String tag = Wire.readCString(frame.body());
+        if (SchemaTags.changesSchema(tag)) {
+            ddlInTransaction = true;
+            gate.schemaChanged();
         }
     }
 
@@ -438,6 +449,9 @@ public final class Session {
         if (rowCap != null && frame.type() != 'Z' && frame.type() != 'S' && capEndsResult(frame)) {
             return;
         }
+        if (frame.type() == 'C' && gate.watchesSchemaChanges()) {
+            watchSchema(frame);
+        }
         switch (frame.type()) {
             case 'Z' -> readyForQuery(frame);
             case 'E' -> error(frame);
@@ -462,6 +476,10 @@ public final class Session {
     private void readyForQuery(BackendMessage.Frame frame) {
         char status = (char) frame.body().getByte(0);
         backend.transactionStatus(status);
+        if (ddlInTransaction && status == 'I') {
+            ddlInTransaction = false;
+            gate.schemaChanged();
+        }
         outstanding--;
         readiesReceived++;
         while (!substitutions.isEmpty() && substitutions.peekFirst().batch() <= readiesReceived) {

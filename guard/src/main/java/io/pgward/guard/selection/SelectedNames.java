@@ -11,11 +11,11 @@ import java.util.Objects;
  * @param texts the names as written, for messages and logs
  * @param names the same names as PostgreSQL reads them
  */
-public record TableSelection(List<String> texts, List<RelationName> names) {
+public record SelectedNames(List<String> texts, List<RelationName> names) {
 
-    public static final TableSelection NONE = new TableSelection(List.of(), List.of());
+    public static final SelectedNames NONE = new SelectedNames(List.of(), List.of());
 
-    public TableSelection {
+    public SelectedNames {
         texts = List.copyOf(texts);
         names = List.copyOf(names);
         if (texts.size() != names.size()) {
@@ -29,7 +29,7 @@ public record TableSelection(List<String> texts, List<RelationName> names) {
      * @param key the configuration key the list came from, named in the error
      * @throws IllegalArgumentException naming every entry that is not a schema-qualified relation name
      */
-    public static TableSelection parse(String key, List<String> texts) {
+    public static SelectedNames parse(String key, List<String> texts) {
         Objects.requireNonNull(texts, key);
         List<RelationName> names = new ArrayList<>();
         List<String> errors = new ArrayList<>();
@@ -44,7 +44,7 @@ public record TableSelection(List<String> texts, List<RelationName> names) {
         if (!errors.isEmpty()) {
             throw new IllegalArgumentException(String.join("; ", errors));
         }
-        return new TableSelection(texts, names);
+        return new SelectedNames(texts, names);
     }
 
     public boolean isEmpty() {
