@@ -177,7 +177,7 @@ final class CheckTransaction {
         int count = Math.max(used.last(), request.parameterTypes().size());
         List<Long> given = new ArrayList<>();
         for (int n = 1; n <= count; n++) {
-            given.add((long) request.parameterType(n));
+            given.add(request.parameterType(n));
         }
         List<String> givenNames = typeNames(given);
         if (used.stream().allMatch(n -> request.parameterType(n) != 0)) {
