@@ -57,6 +57,11 @@ final class CatalogReader {
     }
 
     private final Connection connection;
+    // Rows already read in this transaction: the catalog cannot change under it in a way the check must see.
+    private final Map<Long, Relation> relationRows = new HashMap<>();
+    private final Map<Long, Function> functionRows = new HashMap<>();
+    private final Map<Long, Operator> operatorRows = new HashMap<>();
+    private final Map<Long, Type> typeRows = new HashMap<>();
 
     CatalogReader(Connection connection) {
         this.connection = connection;
@@ -64,19 +69,37 @@ final class CatalogReader {
 
     Map<Long, Relation> relations(Collection<Long> oids) throws SQLException {
         Map<Long, Relation> out = new HashMap<>();
+        List<Long> missing = new ArrayList<>();
+        for (long oid : oids) {
+            if (relationRows.containsKey(oid)) {
+                out.put(oid, relationRows.get(oid));
+            } else {
+                missing.add(oid);
+            }
+        }
+        oids = missing;
         query("""
                 SELECT c.oid, pg_catalog.quote_ident(n.nspname) || '.' || pg_catalog.quote_ident(c.relname),
                        c.relkind, c.relrowsecurity
                 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-                WHERE c.oid = ANY (CAST(? AS pg_catalog.oid[]))""", oids, rs -> out.put(rs.getLong(1),
+                WHERE c.oid = ANY (CAST(? AS pg_catalog.oid[]))""", oids, rs -> remember(out, relationRows, rs.getLong(1),
                 new Relation(rs.getLong(1), rs.getString(2), rs.getString(3).charAt(0), rs.getBoolean(4))));
         return out;
     }
 
     Map<Long, Function> functions(Collection<Long> oids) throws SQLException {
         Map<Long, Function> out = new HashMap<>();
+        List<Long> missing = new ArrayList<>();
+        for (long oid : oids) {
+            if (functionRows.containsKey(oid)) {
+                out.put(oid, functionRows.get(oid));
+            } else {
+                missing.add(oid);
+            }
+        }
+        oids = missing;
         query(FUNCTION_SELECT + " WHERE p.oid = ANY (CAST(? AS pg_catalog.oid[]))", oids,
-                rs -> out.put(rs.getLong(1), function(rs)));
+                rs -> remember(out, functionRows, rs.getLong(1), function(rs)));
         return out;
     }
 
@@ -116,17 +139,52 @@ final class CatalogReader {
 
     Map<Long, Operator> operators(Collection<Long> oids) throws SQLException {
         Map<Long, Operator> out = new HashMap<>();
+        List<Long> missing = new ArrayList<>();
+        for (long oid : oids) {
+            if (operatorRows.containsKey(oid)) {
+                out.put(oid, operatorRows.get(oid));
+            } else {
+                missing.add(oid);
+            }
+        }
+        oids = missing;
         query("""
                 SELECT o.oid, n.nspname, pg_catalog.quote_ident(n.nspname) || '.' || o.oprname, o.oprcode::pg_catalog.oid
                 FROM pg_catalog.pg_operator o JOIN pg_catalog.pg_namespace n ON n.oid = o.oprnamespace
                 WHERE o.oid = ANY (CAST(? AS pg_catalog.oid[]))""", oids,
-                rs -> out.put(rs.getLong(1), new Operator(rs.getLong(1), rs.getString(2), rs.getString(3),
+                rs -> remember(out, operatorRows, rs.getLong(1), new Operator(rs.getLong(1), rs.getString(2), rs.getString(3),
                         rs.getLong(4))));
         return out;
     }
 
+    /** Whether an operator with one of these names exists outside pg_catalog. */
+    boolean operatorOutsideCatalogNamed(Collection<String> names) throws SQLException {
+        if (names.isEmpty()) {
+            return false;
+        }
+        try (PreparedStatement ps = connection.prepareStatement("""
+                SELECT EXISTS (SELECT FROM pg_catalog.pg_operator o
+                               JOIN pg_catalog.pg_namespace n ON n.oid = o.oprnamespace
+                               WHERE o.oprname = ANY (CAST(? AS pg_catalog.text[]))
+                                 AND n.nspname OPERATOR(pg_catalog.<>) 'pg_catalog')""")) {
+            ps.setObject(1, textArray(names), Types.OTHER);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() && rs.getBoolean(1);
+            }
+        }
+    }
+
     Map<Long, Type> types(Collection<Long> oids) throws SQLException {
         Map<Long, Type> out = new HashMap<>();
+        List<Long> missing = new ArrayList<>();
+        for (long oid : oids) {
+            if (typeRows.containsKey(oid)) {
+                out.put(oid, typeRows.get(oid));
+            } else {
+                missing.add(oid);
+            }
+        }
+        oids = missing;
         query("""
                 SELECT t.oid, pg_catalog.format_type(t.oid, NULL), n.nspname, t.typname,
                        NOT EXISTS (SELECT FROM pg_catalog.pg_proc p
@@ -136,7 +194,7 @@ final class CatalogReader {
                        t.typelem, t.typbasetype, t.typrelid
                 FROM pg_catalog.pg_type t JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace
                 WHERE t.oid = ANY (CAST(? AS pg_catalog.oid[]))""", oids,
-                rs -> out.put(rs.getLong(1), new Type(rs.getLong(1), rs.getString(2), rs.getString(3),
+                rs -> remember(out, typeRows, rs.getLong(1), new Type(rs.getLong(1), rs.getString(2), rs.getString(3),
                         rs.getString(4), rs.getBoolean(5), rs.getLong(6), rs.getLong(7), rs.getLong(8))));
         return out;
     }
@@ -187,21 +245,9 @@ final class CatalogReader {
         return out;
     }
 
-    /** pg_depend rows of a rewrite rule: (referenced catalog, referenced object). */
-    List<long[]> ruleDependencies(long rule) throws SQLException {
-        List<long[]> out = new ArrayList<>();
-        try (PreparedStatement ps = connection.prepareStatement("""
-                SELECT d.refclassid, d.refobjid FROM pg_catalog.pg_depend d
-                WHERE d.classid = 'pg_catalog.pg_rewrite'::pg_catalog.regclass AND d.objid = ?
-                ORDER BY d.refclassid, d.refobjid""")) {
-            ps.setLong(1, rule);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    out.add(new long[] {rs.getLong(1), rs.getLong(2)});
-                }
-            }
-        }
-        return out;
+    private static <T> void remember(Map<Long, T> out, Map<Long, T> memo, long oid, T row) {
+        out.put(oid, row);
+        memo.put(oid, row);
     }
 
     @FunctionalInterface

@@ -22,7 +22,8 @@ public sealed interface CatalogVerdict {
      * @param rule a short id of the rule that fired (see {@link CatalogRefusals}), for the audit log
      * @param sqlState the SQLSTATE of the ErrorResponse
      * @param message the complete error message
-     * @param position 1-based character position in the statement text as the client sent it, 0 for none
+     * @param position 1-based character position in the request's statement text ({@link CheckRequest#sql()}), 0 for
+     *                 none; for a statement of a multi-statement Query, add the statement's offset in the Query
      */
     record Refuse(String rule, String sqlState, String message, int position) implements CatalogVerdict {
         public Refuse {

@@ -13,8 +13,9 @@ import java.util.Objects;
  * @param searchPath the session's search_path, exactly as PostgreSQL reports it (e.g. {@code "$user", public})
  * @param standardConformingStrings the session's standard_conforming_strings
  * @param sql one statement, as the lexer (L1) split it and L2 allowed it
- * @param parameterTypes the parameter type OIDs a Parse message gave, in order; 0 or a missing entry means
- *                       "not given": PostgreSQL infers it, and so does the check. Empty for a simple Query.
+ * @param parameterTypes the parameter type OIDs a Parse message gave, in order, as the int32 values on the wire
+ *                       (read as unsigned); 0 or a missing entry means "not given": PostgreSQL infers it, and so
+ *                       does the check. Empty for a simple Query.
  */
 public record CheckRequest(TableSelection selection, String role, String searchPath,
                            boolean standardConformingStrings, String sql, List<Integer> parameterTypes) {
@@ -31,7 +32,7 @@ public record CheckRequest(TableSelection selection, String role, String searchP
         return new CheckRequest(selection, role, searchPath, true, sql, List.of());
     }
 
-    int parameterType(int number) {
-        return number <= parameterTypes.size() ? parameterTypes.get(number - 1) : 0;
+    long parameterType(int number) {
+        return number <= parameterTypes.size() ? Integer.toUnsignedLong(parameterTypes.get(number - 1)) : 0;
     }
 }

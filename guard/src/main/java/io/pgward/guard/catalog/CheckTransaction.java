@@ -177,7 +177,7 @@ final class CheckTransaction {
         int count = Math.max(used.last(), request.parameterTypes().size());
         List<Long> given = new ArrayList<>();
         for (int n = 1; n <= count; n++) {
-            given.add((long) request.parameterType(n));
+            given.add(request.parameterType(n));
         }
         List<String> givenNames = typeNames(given);
         if (used.stream().allMatch(n -> request.parameterType(n) != 0)) {
@@ -271,24 +271,32 @@ final class CheckTransaction {
 
     // ---------------------------------------------------------------------------------------------------------
 
+    /** Runs with search_path = pg_catalog, pg_temp: every name below resolves in the catalog. */
     private CatalogVerdict judge() throws SQLException {
         long view;
-        long rule;
         String tree;
+        List<long[]> dependencies = new ArrayList<>();
         try (Statement s = connection.createStatement();
-             ResultSet rs = s.executeQuery("SELECT r.oid, r.ev_class, r.ev_action::pg_catalog.text "
+             ResultSet rs = s.executeQuery("SELECT r.ev_class, r.ev_action::pg_catalog.text, "
+                     + "pg_catalog.array_to_string(ARRAY(SELECT d.refclassid::pg_catalog.text || ':' || "
+                     + "d.refobjid::pg_catalog.text FROM pg_catalog.pg_depend d "
+                     + "WHERE d.classid = 'pg_catalog.pg_rewrite'::pg_catalog.regclass AND d.objid = r.oid), ' ') "
                      + "FROM pg_catalog.pg_rewrite r JOIN pg_catalog.pg_class c ON c.oid = r.ev_class "
-                     + "WHERE c.relname OPERATOR(pg_catalog.=) '" + VIEW + "' "
-                     + "AND c.relnamespace OPERATOR(pg_catalog.=) pg_catalog.pg_my_temp_schema()")) {
+                     + "WHERE c.relname = '" + VIEW + "' AND c.relnamespace = pg_catalog.pg_my_temp_schema()")) {
             if (!rs.next()) {
                 throw new SQLException("the check view's rewrite rule is missing");
             }
-            rule = rs.getLong(1);
-            view = rs.getLong(2);
-            tree = rs.getString(3);
+            view = rs.getLong(1);
+            tree = rs.getString(2);
+            for (String pair : rs.getString(3).split(" ")) {
+                if (!pair.isEmpty()) {
+                    String[] parts = pair.split(":");
+                    dependencies.add(new long[] {Long.parseLong(parts[0]), Long.parseLong(parts[1])});
+                }
+            }
         }
         References statement = QueryTreeWalker.walk(NodeTreeParser.parse(tree), Set.of(view));
-        for (long[] dependency : catalog.ruleDependencies(rule)) {
+        for (long[] dependency : dependencies) {
             long oid = dependency[1];
             if (dependency[0] == CatalogReader.PG_PROC) {
                 statement.functions.add(oid);

@@ -192,7 +192,7 @@ final class CodeRules {
             return calleesPass(body);
         }
         StringBody body = StringBody.read(f.source(), f.language());
-        if (!body.passes()) {
+        if (!body.passes() || catalog.operatorOutsideCatalogNamed(body.operators())) {
             return false;
         }
         for (CatalogReader.Function callee : catalog.functionsNamed(body.calledNames())) {

@@ -29,10 +29,16 @@ final class StringBody {
     /** Why the body fails, or null when it passes; {@link #calledNames()} then lists what it calls. */
     private final String failure;
     private final Set<String> calledNames;
+    private final Set<String> operators;
 
-    private StringBody(String failure, Set<String> calledNames) {
+    private StringBody(String failure, Set<String> calledNames, Set<String> operators) {
         this.failure = failure;
         this.calledNames = calledNames;
+        this.operators = operators;
+    }
+
+    private static StringBody fails(String why) {
+        return new StringBody(why, Set.of(), Set.of());
     }
 
     static StringBody read(String source, String language) {
@@ -40,10 +46,11 @@ final class StringBody {
         try {
             tokens = SqlLexer.tokenize(source == null ? "" : source, true);
         } catch (LexerException e) {
-            return new StringBody("its body cannot be read: " + e.getMessage(), Set.of());
+            return fails("its body cannot be read: " + e.getMessage());
         }
         boolean sql = language.equals("sql");
         Set<String> called = new LinkedHashSet<>();
+        Set<String> operators = new LinkedHashSet<>();
         Deque<String> parens = new ArrayDeque<>();
         for (int i = 0; i < tokens.size(); i++) {
             Token t = tokens.get(i);
@@ -61,18 +68,21 @@ final class StringBody {
             if (t.kind() == Token.Kind.WORD) {
                 String w = t.value();
                 if (FORBIDDEN.contains(w) || sql && w.equals("into")) {
-                    return new StringBody("its body contains " + w.toUpperCase(java.util.Locale.ROOT), Set.of());
+                    return fails("its body contains " + w.toUpperCase(java.util.Locale.ROOT));
                 }
                 if (w.equals("from") && !(i > 0 && tokens.get(i - 1).isWord("distinct"))
                         && !FROM_TAKING_FUNCTIONS.contains(parens.isEmpty() ? "" : parens.peek())) {
-                    return new StringBody("its body reads a relation (FROM)", Set.of());
+                    return fails("its body reads a relation (FROM)");
                 }
+            }
+            if (t.kind() == Token.Kind.OPERATOR) {
+                operators.add(t.text());
             }
             if (callsNext && (t.kind() == Token.Kind.WORD || t.kind() == Token.Kind.QUOTED_IDENTIFIER)) {
                 called.add(t.value());
             }
         }
-        return new StringBody(null, called);
+        return new StringBody(null, called, operators);
     }
 
     boolean passes() {
@@ -85,5 +95,10 @@ final class StringBody {
 
     Set<String> calledNames() {
         return calledNames;
+    }
+
+    /** The operator symbols the body uses. */
+    Set<String> operators() {
+        return operators;
     }
 }

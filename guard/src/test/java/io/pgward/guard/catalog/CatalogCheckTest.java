@@ -66,6 +66,9 @@ class CatalogCheckTest {
                 s.execute("ALTER FUNCTION public." + f + " OWNER TO pgward_fn_owner");
             }
             s.execute("CREATE OPERATOR public.=== (LEFTARG = int, RIGHTARG = int, FUNCTION = int4eq)");
+            s.execute("CREATE FUNCTION public.uses_operator(x int) RETURNS boolean IMMUTABLE LANGUAGE sql "
+                    + "AS 'SELECT x === 1'");
+            s.execute("ALTER FUNCTION public.uses_operator(int) OWNER TO pgward_fn_owner");
             s.execute("CREATE TYPE public.mytext");
             s.execute("CREATE FUNCTION public.mytext_in(cstring) RETURNS public.mytext LANGUAGE internal "
                     + "IMMUTABLE STRICT AS 'textin'");
@@ -136,9 +139,11 @@ class CatalogCheckTest {
 
     @Test
     void refusesUserFunctionsThatFailTheRule() {
-        for (String f : List.of("volatile_one", "definer_one", "calls_volatile", "setting_one", "super_one")) {
+        for (String f : List.of("volatile_one", "definer_one", "calls_volatile", "setting_one", "super_one",
+                "uses_operator")) {
+            String call = f.equals("uses_operator") ? "(1)" : "()";
             assertRefused(CatalogRefusals.FUNCTION, "pgward refused this query: function public." + f
-                    + " is not built in.", verdict("SELECT public." + f + "()"));
+                    + " is not built in.", verdict("SELECT public." + f + call));
         }
         assertRefused(CatalogRefusals.FUNCTION, "pgward refused this query: function public.dynamic is not built in.",
                 withoutSelection("SELECT public.dynamic('SELECT 1')"));

@@ -75,6 +75,7 @@ class CatalogCorpusTest {
         List<String> limits = new ArrayList<>();
         Map<String, int[]> perCategory = new TreeMap<>();   // reached L3, as expected
         int reached = 0;
+        List<Long> micros = new ArrayList<>();
         for (CorpusFiles.Case c : CorpusFiles.cases()) {
             List<StatementText> statements;
             try {
@@ -87,6 +88,7 @@ class CatalogCorpusTest {
             }
             reached++;
             String refusal = null;
+            long started = System.nanoTime();
             for (StatementText s : statements) {
                 if (check.checkNow(CheckRequest.of(selection, null, "\"$user\", public", s.text()))
                         instanceof CatalogVerdict.Refuse r) {
@@ -94,6 +96,7 @@ class CatalogCorpusTest {
                     break;
                 }
             }
+            micros.add((System.nanoTime() - started) / 1_000);
             boolean asExpected = c.allow() == (refusal == null);
             int[] n = perCategory.computeIfAbsent(c.category(), k -> new int[2]);
             n[0]++;
@@ -108,6 +111,9 @@ class CatalogCorpusTest {
         StringBuilder out = new StringBuilder("\nGuard corpus through L3 (cases L1 and L2 allow: " + reached + ")\n");
         perCategory.forEach((k, n) -> out.append(String.format("%-24s %4d reached, %4d as expected%n", k, n[0], n[1])));
         out.append("Left to runtime limits (L4): ").append(limits).append('\n');
+        micros.sort(null);
+        out.append(String.format("First-sight check time: median %d µs, p90 %d µs, max %d µs%n",
+                micros.get(micros.size() / 2), micros.get(micros.size() * 9 / 10), micros.getLast()));
         System.out.println(out);
         assertTrue(mismatches.isEmpty(), mismatches.size() + " case(s) got the wrong verdict:\n"
                 + String.join("\n", mismatches));
