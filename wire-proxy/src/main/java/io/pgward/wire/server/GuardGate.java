@@ -31,6 +31,8 @@ import java.util.concurrent.CompletionStage;
 final class GuardGate implements StatementGate {
 
     private static final CompletionStage<Verdict> ALLOWED = CompletableFuture.completedFuture(Verdict.ALLOW);
+    private static final java.util.concurrent.Executor PARSERS = java.util.concurrent.Executors.newThreadPerTaskExecutor(
+            Thread.ofVirtual().name("pgward-guard-", 0).factory());
 
     private final ReadOnlyGuard guard;
     private final ReadOnlyPolicy policy;
@@ -59,8 +61,18 @@ final class GuardGate implements StatementGate {
             return refuse(SqlState.INSUFFICIENT_PRIVILEGE, "pgward refused this statement: fast-path function calls "
                     + "are not allowed for the read-only login \"" + policy.login() + "\"", 0, "function-call");
         }
-        ReadOnlyGuard.Outcome outcome = guard.check(request.sql(), request.standardConformingStrings(), policy,
-                declaredCursors);
+        ReadOnlyGuard.Outcome cached = guard.cached(request.sql(), request.standardConformingStrings(), policy);
+        if (cached != null) {
+            return decide(request, cached);
+        }
+        // A text seen for the first time: L1 and L2 parse it on a thread of their own, not the event loop. The
+        // session sends nothing else until the verdict is in, so the gate's state is touched by one thread at a time.
+        Set<String> cursors = Set.copyOf(declaredCursors);
+        return CompletableFuture.supplyAsync(() -> guard.check(request.sql(), request.standardConformingStrings(),
+                policy, cursors), PARSERS).thenCompose(outcome -> decide(request, outcome));
+    }
+
+    private CompletionStage<Verdict> decide(GateRequest request, ReadOnlyGuard.Outcome outcome) {
         if (outcome.decision() instanceof Decision.Refuse refuse) {
             return refuse(Decision.Refuse.SQLSTATE, refuse.message(), refuse.position(), refuse.rule());
         }
