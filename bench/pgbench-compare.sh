@@ -269,6 +269,11 @@ for ((rep = 1; rep <= REPEATS; rep++)); do
     done
 done
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
+if [ -n "$AUDIT_FILE" ]; then
+    # pgward writes what its audit queue still holds when it stops (for at most 5 s), then the file is complete.
+    bench_log "stopping pgward run so that its audit log is complete"
+    bench_stop "$PGWARD_PID" 30 pgward
+fi
 
 # ------------------------------------------------------------------------------------------ report
 
@@ -290,20 +295,31 @@ ratio() { if [ -n "$1" ] && [ -n "$2" ]; then awk -v a="$1" -v b="$2" 'BEGIN { p
 # median, 99th percentile and largest duration_us from the audit file. pgbench's prepared statement is the only
 # text with a $1, so it marks Parse messages; the others are simple-protocol Queries (warm-up runs included).
 audit_summary() {
+    local rows
     [ -n "$AUDIT_FILE" ] && [ -s "$AUDIT_FILE" ] || return 0
-    echo "Decision times recorded by pgward (audit \`duration_us\`: from the message's arrival to the verdict,"
-    echo "guard included; read-write logins pass a gate that allows everything). Warm-up runs included."
-    echo
-    echo "| login | message | decisions | median µs | p99 µs | max µs |"
-    echo "|---|---|--:|--:|--:|--:|"
-    sed -nE 's/.*"login":"([^"]*)".*"statement":"(.*)","duration_us":([0-9]+)\}$/\1\t\2\t\3/p' "$AUDIT_FILE" \
-        | awk -F'\t' '{ print $1 "\t" ($2 ~ /\$1/ ? "Parse (prepared)" : "Query (simple)") "\t" $3 }' \
+    # Fixed-string matching: the file holds a line per simple-protocol transaction, often a million or more.
+    rows=$(awk '{
+                if (!match($0, /"login":"[^"]*"/)) next
+                login = substr($0, RSTART + 9, RLENGTH - 10)
+                if (!match($0, /"duration_us":[0-9]+/)) next
+                print login "\t" (index($0, "$1") ? "Parse (prepared)" : "Query (simple)") "\t" substr($0, RSTART + 14, RLENGTH - 14)
+            }' "$AUDIT_FILE" \
         | sort -t$'\t' -k1,1 -k2,2 -k3,3n \
         | awk -F'\t' '
             function flush() { if (n) printf "| %s | %s | %d | %d | %d | %d |\n", login, kind, n, v[int((n + 1) / 2)], v[int(n * 0.99 + 0.999)], v[n] }
             $1 != login || $2 != kind { flush(); login = $1; kind = $2; n = 0 }
             { v[++n] = $3 }
-            END { flush() }'
+            END { flush() }')
+    if [ -z "$rows" ]; then
+        bench_log "warning: none of the $(wc -l <"$AUDIT_FILE") audit lines could be read; first line: $(head -c 300 "$AUDIT_FILE")"
+        return 0
+    fi
+    echo "Decision times recorded by pgward (audit \`duration_us\`: from the message's arrival to the verdict,"
+    echo "guard included; read-write logins pass a gate that allows everything). Warm-up runs included."
+    echo
+    echo "| login | message | decisions | median µs | p99 µs | max µs |"
+    echo "|---|---|--:|--:|--:|--:|"
+    echo "$rows"
     echo
 }
 
