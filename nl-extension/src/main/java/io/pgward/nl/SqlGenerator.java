@@ -33,7 +33,7 @@ final class SqlGenerator {
         for (int number = 1; number <= maxAttempts; number++) {
             String text;
             try {
-                ChatRequest.Builder request = ChatRequest.builder().messages(conversation);
+                ChatRequest.Builder request = ChatRequest.builder().messages(List.copyOf(conversation));
                 if (jsonSchema) {
                     request.responseFormat(ModelReply.FORMAT);
                 }
