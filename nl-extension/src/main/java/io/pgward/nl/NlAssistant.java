@@ -20,8 +20,8 @@ import java.util.OptionalInt;
 public final class NlAssistant {
 
     static final String NOT_CONFIGURED = "natural-language questions need an LLM provider, and none is configured: "
-            + "set nl.provider in pgward's configuration (type openai with base-url, model and api-key for OpenAI "
-            + "or any OpenAI-compatible server; type anthropic with model and api-key; type ollama with base-url "
+            + "set nl.provider in pgward's configuration (type openai with base_url, model and api_key for OpenAI "
+            + "or any OpenAI-compatible server; type anthropic with model and api_key; type ollama with base_url "
             + "and model), see docs/nl.md";
 
     private final String login;

@@ -33,15 +33,15 @@ public record NlSettings(Optional<ProviderConfig> provider, String description, 
         Objects.requireNonNull(provider, "provider");
         Objects.requireNonNull(description, "description");
         Objects.requireNonNull(explainTimeout, "explainTimeout");
-        check(maxAttempts >= 1 && maxAttempts <= MAX_MAX_ATTEMPTS, "nl.max-attempts",
+        check(maxAttempts >= 1 && maxAttempts <= MAX_MAX_ATTEMPTS, "nl.max_attempts",
                 "must be between 1 and " + MAX_MAX_ATTEMPTS + ", was " + maxAttempts);
-        check(promptBudgetChars >= 1_000, "nl.prompt-budget-chars", "must be at least 1000, was " + promptBudgetChars);
-        check(topK >= 1, "nl.top-k", "must be at least 1, was " + topK);
-        check(maxRowLimit >= 1 && maxRowLimit <= MAX_ROW_LIMIT, "nl.max-row-limit",
+        check(promptBudgetChars >= 1_000, "nl.prompt_budget_chars", "must be at least 1000, was " + promptBudgetChars);
+        check(topK >= 1, "nl.top_k", "must be at least 1, was " + topK);
+        check(maxRowLimit >= 1 && maxRowLimit <= MAX_ROW_LIMIT, "nl.max_row_limit",
                 "must be between 1 and " + MAX_ROW_LIMIT + ", was " + maxRowLimit);
-        check(defaultRowLimit >= 1 && defaultRowLimit <= maxRowLimit, "nl.default-row-limit",
-                "must be between 1 and nl.max-row-limit (" + maxRowLimit + "), was " + defaultRowLimit);
-        check(explainTimeout.isPositive(), "nl.explain-timeout", "must be positive, was " + explainTimeout);
+        check(defaultRowLimit >= 1 && defaultRowLimit <= maxRowLimit, "nl.default_row_limit",
+                "must be between 1 and nl.max_row_limit (" + maxRowLimit + "), was " + defaultRowLimit);
+        check(explainTimeout.isPositive(), "nl.explain_timeout", "must be positive, was " + explainTimeout);
     }
 
     /** No provider, no description, every default. */

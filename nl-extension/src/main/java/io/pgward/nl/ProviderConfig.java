@@ -28,9 +28,9 @@ public sealed interface ProviderConfig {
             implements ProviderConfig {
 
         public OpenAiCompatible {
-            Objects.requireNonNull(baseUrl, "nl.provider.base-url");
+            Objects.requireNonNull(baseUrl, "nl.provider.base_url");
             requireText(model, "nl.provider.model");
-            Objects.requireNonNull(apiKey, "nl.provider.api-key");
+            Objects.requireNonNull(apiKey, "nl.provider.api_key");
             requirePositive(timeout, "nl.provider.timeout");
         }
 
@@ -47,12 +47,12 @@ public sealed interface ProviderConfig {
                      boolean jsonSchema) implements ProviderConfig {
 
         public Anthropic {
-            Objects.requireNonNull(baseUrl, "nl.provider.base-url");
+            Objects.requireNonNull(baseUrl, "nl.provider.base_url");
             requireText(model, "nl.provider.model");
-            requireText(apiKey, "nl.provider.api-key");
+            requireText(apiKey, "nl.provider.api_key");
             requirePositive(timeout, "nl.provider.timeout");
             if (maxTokens < 1) {
-                throw new IllegalArgumentException("nl.provider.max-tokens must be at least 1, was " + maxTokens);
+                throw new IllegalArgumentException("nl.provider.max_tokens must be at least 1, was " + maxTokens);
             }
         }
 
@@ -68,7 +68,7 @@ public sealed interface ProviderConfig {
     record Ollama(URI baseUrl, String model, Duration timeout, boolean jsonSchema) implements ProviderConfig {
 
         public Ollama {
-            Objects.requireNonNull(baseUrl, "nl.provider.base-url");
+            Objects.requireNonNull(baseUrl, "nl.provider.base_url");
             requireText(model, "nl.provider.model");
             requirePositive(timeout, "nl.provider.timeout");
         }
