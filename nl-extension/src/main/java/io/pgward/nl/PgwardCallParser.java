@@ -28,6 +28,20 @@ public final class PgwardCallParser {
     }
 
     /**
+     * What the proxy asks of every statement text: the comment form (a question for {@code pgward.ask} with the
+     * default row limit, see {@link NlComment}) or one of the call forms, or empty when it is neither.
+     *
+     * @throws NlException when it calls one of these functions with arguments it does not take
+     */
+    public static Optional<PgwardCall> recognize(String sql, boolean standardConformingStrings) throws NlException {
+        Optional<String> question = NlComment.question(sql);
+        if (question.isPresent()) {
+            return Optional.of(new PgwardCall.Ask(question.get(), OptionalInt.empty()));
+        }
+        return parse(sql, standardConformingStrings);
+    }
+
+    /**
      * @return the call, or empty when {@code sql} is not such a call
      * @throws NlException when it calls one of these functions with arguments it does not take
      */

@@ -42,9 +42,12 @@ public sealed interface ProviderConfig {
         }
     }
 
-    /** Anthropic's Messages API. */
+    /** Anthropic's Messages API; {@code baseUrl} empty for Anthropic's own endpoint. */
     record Anthropic(Optional<URI> baseUrl, String model, String apiKey, Duration timeout, int maxTokens,
                      boolean jsonSchema) implements ProviderConfig {
+
+        /** The reply length limit the Messages API requires; a query and a short answer fit easily. */
+        public static final int DEFAULT_MAX_TOKENS = 1024;
 
         public Anthropic {
             Objects.requireNonNull(baseUrl, "nl.provider.base_url");

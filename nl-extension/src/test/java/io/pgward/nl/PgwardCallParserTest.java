@@ -76,6 +76,14 @@ class PgwardCallParserTest {
     }
 
     @Test
+    void recognizeTakesTheCommentFormAsAnAskWithTheDefaultLimit() throws NlException {
+        assertEquals(Optional.of(new PgwardCall.Ask("top 5 customers by revenue", OptionalInt.empty())),
+                PgwardCallParser.recognize("/* nl: top 5 customers by revenue */", true));
+        assertEquals(Optional.of(new PgwardCall.Dialect()), PgwardCallParser.recognize("SELECT pgward.dialect()", true));
+        assertEquals(Optional.empty(), PgwardCallParser.recognize("SELECT 1 /* nl: x */", true));
+    }
+
+    @Test
     void negativeRowLimitIsReadSoTheEntryPointCanRefuseIt() throws NlException {
         assertEquals(Optional.of(new PgwardCall.Ask("q", OptionalInt.of(-3))), parse("SELECT * FROM pgward.ask('q', -3)"));
     }
