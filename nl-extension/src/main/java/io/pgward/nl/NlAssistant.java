@@ -24,6 +24,9 @@ public final class NlAssistant {
             + "or any OpenAI-compatible server; type anthropic with model and api_key; type ollama with base_url "
             + "and model), see docs/nl.md";
 
+    /** Longer questions are refused rather than sent: they are not questions so much as prompts. */
+    public static final int MAX_QUESTION_LENGTH = 4_000;
+
     private final String login;
     private final NlSettings settings;
     private final Optional<ChatModel> model;
@@ -119,6 +122,10 @@ public final class NlAssistant {
         ChatModel chat = model.orElseThrow(() -> new NlException(NlException.NOT_CONFIGURED, NOT_CONFIGURED));
         if (question == null || question.isBlank()) {
             throw new NlException(NlException.INVALID_PARAMETER, "the question is empty");
+        }
+        if (question.length() > MAX_QUESTION_LENGTH) {
+            throw new NlException(NlException.INVALID_PARAMETER, "the question is longer than "
+                    + MAX_QUESTION_LENGTH + " characters");
         }
         audit.question(login, question);
         List<ChatMessage> prompt = List.of(

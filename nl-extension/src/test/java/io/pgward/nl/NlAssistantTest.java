@@ -270,6 +270,17 @@ class NlAssistantTest {
         assertEquals(ask.getMessage(), sql.getMessage());
     }
 
+    @Test
+    void emptyAndOverlongQuestionsAreRefusedBeforeTheModelIsAsked() {
+        ScriptedChatModel model = new ScriptedChatModel();
+        NlAssistant assistant = assistant(model);
+        assertEquals("the question is empty",
+                assertThrows(NlException.class, () -> assistant.ask("  ", OptionalInt.empty())).getMessage());
+        assertEquals(NlException.INVALID_PARAMETER, assertThrows(NlException.class,
+                () -> assistant.sql("x".repeat(NlAssistant.MAX_QUESTION_LENGTH + 1))).sqlState());
+        assertTrue(model.requests.isEmpty());
+    }
+
     private long count(String table) throws SQLException {
         try (Connection c = db.connect(); Statement s = c.createStatement();
              ResultSet r = s.executeQuery("SELECT count(*) FROM " + table)) {
