@@ -164,7 +164,10 @@ public final class NlAssistant {
             this.model = settings.provider().map(ChatModels::create);
         }
 
-        /** A chat model instead of the one {@link NlSettings#provider()} describes. */
+        /**
+         * The chat model to use. Without one, the builder creates one from {@link NlSettings#provider()}; a
+         * pgward with many logins creates it once with {@link ChatModels#create} and passes it to each.
+         */
         public Builder chatModel(ChatModel chatModel) {
             this.model = Optional.of(chatModel);
             return this;

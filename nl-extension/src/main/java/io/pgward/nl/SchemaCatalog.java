@@ -144,6 +144,11 @@ public final class SchemaCatalog {
             return this;
         }
 
+        /** The prompt budget and top k of the {@code nl:} settings. */
+        public Builder settings(NlSettings settings) {
+            return promptBudgetChars(settings.promptBudgetChars()).topK(settings.topK());
+        }
+
         /** Size of the schema part of a prompt, in characters, above which relations are chosen per question. */
         public Builder promptBudgetChars(int chars) {
             this.promptBudgetChars = chars;

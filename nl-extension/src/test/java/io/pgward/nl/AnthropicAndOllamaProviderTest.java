@@ -94,7 +94,9 @@ class AnthropicAndOllamaProviderTest {
         assertEquals(512, request.get("max_tokens").asInt());
         assertTrue(request.get("system").toString().contains("You write SQL."), request.toString());
         assertEquals("user", request.at("/messages/0/role").asText());
-        assertTrue(request.toString().contains("\"isValid\""), "no output schema in " + request);
+        assertEquals("json_schema", request.at("/output_config/format/type").asText(), request.toString());
+        assertEquals("boolean", request.at("/output_config/format/schema/properties/isValid/type").asText(),
+                request.toString());
     }
 
     @Test
