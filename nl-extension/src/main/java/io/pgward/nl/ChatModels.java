@@ -10,6 +10,7 @@ import java.util.Set;
 /**
  * LangChain4j chat models from {@link ProviderConfig}. Retries are left to the validate-and-retry loop (one
  * HTTP attempt per model call), so a failing provider fails the question quickly instead of multiplying delays.
+ * No sampling temperature is sent: several current models accept only their default and refuse any other.
  */
 public final class ChatModels {
 
@@ -26,7 +27,6 @@ public final class ChatModels {
                     .modelName(openAi.model())
                     .timeout(openAi.timeout())
                     .maxRetries(0)
-                    .temperature(0.0)
                     .strictJsonSchema(true)
                     .supportedCapabilities(capabilities)
                     .build();
@@ -37,7 +37,6 @@ public final class ChatModels {
                         .timeout(anthropic.timeout())
                         .maxTokens(anthropic.maxTokens())
                         .maxRetries(0)
-                        .temperature(0.0)
                         .supportedCapabilities(capabilities);
                 anthropic.baseUrl().ifPresent(url -> builder.baseUrl(url.toString()));
                 yield builder.build();
@@ -47,7 +46,6 @@ public final class ChatModels {
                     .modelName(ollama.model())
                     .timeout(ollama.timeout())
                     .maxRetries(0)
-                    .temperature(0.0)
                     .supportedCapabilities(capabilities)
                     .build();
         };

@@ -48,16 +48,35 @@ record ModelReply(boolean isValid, String sql, String answer) {
         } catch (Exception e) {
             throw new InvalidReply("the reply was not valid JSON");
         }
-        JsonNode valid = node.get("isValid");
-        if (valid == null || !valid.isBoolean()) {
-            throw new InvalidReply("the reply had no boolean isValid");
-        }
-        String sql = text(node, "sql").orElse("");
+        boolean valid = isValid(node.get("isValid"));
+        String sql = withoutFence(text(node, "sql").orElse(""));
         String answer = text(node, "answer").orElse("");
-        if (valid.booleanValue() && sql.isBlank()) {
+        if (valid && sql.isBlank()) {
             throw new InvalidReply("the reply said isValid true but its sql was empty");
         }
-        return new ModelReply(valid.booleanValue(), sql.strip(), answer.strip());
+        return new ModelReply(valid, sql, answer.strip());
+    }
+
+    /** A boolean, or the string "true" / "false" that models without a JSON-schema mode sometimes write. */
+    private static boolean isValid(JsonNode value) throws InvalidReply {
+        if (value != null && value.isBoolean()) {
+            return value.booleanValue();
+        }
+        if (value != null && value.isTextual() && (value.asText().equals("true") || value.asText().equals("false"))) {
+            return Boolean.parseBoolean(value.asText());
+        }
+        throw new InvalidReply("the reply had no boolean isValid");
+    }
+
+    /** The query without a Markdown code fence around it, which some models put inside the JSON string too. */
+    private static String withoutFence(String sql) {
+        String text = sql.strip();
+        if (text.startsWith("```") && text.endsWith("```") && text.length() >= 6) {
+            int firstLineEnd = text.indexOf('\n');
+            text = firstLineEnd < 0 ? text.substring(3, text.length() - 3)
+                    : text.substring(firstLineEnd + 1, text.length() - 3);
+        }
+        return text.strip();
     }
 
     private static Optional<String> text(JsonNode node, String field) {

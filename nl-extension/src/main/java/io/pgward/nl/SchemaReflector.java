@@ -78,8 +78,7 @@ final class SchemaReflector {
     }
 
     SchemaSnapshot reflect() throws SQLException {
-        List<Relation> relations = Transactions.readOnlyRolledBack(connections, role, Optional.empty(),
-                this::reflect);
+        List<Relation> relations = Transactions.repeatableReadRolledBack(connections, role, this::reflect);
         return new SchemaSnapshot(relations, clock.instant());
     }
 

@@ -23,12 +23,27 @@ final class Transactions {
 
     static <T> T readOnlyRolledBack(JdbcConnections connections, Optional<String> role, Optional<String> searchPath,
                                     Work<T> work) throws SQLException {
+        return readOnlyRolledBack(connections, "READ ONLY", role, searchPath, work);
+    }
+
+    /**
+     * One snapshot for every statement: the reflection's catalog reads then agree with each other even while DDL
+     * runs concurrently.
+     */
+    static <T> T repeatableReadRolledBack(JdbcConnections connections, Optional<String> role, Work<T> work)
+            throws SQLException {
+        return readOnlyRolledBack(connections, "ISOLATION LEVEL REPEATABLE READ, READ ONLY", role, Optional.empty(),
+                work);
+    }
+
+    private static <T> T readOnlyRolledBack(JdbcConnections connections, String mode, Optional<String> role,
+                                            Optional<String> searchPath, Work<T> work) throws SQLException {
         try (Connection connection = connections.open()) {
             boolean autoCommit = connection.getAutoCommit();
             connection.setAutoCommit(false);
             try {
                 try (Statement statement = connection.createStatement()) {
-                    statement.execute("SET TRANSACTION READ ONLY");
+                    statement.execute("SET TRANSACTION " + mode);
                 }
                 if (role.isPresent()) {
                     setLocal(connection, "role", role.get());
