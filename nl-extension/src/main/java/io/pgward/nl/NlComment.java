@@ -23,6 +23,10 @@ import java.util.regex.Pattern;
  * starts with {@code nl:} in any case. The question is the text after {@code nl:} (and, for line comments, the
  * text of the following ones), with every run of whitespace made one space. Anything else in the statement (a
  * token, a second block comment) means it is not the comment form and is handled as SQL.
+ *
+ * <p>psql (prompt and scripts) drops {@code --} comments that come before a statement's first token and sends
+ * only the {@code ;}, so from psql only the block form arrives; drivers and {@code psql -c} send both forms
+ * (pgjdbc without the {@code ;}). docs/nl.md has the table.
  */
 public final class NlComment {
 
