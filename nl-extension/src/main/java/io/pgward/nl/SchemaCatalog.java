@@ -59,12 +59,16 @@ public final class SchemaCatalog {
     }
 
     PromptSchema forQuestion(String question) throws NlException {
+        return forQuestion(question, topK);
+    }
+
+    PromptSchema forQuestion(String question, int k) throws NlException {
         Loaded current = load();
         List<Relation> all = current.snapshot.relations();
         if (current.index.isEmpty()) {
             return new PromptSchema(all, 0);
         }
-        List<Relation> candidates = current.index.get().choose(question, topK);
+        List<Relation> candidates = current.index.get().choose(question, k);
         List<Relation> shown = new java.util.ArrayList<>();
         int used = 0;
         for (Relation relation : candidates) {

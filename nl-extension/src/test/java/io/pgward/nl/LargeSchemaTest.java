@@ -25,11 +25,7 @@ class LargeSchemaTest {
             "audit", "snapshot", "rule", "setting", "batch", "metric", "note", "tag", "event", "link", "version",
             "stat", "plan", "draft", "report", "status", "type", "group", "member");
 
-    private final TestDatabase db;
-
-    LargeSchemaTest(TestDatabase db) {
-        this.db = db;
-    }
+    private static SchemaCatalog catalog;
 
     @BeforeAll
     static void createSchema(TestDatabase db) throws Exception {
@@ -51,11 +47,11 @@ class LargeSchemaTest {
             }
         }
         NlAssistantTest.execute(db, ddl.toArray(String[]::new));
+        catalog = SchemaCatalog.builder(db::connect).promptBudgetChars(4_000).topK(3).build();
     }
 
     @Test
     void promptHoldsTheRelevantTablesAndTheirNeighboursAndSaysMoreExist() throws Exception {
-        SchemaCatalog catalog = SchemaCatalog.builder(db::connect).promptBudgetChars(4_000).topK(3).build();
         assertEquals(500, catalog.snapshot().relations().size());
         ScriptedChatModel model = new ScriptedChatModel(ScriptedChatModel.valid("SELECT 1 LIMIT 1"));
         NlAssistant assistant = NlAssistant.builder("analyst", NlSettings.defaults(), catalog).chatModel(model)
@@ -78,8 +74,7 @@ class LargeSchemaTest {
 
     @Test
     void foreignKeyNeighboursOfTheBestMatchesAreShown() throws Exception {
-        SchemaCatalog catalog = SchemaCatalog.builder(db::connect).promptBudgetChars(4_000).topK(1).build();
-        List<String> shown = catalog.forQuestion("how many bookings per flight?").shown().stream()
+        List<String> shown = catalog.forQuestion("how many bookings per flight?", 1).shown().stream()
                 .map(Relation::qualifiedName).toList();
         assertEquals("big.flight_bookings", shown.getFirst());
         assertTrue(shown.containsAll(List.of("big.airports", "big.passengers")), shown.toString());
