@@ -7,7 +7,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
 
-
 /**
  * The {@code pgward.*} natural-language entry points for one login, as plain calls the proxy makes off its event
  * loop: {@link #ask}, {@link #sql}, {@link #schema}, {@link #refreshSchema}, {@link #dialect}. The proxy runs the
@@ -141,12 +140,6 @@ public final class NlAssistant {
         return attempts.reversed().stream().map(Attempt::sql).filter(s -> !s.isEmpty()).findFirst();
     }
 
-    /** The prompt this assistant would send for {@code question}: for tests and for operators checking exposure. */
-    String systemPrompt(String question) throws NlException {
-        return Prompt.system(settings.description(), rules, catalog.forQuestion(question), settings.defaultRowLimit())
-                .text();
-    }
-
     public static final class Builder {
         private final String login;
         private final NlSettings settings;
@@ -210,5 +203,4 @@ public final class NlAssistant {
         return "NlAssistant[login=" + login + ", provider=" + settings.provider().map(Object::toString).orElse("none")
                 + ", rules=" + (rules.isBlank() ? "none" : rules.lines().count() + " lines") + "]";
     }
-
 }

@@ -3,7 +3,6 @@ package io.pgward.nl;
 import dev.langchain4j.data.message.SystemMessage;
 import dev.langchain4j.data.message.UserMessage;
 
-
 /**
  * The prompt for one question. The system message holds the instructions, the database description, the
  * login's rules inside {@code <analyst_rules>} tags and the schema the login may read (with a selection, only
@@ -70,5 +69,4 @@ final class Prompt {
         return UserMessage.from("Your reply could not be used: " + problem
                 + ". Reply with only the JSON object {\"isValid\": ..., \"sql\": \"...\", \"answer\": \"...\"}.");
     }
-
 }
