@@ -28,4 +28,12 @@ public sealed interface PgwardCall {
     /** {@code pgward.dialect()}. */
     record Dialect() implements PgwardCall {
     }
+
+    /** {@code pgward.relations()}: the relations the login may read (the table selection's listRelations). */
+    record Relations() implements PgwardCall {
+    }
+
+    /** {@code pgward.describe('name')}: one relation the login may read, described. */
+    record Describe(String relation) implements PgwardCall {
+    }
 }

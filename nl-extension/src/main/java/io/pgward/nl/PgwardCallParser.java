@@ -103,6 +103,14 @@ public final class PgwardCallParser {
                 arity(function, args, 0, 0);
                 yield Optional.of(new PgwardCall.Dialect());
             }
+            case "relations" -> {
+                arity(function, args, 0, 0);
+                yield Optional.of(new PgwardCall.Relations());
+            }
+            case "describe" -> {
+                arity(function, args, 1, 1);
+                yield Optional.of(new PgwardCall.Describe(string(function, args.getFirst())));
+            }
             default -> Optional.empty();
         };
     }

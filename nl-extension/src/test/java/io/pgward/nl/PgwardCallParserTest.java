@@ -33,6 +33,15 @@ class PgwardCallParserTest {
     }
 
     @Test
+    void readsTheRelationFunctions() throws NlException {
+        assertEquals(Optional.of(new PgwardCall.Relations()), parse("SELECT * FROM pgward.relations()"));
+        assertEquals(Optional.of(new PgwardCall.Describe("public.\"Orders\"")),
+                parse("select * from pgward.describe('public.\"Orders\"');"));
+        assertEquals("pgward.describe takes 1 argument, not 0",
+                assertThrows(NlException.class, () -> parse("SELECT * FROM pgward.describe()")).getMessage());
+    }
+
+    @Test
     void decodesStringLiteralsAsPostgresDoes() throws NlException {
         assertEquals(Optional.of(new PgwardCall.Sql("customers' names")), parse("SELECT pgward.sql('customers'' names')"));
         assertEquals(Optional.of(new PgwardCall.Sql("it's\ta tab")), parse("SELECT pgward.sql(E'it\\'s\\ta tab')"));
@@ -47,7 +56,7 @@ class PgwardCallParserTest {
             "SELECT * FROM pgward.ask('q') AS t",
             "SELECT * FROM pgward.ask('q') WHERE true",
             "SELECT pgward.ask('q'), 1",
-            "SELECT * FROM pgward.describe('orders')",
+            "SELECT * FROM pgward.describe('orders') AS d",
             "SELECT * FROM other.ask('q')",
             "SELECT * FROM pgward.ask('q' || 'r')",
             "SELECT * FROM pgward.ask('q'::text)",

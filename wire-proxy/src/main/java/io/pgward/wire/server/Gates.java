@@ -24,21 +24,23 @@ public final class Gates implements Function<PgwardConfig.Login, StatementGate>,
     private final ReadOnlyGuard guard;
     private final CatalogLayer catalog;
     private final StatementGate readWrite;
+    private final PgwardFunctions functions;
 
-    private Gates(CatalogLayer catalog) {
+    private Gates(CatalogLayer catalog, NlFunctions nl) {
         this.catalog = catalog;
         this.guard = catalog == null ? GUARD : new ReadOnlyGuard(true);
         this.readWrite = catalog == null ? StatementGate.ALLOW_ALL : new SchemaWatch(catalog);
+        this.functions = catalog == null ? null : new PgwardFunctions(catalog, nl);
     }
 
     /** Every layer: what pgward runs with. */
     public static Gates standard(PgwardConfig config) {
-        return new Gates(new CatalogLayer(config));
+        return new Gates(new CatalogLayer(config), NlFunctions.NOT_CONFIGURED);
     }
 
     /** Layers L1, L2 and L4 without the catalog check: no table selection can be enforced. */
     public static Gates withoutCatalog() {
-        return new Gates(null);
+        return new Gates(null, null);
     }
 
 
@@ -51,7 +53,7 @@ public final class Gates implements Function<PgwardConfig.Login, StatementGate>,
                     throw new IllegalStateException("login \"" + login.name() + "\" has a table selection, which "
                             + "only the catalog check can enforce");
                 }
-                yield new GuardGate(guard, login, catalog);
+                yield new GuardGate(guard, login, catalog, functions);
             }
         };
     }

@@ -38,15 +38,20 @@ final class GuardGate implements StatementGate {
     private final ReadOnlyPolicy policy;
     private final PgwardConfig.Login login;
     private final CatalogLayer catalog;
+    private final PgwardFunctions functions;
     private final Set<String> declaredCursors = new HashSet<>();
     private boolean searchPathChanged;
 
-    /** @param catalog layer L3, or null for a gate of L1 and L2 alone */
-    GuardGate(ReadOnlyGuard guard, PgwardConfig.Login login, CatalogLayer catalog) {
+    /**
+     * @param catalog layer L3, or null for a gate of L1 and L2 alone
+     * @param functions the pgward.* functions, or null when there is no catalog layer
+     */
+    GuardGate(ReadOnlyGuard guard, PgwardConfig.Login login, CatalogLayer catalog, PgwardFunctions functions) {
         this.guard = guard;
         this.login = login;
         this.policy = new ReadOnlyPolicy(login.name(), login.policy().statementTimeout());
         this.catalog = catalog;
+        this.functions = functions;
     }
 
     @Override
@@ -60,6 +65,16 @@ final class GuardGate implements StatementGate {
             // The fast-path call names a function by OID only; nothing shows what it does, so it is refused.
             return refuse(SqlState.INSUFFICIENT_PRIVILEGE, "pgward refused this statement: fast-path function calls "
                     + "are not allowed for the read-only login \"" + policy.login() + "\"", 0, "function-call");
+        }
+        if (functions != null) {
+            try {
+                java.util.Optional<io.pgward.nl.PgwardCall> call = PgwardFunctions.recognize(request);
+                if (call.isPresent()) {
+                    return functions.answer(call.get(), login, request);
+                }
+            } catch (io.pgward.nl.NlException e) {
+                return PgwardFunctions.refusal(e);
+            }
         }
         ReadOnlyGuard.Outcome cached = guard.cached(request.sql(), request.standardConformingStrings(), policy);
         if (cached != null) {
