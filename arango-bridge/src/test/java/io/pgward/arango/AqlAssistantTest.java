@@ -270,6 +270,19 @@ class AqlAssistantTest {
     }
 
     @Test
+    void arangoDbGoingAwayDuringAQuestionIsAnErrorNotFeedback() {
+        bridge.schema();
+        fake.close();
+        ScriptedChatModel model = new ScriptedChatModel(ScriptedChatModel.valid(READ));
+
+        NlException e = assertThrows(NlException.class, () -> assistant(model).ask("names", OptionalInt.empty()));
+
+        assertEquals("08006", e.sqlState());
+        assertTrue(e.getMessage().startsWith("ArangoDB cannot be reached"), e.getMessage());
+        assertEquals(1, model.requests.size(), "a fault is not fed back to the model");
+    }
+
+    @Test
     void dialectAndSchemaRows() throws Exception {
         assertEquals("{\"dialect\": \"arango\"}", AqlAssistant.dialect());
 
