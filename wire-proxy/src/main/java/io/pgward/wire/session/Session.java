@@ -244,7 +244,9 @@ public final class Session {
         boolean endsBatch = !(message instanceof FrontendMessage.Parse);
         switch (verdict) {
             case Verdict.Allow a -> {
-                searchPathStale |= a.changesSearchPath() && gate.wantsSearchPath();
+                // A server that reports search_path (PostgreSQL 18) says every change itself.
+                searchPathStale |= a.changesSearchPath() && gate.wantsSearchPath()
+                        && !backend.parameters().containsKey("search_path");
                 forward(message, endsBatch);
             }
             case Verdict.Refuse r -> substitute(message, r, endsBatch);
