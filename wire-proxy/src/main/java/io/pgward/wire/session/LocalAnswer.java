@@ -24,7 +24,10 @@ final class LocalAnswer {
         for (String notice : answer.notices()) {
             client.write(notice(alloc, notice));
         }
-        client.write(rowDescription(alloc, answer.columns()));
+        // A write that returns no rows has no result set, only its command tag, as an INSERT in PostgreSQL.
+        if (!answer.columns().isEmpty()) {
+            client.write(rowDescription(alloc, answer.columns()));
+        }
         for (List<String> row : answer.rows()) {
             client.write(dataRow(alloc, row));
         }

@@ -57,12 +57,16 @@ public final class LocalSession extends ChannelInboundHandlerAdapter {
     private static final class Portal {
         final String sql;
         final List<String> parameters;
+        final List<Integer> parameterTypes;
+        final boolean empty;
         Verdict.Answer result;
         int sent;
 
-        Portal(String sql, List<String> parameters) {
+        Portal(String sql, List<String> parameters, List<Integer> parameterTypes, boolean empty) {
             this.sql = sql;
             this.parameters = parameters;
+            this.parameterTypes = parameterTypes;
+            this.empty = empty;
         }
     }
 
@@ -182,12 +186,15 @@ public final class LocalSession extends ChannelInboundHandlerAdapter {
     // ---------------------------------------------------------------- simple protocol
 
     private void query(String sql) {
-        if (sql.isBlank()) {
-            client.write(Wire.message(client.alloc(), 'I', buf -> { }));
+        // As in PostgreSQL, a simple query replaces the unnamed statement and portal.
+        statements.remove("");
+        portals.remove("");
+        if (database.isEmpty(sql)) {
+            client.write(emptyQueryResponse());
             ready();
             return;
         }
-        run(sql, List.of(), answer -> {
+        run(sql, List.of(), List.of(), answer -> {
             LocalAnswer.write(client, answer);
             ready();
         }, error -> {
@@ -224,7 +231,11 @@ public final class LocalSession extends ChannelInboundHandlerAdapter {
             fail(new PgError("ERROR", e.sqlState(), e.getMessage(), null, null, 0));
             return;
         }
-        portals.put(bind.portal(), new Portal(prepared.sql(), values));
+        List<Integer> types = new java.util.ArrayList<>();
+        for (int type : prepared.parameterTypes()) {
+            types.add(type);
+        }
+        portals.put(bind.portal(), new Portal(prepared.sql(), values, types, database.isEmpty(prepared.sql())));
         client.write(Wire.message(client.alloc(), '2', buf -> { }));
     }
 
@@ -245,12 +256,22 @@ public final class LocalSession extends ChannelInboundHandlerAdapter {
             client.write(Wire.message(client.alloc(), 'n', buf -> { }));
             return;
         }
+        Portal described = portals.get(describe.name());
+        if (described != null && described.empty) {
+            client.write(Wire.message(client.alloc(), 'n', buf -> { }));
+            return;
+        }
         withResult(describe.name(), portal -> client.write(portal.result.columns().isEmpty()
                 ? Wire.message(client.alloc(), 'n', buf -> { })
                 : LocalAnswer.rowDescription(client.alloc(), portal.result.columns())));
     }
 
     private void execute(FrontendMessage.Execute execute) {
+        Portal executed = portals.get(execute.portal());
+        if (executed != null && executed.empty) {
+            client.write(emptyQueryResponse());
+            return;
+        }
         withResult(execute.portal(), portal -> {
             List<List<String>> rows = portal.result.rows();
             int end = execute.maxRows() > 0 ? Math.min(rows.size(), portal.sent + execute.maxRows()) : rows.size();
@@ -279,8 +300,9 @@ public final class LocalSession extends ChannelInboundHandlerAdapter {
             then.accept(portal);
             return;
         }
-        run(portal.sql, portal.parameters, answer -> {
+        run(portal.sql, portal.parameters, portal.parameterTypes, answer -> {
             portal.result = answer;
+            answer.notices().forEach(notice -> client.write(LocalAnswer.notice(client.alloc(), notice)));
             then.accept(portal);
         }, this::fail);
     }
@@ -290,6 +312,10 @@ public final class LocalSession extends ChannelInboundHandlerAdapter {
         skippingToSync = true;
     }
 
+    private ByteBuf emptyQueryResponse() {
+        return Wire.message(client.alloc(), 'I', buf -> { });
+    }
+
     private void ready() {
         client.write(Messages.readyForQuery(client.alloc(), 'I'));
     }
@@ -297,12 +323,13 @@ public final class LocalSession extends ChannelInboundHandlerAdapter {
     // ---------------------------------------------------------------- running statements
 
     /** Runs a statement off the event loop; nothing else is handled until it is done. */
-    private void run(String sql, List<String> parameters, java.util.function.Consumer<Verdict.Answer> onAnswer,
-                     java.util.function.Consumer<PgError> onError) {
+    private void run(String sql, List<String> parameters, List<Integer> parameterTypes,
+                     java.util.function.Consumer<Verdict.Answer> onAnswer, java.util.function.Consumer<PgError> onError) {
         long started = System.nanoTime();
         CompletableFuture<Verdict.Answer> stage;
         try {
-            stage = database.execute(new LocalDatabase.Statement(sql, parameters, login, readOnly, connection))
+            stage = database.execute(new LocalDatabase.Statement(sql, parameters, parameterTypes, login, readOnly,
+                            connection))
                     .toCompletableFuture();
         } catch (RuntimeException e) {
             stage = CompletableFuture.failedFuture(e);
