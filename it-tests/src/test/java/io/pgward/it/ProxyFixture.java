@@ -5,6 +5,7 @@ import io.pgward.wire.config.PgwardConfig;
 import io.pgward.wire.config.Secret;
 import io.pgward.wire.server.Gates;
 import io.pgward.wire.server.PgwardServer;
+import io.pgward.wire.session.LocalDatabase;
 import io.pgward.wire.session.StatementGate;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -47,6 +48,13 @@ final class ProxyFixture implements AutoCloseable {
     static ProxyFixture start(TestDatabase database, Function<PgwardConfig.Login, StatementGate> gates,
                               Path[] tlsFiles, PgwardConfig.TlsMode tlsMode, int poolSize,
                               UnaryOperator<PgwardConfig> adjust) {
+        return start(database, gates, tlsFiles, tlsMode, poolSize, adjust, Map.of());
+    }
+
+    /** As above, also serving databases pgward answers itself (ArangoDB) under their names. */
+    static ProxyFixture start(TestDatabase database, Function<PgwardConfig.Login, StatementGate> gates,
+                              Path[] tlsFiles, PgwardConfig.TlsMode tlsMode, int poolSize,
+                              UnaryOperator<PgwardConfig> adjust, Map<String, LocalDatabase> localDatabases) {
         Secret backendPassword = new Secret(database.password());
         Map<String, PgwardConfig.Login> logins = new LinkedHashMap<>();
         logins.put("app", login("app", PgwardConfig.AuthMethod.SCRAM_SHA_256, PgwardConfig.Mode.READ_WRITE, database));
@@ -62,7 +70,7 @@ final class ProxyFixture implements AutoCloseable {
         PgwardConfig config = new PgwardConfig(new PgwardConfig.Listen("127.0.0.1", 0), Duration.ofSeconds(5), tls,
                 new PgwardConfig.Backend(database.host(), database.port(), PgwardConfig.SslMode.DISABLE, null),
                 new PgwardConfig.Pool(poolSize, Duration.ofSeconds(2)), logins);
-        return new ProxyFixture(database, PgwardServer.start(adjust.apply(config), gates));
+        return new ProxyFixture(database, PgwardServer.start(adjust.apply(config), gates, localDatabases));
     }
 
     /** A configuration change that gives one login a statement timeout (layer L4). */
@@ -81,7 +89,7 @@ final class ProxyFixture implements AutoCloseable {
             PgwardConfig.Login l = logins.get(loginName);
             logins.put(loginName, l.withPolicy(change.apply(l.policy())));
             return new PgwardConfig(config.listen(), config.startupTimeout(), config.tls(), config.backend(),
-                    config.pool(), logins, config.audit());
+                    config.pool(), logins, config.audit(), config.arango());
         };
     }
 
@@ -100,13 +108,21 @@ final class ProxyFixture implements AutoCloseable {
     }
 
     String jdbcUrl() {
-        return "jdbc:postgresql://127.0.0.1:" + port() + "/" + database.name();
+        return jdbcUrl(database.name());
+    }
+
+    String jdbcUrl(String databaseName) {
+        return "jdbc:postgresql://127.0.0.1:" + port() + "/" + databaseName;
     }
 
     /** A libpq URI through pgward for a login. */
     String uri(String login) {
+        return uri(login, database.name());
+    }
+
+    String uri(String login, String databaseName) {
         return "postgresql://" + login + ":" + PASSWORD.replace(" ", "%20") + "@127.0.0.1:" + port() + "/"
-                + database.name();
+                + databaseName;
     }
 
     Connection connect(String login) throws SQLException {
@@ -114,11 +130,15 @@ final class ProxyFixture implements AutoCloseable {
     }
 
     Connection connect(String login, Properties extra) throws SQLException {
+        return connectTo(database.name(), login, extra);
+    }
+
+    Connection connectTo(String databaseName, String login, Properties extra) throws SQLException {
         Properties props = new Properties();
         props.putAll(extra);
         props.setProperty("user", login);
         props.setProperty("password", PASSWORD);
-        return DriverManager.getConnection(jdbcUrl(), props);
+        return DriverManager.getConnection(jdbcUrl(databaseName), props);
     }
 
     @Override
