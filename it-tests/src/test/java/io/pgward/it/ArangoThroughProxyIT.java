@@ -235,6 +235,27 @@ class ArangoThroughProxyIT {
     }
 
     @Test
+    void pgjdbcReadsRowsOfAStatementItDescribedBeforeBinding() throws SQLException {
+        // Parameters of unknown type make pgjdbc describe the statement (Describe S) instead of the portal, and
+        // take the columns from that description.
+        Properties props = new Properties();
+        props.setProperty("prepareThreshold", "1");
+        props.setProperty("stringtype", "unspecified");
+        try (Connection c = connect("analyst", props);
+             PreparedStatement ps = c.prepareStatement("FOR u IN users FILTER u.name == ? RETURN u.name")) {
+            for (int run = 0; run < 3; run++) {
+                ps.setString(1, "Ada");
+                try (ResultSet rs = ps.executeQuery()) {
+                    assertEquals("value", rs.getMetaData().getColumnName(1), "run " + run);
+                    assertTrue(rs.next());
+                    assertEquals("Ada", rs.getString(1));
+                    assertFalse(rs.next());
+                }
+            }
+        }
+    }
+
+    @Test
     void pgjdbcGetsTheRefusalAsInsufficientPrivilege() throws SQLException {
         int cursorsBefore = arango.cursorRequests(REMOVE).size();
         try (Connection c = connect("analyst", new Properties()); Statement s = c.createStatement()) {

@@ -197,6 +197,35 @@ class LocalSessionIT {
     }
 
     @Test
+    void describeOfAStatementBoundRightAfterRunsItAndGivesItsColumns() throws IOException {
+        try (RawClient client = login()) {
+            parse(client, "s5", "rows 2", 0);
+            describe(client, 'S', "s5");
+            bind(client, "", "s5", new short[0], new byte[][] {"x".getBytes(StandardCharsets.UTF_8)});
+            execute(client, "", 0);
+            client.sync();
+            List<RawClient.Message> reply = client.readUntilReady();
+            assertEquals("1NtT2DDCZ", types(reply));
+            assertEquals(List.of("n", "square"), columns(reply.get(3)));
+            assertEquals(1, LOCAL.received.size(), "the statement ran once");
+        }
+    }
+
+    @Test
+    void describeOfAStatementAloneIsAnsweredAtFlush() throws IOException {
+        try (RawClient client = login()) {
+            parse(client, "s6", "rows 2");
+            describe(client, 'S', "s6");
+            client.send('H', new byte[0]);
+            client.flush();
+            assertEquals("1tn", types(List.of(client.read(), client.read(), client.read())));
+            client.sync();
+            assertEquals("Z", types(client.readUntilReady()));
+            assertEquals(List.of(), LOCAL.received);
+        }
+    }
+
+    @Test
     void binaryAndTextParametersReachTheDatabaseAsTextWithTheirTypes() throws IOException {
         try (RawClient client = login()) {
             parse(client, "s3", "params", 23, 0, 0);
