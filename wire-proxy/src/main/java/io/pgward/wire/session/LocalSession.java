@@ -196,7 +196,8 @@ public final class LocalSession extends ChannelInboundHandlerAdapter {
             return;
         }
         run(sql, List.of(), List.of(), answer -> {
-            LocalAnswer.write(client, answer);
+            // No columns: a write that returned no rows, which has only its command tag, as an INSERT does.
+            LocalAnswer.write(client, answer, !answer.columns().isEmpty());
             ready();
         }, error -> {
             client.write(error.encode(client.alloc()));
