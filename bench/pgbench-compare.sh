@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# pgbench select-only throughput and latency: PostgreSQL directly, through pgbouncer and through pgward,
-# in one run on one machine. Prints a Markdown report and writes it to bench/results/pgbench-<date>.md.
+# pgbench select-only throughput and latency: PostgreSQL directly, through pgbouncer, through pgward with a
+# read-write login and through pgward with a read-only login (every statement checked by the guard), in one
+# run on one machine. Prints a Markdown report and writes it to bench/results/pgbench-<date>.md.
 # Progress goes to stderr. See bench/README.md.
 #
 # Settings (environment):
@@ -8,7 +9,9 @@
 #   BENCH_REPEATS=3              runs per (mode, clients, target); the report gives medians
 #   BENCH_CLIENTS="1 8 32"       pgbench -c values; -j is min(clients, 2)
 #   BENCH_MODES="simple prepared"
-#   BENCH_TARGETS="direct pgbouncer pgward"
+#   BENCH_TARGETS="direct pgbouncer pgward pgward-ro"
+#                                pgward: the read-write login app (statements not checked); pgward-ro: the
+#                                read-only login analyst (the guard checks every Query and Parse)
 #   BENCH_PGBENCH_SCALE=10       pgbench -i -s
 #   BENCH_DEMO_SCALE=0.1         pgward demo --scale (the sample shop is not used here)
 #   BENCH_WARMUP=5               seconds of unreported pgbench per target before measuring (0: none)
@@ -25,7 +28,7 @@ DURATION=${BENCH_DURATION:-10}
 REPEATS=${BENCH_REPEATS:-3}
 CLIENTS=${BENCH_CLIENTS:-1 8 32}
 MODES=${BENCH_MODES:-simple prepared}
-TARGETS=${BENCH_TARGETS:-direct pgbouncer pgward}
+TARGETS=${BENCH_TARGETS:-direct pgbouncer pgward pgward-ro}
 PGBENCH_SCALE=${BENCH_PGBENCH_SCALE:-10}
 DEMO_SCALE=${BENCH_DEMO_SCALE:-0.1}
 WARMUP=${BENCH_WARMUP:-5}
@@ -41,10 +44,11 @@ for m in $MODES; do
     case $m in simple | prepared | extended) ;; *) bench_die "BENCH_MODES: unknown pgbench mode $m" ;; esac
 done
 for t in $TARGETS; do
-    case $t in direct | pgbouncer | pgward) ;; *) bench_die "BENCH_TARGETS: unknown target $t" ;; esac
+    case $t in direct | pgbouncer | pgward | pgward-ro) ;; *) bench_die "BENCH_TARGETS: unknown target $t" ;; esac
 done
 case $PGWARD_VIA in run | demo) ;; *) bench_die "BENCH_PGWARD must be run or demo, was $PGWARD_VIA" ;; esac
 has_target() { [[ " $TARGETS " == *" $1 "* ]]; }
+has_pgward_target() { has_target pgward || has_target pgward-ro; }
 MAX_CLIENTS=$(tr ' ' '\n' <<<"$CLIENTS" | sort -n | tail -n 1)
 
 command -v pgbench >/dev/null || bench_die "pgbench is missing (Debian: apt-get install postgresql-client)"
@@ -115,8 +119,11 @@ EOF
 
 # The demo's pgward has pool.max_size 20 per (role, database), fixed in the demo's configuration: a 21st
 # session waits pool.wait_timeout (5 s) and is refused with 53300, so pgbench -c 32 cannot run through it.
-# `pgward run` with the same login (app, SCRAM, backend role pgward_app, read-write) and a pool that fits
-# measures the same proxy.
+# `pgward run` with the same logins (app: SCRAM, backend role pgward_app, read-write; analyst: SCRAM, backend
+# role pgward_analyst, which reads everything through pg_read_all_data, read-only) and a pool that fits
+# measures the same proxy. Both logins are served by the one process, so that the read-only/read-write ratio
+# compares the guard and nothing else. Audit lines of both go to one file; the report summarises the
+# decision times pgward itself recorded.
 start_pgward_run() {
     local dir=$BENCH_TMP/pgward
     mkdir -m 700 "$dir"
@@ -136,8 +143,18 @@ logins:
     backend_user: pgward_app
     backend_password: \${PGWARD_BENCH_BACKEND_PASSWORD}
     mode: read-write
+  analyst:
+    password: \${PGWARD_BENCH_ANALYST_PASSWORD}
+    auth: scram-sha-256
+    backend_user: pgward_analyst
+    backend_password: \${PGWARD_BENCH_BACKEND_PASSWORD}
+    mode: read-only
+    statement_timeout: 30s
+audit:
+  file: $AUDIT_FILE
 EOF
-    bench_spawn pgward env PGWARD_BENCH_APP_PASSWORD=app PGWARD_BENCH_BACKEND_PASSWORD="$PG_PASSWORD" \
+    bench_spawn pgward env PGWARD_BENCH_APP_PASSWORD=app PGWARD_BENCH_ANALYST_PASSWORD=analyst \
+        PGWARD_BENCH_BACKEND_PASSWORD="$PG_PASSWORD" \
         "$BENCH_ROOT/pgward" run --config "$dir/pgward.yaml"
     PGWARD_PID=$BENCH_LAST_PID
     bench_wait_for_line 120 "$BENCH_TMP/pgward.out" 'pgward: listening on' "$PGWARD_PID" pgward
@@ -149,27 +166,29 @@ EOF
 if has_target pgbouncer; then
     start_pgbouncer
 fi
+AUDIT_FILE=""
 if [ "$PGWARD_VIA" = run ]; then
-    if has_target pgward; then
+    if has_pgward_target; then
+        AUDIT_FILE=$BENCH_TMP/pgward/audit.jsonl
         start_pgward_run
     fi
     PGWARD_LOG=$BENCH_TMP/pgward.err
-    PGWARD_DESC="\`pgward run\` (login app, SCRAM, pool.max_size $((MAX_CLIENTS + 8)), session mode)"
+    PGWARD_DESC="\`pgward run\` (logins app, read-write, and analyst, read-only with statement_timeout 30s; SCRAM, pool.max_size $((MAX_CLIENTS + 8)), session mode; audit to a file)"
 else
     PGWARD_PORT=$DEMO_PORT
     PGWARD_LOG=$BENCH_TMP/demo.err
-    PGWARD_DESC="the demo's own pgward (login app, SCRAM, pool.max_size 20, session mode)"
+    PGWARD_DESC="the demo's own pgward (logins app, read-write, and analyst, read-only; SCRAM, pool.max_size 20, session mode; audit to stdout)"
 fi
 
 # target -> port, user, password
 target_port() {
-    case $1 in direct) echo "$PG_PORT" ;; pgbouncer) echo "$PGBOUNCER_PORT" ;; pgward) echo "$PGWARD_PORT" ;; esac
+    case $1 in direct) echo "$PG_PORT" ;; pgbouncer) echo "$PGBOUNCER_PORT" ;; pgward | pgward-ro) echo "$PGWARD_PORT" ;; esac
 }
 target_user() {
-    case $1 in direct | pgbouncer) echo postgres ;; pgward) echo app ;; esac
+    case $1 in direct | pgbouncer) echo postgres ;; pgward) echo app ;; pgward-ro) echo analyst ;; esac
 }
 target_password() {
-    case $1 in direct | pgbouncer) echo "$PG_PASSWORD" ;; pgward) echo app ;; esac
+    case $1 in direct | pgbouncer) echo "$PG_PASSWORD" ;; pgward) echo app ;; pgward-ro) echo analyst ;; esac
 }
 
 # Every target must see the same data before anything is timed.
@@ -205,7 +224,7 @@ run_pgbench() {
     if [ "$status" -ne 0 ] || [ -z "$tps" ] || [ -z "$lat" ] || [ "${failed:-1}" != 0 ] || [ "${processed:-0}" -eq 0 ]; then
         bench_tail "$out" 25
         case $target in
-            pgward) bench_tail "$PGWARD_LOG" 25 ;;
+            pgward | pgward-ro) bench_tail "$PGWARD_LOG" 25 ;;
             pgbouncer) bench_tail "$BENCH_TMP/pgbouncer/pgbouncer.log" 25 ;;
         esac
         if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
@@ -219,10 +238,14 @@ run_pgbench() {
     RUN_TPS=$tps
 }
 
+# Every mode is warmed up: the read-only login's guard runs its full check for each simple-protocol Query
+# (pgbench's literals make every text new) but only once per connection for a prepared statement.
 if [ "$WARMUP" -gt 0 ]; then
     for t in $TARGETS; do
-        bench_log "warm-up: $t, ${WARMUP}s"
-        run_pgbench prepared "$MAX_CLIENTS" "$t" warmup "$WARMUP"
+        for mode in $MODES; do
+            bench_log "warm-up: $t -M $mode, ${WARMUP}s"
+            run_pgbench "$mode" "$MAX_CLIENTS" "$t" warmup "$WARMUP"
+        done
     done
 fi
 
@@ -246,6 +269,11 @@ for ((rep = 1; rep <= REPEATS; rep++)); do
     done
 done
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
+if [ -n "$AUDIT_FILE" ]; then
+    # pgward writes what its audit queue still holds when it stops (for at most 5 s), then the file is complete.
+    bench_log "stopping pgward run so that its audit log is complete"
+    bench_stop "$PGWARD_PID" 30 pgward
+fi
 
 # ------------------------------------------------------------------------------------------ report
 
@@ -263,9 +291,41 @@ fmt_tps() { [ -n "$1" ] && printf '%.0f' "$1" || printf '—'; }
 fmt_ms() { [ -n "$1" ] && printf '%.3f' "$1" || printf '—'; }
 ratio() { if [ -n "$1" ] && [ -n "$2" ]; then awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; else printf '—'; fi; }
 
+# pgward's own record of its decision times: per login and message kind, the number of decisions and the
+# median, 99th percentile and largest duration_us from the audit file. pgbench's prepared statement is the only
+# text with a $1, so it marks Parse messages; the others are simple-protocol Queries (warm-up runs included).
+audit_summary() {
+    local rows
+    [ -n "$AUDIT_FILE" ] && [ -s "$AUDIT_FILE" ] || return 0
+    # Fixed-string matching: the file holds a line per simple-protocol transaction, often a million or more.
+    rows=$(awk '{
+                if (!match($0, /"login":"[^"]*"/)) next
+                login = substr($0, RSTART + 9, RLENGTH - 10)
+                if (!match($0, /"duration_us":[0-9]+/)) next
+                print login "\t" (index($0, "$1") ? "Parse (prepared)" : "Query (simple)") "\t" substr($0, RSTART + 14, RLENGTH - 14)
+            }' "$AUDIT_FILE" \
+        | sort -t$'\t' -k1,1 -k2,2 -k3,3n \
+        | awk -F'\t' '
+            function flush() { if (n) printf "| %s | %s | %d | %d | %d | %d |\n", login, kind, n, v[int((n + 1) / 2)], v[int(n * 0.99 + 0.999)], v[n] }
+            $1 != login || $2 != kind { flush(); login = $1; kind = $2; n = 0 }
+            { v[++n] = $3 }
+            END { flush() }')
+    if [ -z "$rows" ]; then
+        bench_log "warning: none of the $(wc -l <"$AUDIT_FILE") audit lines could be read; first line: $(head -c 300 "$AUDIT_FILE")"
+        return 0
+    fi
+    echo "Decision times recorded by pgward (audit \`duration_us\`: from the message's arrival to the verdict,"
+    echo "guard included; read-write logins pass a gate that allows everything). Warm-up runs included."
+    echo
+    echo "| login | message | decisions | median µs | p99 µs | max µs |"
+    echo "|---|---|--:|--:|--:|--:|"
+    echo "$rows"
+    echo
+}
+
 report() {
-    local mode clients d b w
-    echo "# pgbench select-only: PostgreSQL directly, pgbouncer, pgward"
+    local mode clients d b w r
+    echo "# pgbench select-only: PostgreSQL directly, pgbouncer, pgward read-write and read-only"
     echo
     bench_environment
     echo "- pgbench: $(pgbench --version | head -n 1); \`pgbench -n -S -M <mode> -c <clients> -j min(clients,2) -T $DURATION\`, scale $PGBENCH_SCALE ($EXPECTED_ACCOUNTS accounts)"
@@ -276,22 +336,26 @@ report() {
     echo "- load average (1/5/15 min): $LOAD_BEFORE before, $LOAD_AFTER after"
     echo
     echo "Medians of $REPEATS runs. TPS: transactions per second (higher is better); latency: pgbench's mean"
-    echo "latency in ms (lower is better); ratios are of median TPS."
+    echo "latency in ms (lower is better); ratios are of median TPS. pgward rw is the read-write login app"
+    echo "(statements not checked), pgward ro the read-only login analyst (the guard checks every Query and Parse)."
     echo
-    echo "| mode | clients | direct TPS | pgbouncer TPS | pgward TPS | direct ms | pgbouncer ms | pgward ms | pgward/direct | pgward/pgbouncer |"
-    echo "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+    echo "| mode | clients | direct TPS | pgbouncer TPS | pgward rw TPS | pgward ro TPS | direct ms | pgbouncer ms | pgward rw ms | pgward ro ms | rw/direct | rw/pgbouncer | ro/direct | ro/rw |"
+    echo "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
     for mode in $MODES; do
         for clients in $CLIENTS; do
             d=$(med "$mode" "$clients" direct 5)
             b=$(med "$mode" "$clients" pgbouncer 5)
             w=$(med "$mode" "$clients" pgward 5)
-            printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$mode" "$clients" \
-                "$(fmt_tps "$d")" "$(fmt_tps "$b")" "$(fmt_tps "$w")" \
+            r=$(med "$mode" "$clients" pgward-ro 5)
+            printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$mode" "$clients" \
+                "$(fmt_tps "$d")" "$(fmt_tps "$b")" "$(fmt_tps "$w")" "$(fmt_tps "$r")" \
                 "$(fmt_ms "$(med "$mode" "$clients" direct 6)")" "$(fmt_ms "$(med "$mode" "$clients" pgbouncer 6)")" \
-                "$(fmt_ms "$(med "$mode" "$clients" pgward 6)")" "$(ratio "$w" "$d")" "$(ratio "$w" "$b")"
+                "$(fmt_ms "$(med "$mode" "$clients" pgward 6)")" "$(fmt_ms "$(med "$mode" "$clients" pgward-ro 6)")" \
+                "$(ratio "$w" "$d")" "$(ratio "$w" "$b")" "$(ratio "$r" "$d")" "$(ratio "$r" "$w")"
         done
     done
     echo
+    audit_summary
     echo "<details><summary>Every run (TPS / mean latency ms)</summary>"
     echo
     echo "| mode | clients | target | runs |"

@@ -69,6 +69,14 @@ public final class ReadOnlyGuard implements AutoCloseable {
         this.catalogCheckFollows = catalogCheckFollows;
     }
 
+    /**
+     * The cached outcome for this text, or null when it must be computed ({@link #check}); lets a caller keep
+     * the slow path (JSqlParser takes milliseconds for a long query) off a thread that must not block.
+     */
+    public Outcome cached(String sql, boolean standardConformingStrings, ReadOnlyPolicy policy) {
+        return cache.get(new Key(policy.login(), standardConformingStrings, sql));
+    }
+
     public Outcome check(String sql, boolean standardConformingStrings, ReadOnlyPolicy policy,
                          Set<String> declaredCursors) {
         Key key = new Key(policy.login(), standardConformingStrings, sql);

@@ -15,7 +15,6 @@ import io.pgward.testkit.PostgresTest;
 import io.pgward.testkit.TestDatabase;
 import io.pgward.wire.arango.ArangoServing;
 import io.pgward.wire.config.PgwardConfig;
-import io.pgward.wire.server.Gates;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -97,7 +96,7 @@ class ArangoThroughProxyIT {
                 new ArangoAuth.UserPassword("pgward_reader", "arango pass"))
                 .withLimits(AqlLimits.DEFAULTS.withMaxRows(5));
         serving = ArangoServing.start(List.of(config), List.of());
-        proxy = ProxyFixture.start(db, Gates::forLogin, null, PgwardConfig.TlsMode.DISABLE, 4,
+        proxy = ProxyFixture.start(db, ProxyFixture.STANDARD_GATES, null, PgwardConfig.TlsMode.DISABLE, 4,
                 c -> c.withAudit(new PgwardConfig.Audit(PgwardConfig.AuditTarget.FILE, auditFile))
                         .withArango(List.of(config)),
                 serving.localDatabases());

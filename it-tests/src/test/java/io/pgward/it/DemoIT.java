@@ -50,6 +50,18 @@ class DemoIT {
                     "pgward refused this statement: INSERT is not allowed for the read-only login \"analyst\""),
                     write.err());
 
+            RealClients.Result analystCount = RealClients.run(List.of(psql.toString(), analyst + "?sslmode=require",
+                    "-At", "-c", "select count(*) from orders"));
+            assertEquals(0, analystCount.exit(), analystCount.err());
+            assertEquals("10000", analystCount.out().strip());
+
+            RealClients.Result salaries = RealClients.run(List.of(psql.toString(), analyst + "?sslmode=require",
+                    "-At", "-c", "select * from hr.salaries"));
+            assertEquals(1, salaries.exit(), salaries.out());
+            assertTrue(salaries.err().contains("pgward refused this query: it reads hr.salaries, which this login's "
+                    + "table selection does not include. Selected: public.orders, public.customers, public.products, "
+                    + "public.order_items, public.v_sales, public.mv_region_revenue."), salaries.err());
+
             int port = URI.create(app).getPort();
             demo.destroy();
             assertTrue(demo.waitFor(60, TimeUnit.SECONDS), "demo exits on SIGTERM");

@@ -31,8 +31,11 @@ class LocalAnswerIT {
     static final Verdict.Answer ANSWER = new Verdict.Answer(List.of("name", "note"),
             List.of(Arrays.asList("alice", null), List.of("bob", "it's \\ fine")), "SELECT 2",
             List.of("answered by pgward"));
+    static final Verdict.Rewrite REWRITE = new Verdict.Rewrite(
+            "SELECT g AS n, 'row ' || g AS label FROM generate_series(1, 3) g", List.of("ran: generate_series"));
     static final StatementGate ANSWERING = request -> CompletableFuture.completedFuture(
-            request.sql().contains("pgward_test_answer") ? ANSWER : Verdict.ALLOW);
+            request.sql().contains("pgward_test_answer") ? ANSWER
+                    : request.sql().contains("pgward_test_rewrite") ? REWRITE : Verdict.ALLOW);
 
     private static ProxyFixture proxy;
 
@@ -44,6 +47,35 @@ class LocalAnswerIT {
     @AfterAll
     static void stop() {
         proxy.close();
+    }
+
+    @Test
+    void aRewrittenStatementRunsOnTheBackendInEveryProtocolMode() throws SQLException {
+        for (String mode : List.of("simple", "extended")) {
+            Properties props = new Properties();
+            props.setProperty("preferQueryMode", mode);
+            try (Connection c = proxy.connect("app", props)) {
+                for (int run = 0; run < 2; run++) {
+                    try (Statement s = c.createStatement();
+                         ResultSet rs = s.executeQuery("SELECT * FROM pgward_test_rewrite('three rows')")) {
+                        assertEquals("n", rs.getMetaData().getColumnName(1));
+                        assertEquals(java.sql.Types.INTEGER, rs.getMetaData().getColumnType(1),
+                                "the backend's own result: typed as PostgreSQL types it");
+                        for (int i = 1; i <= 3; i++) {
+                            assertTrue(rs.next());
+                            assertEquals(i, rs.getInt(1));
+                            assertEquals("row " + i, rs.getString(2));
+                        }
+                        assertFalse(rs.next());
+                        assertEquals("ran: generate_series", s.getWarnings().getMessage(), mode);
+                    }
+                }
+                try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT 'after'")) {
+                    assertTrue(rs.next());
+                    assertEquals("after", rs.getString(1));
+                }
+            }
+        }
     }
 
     @Test

@@ -9,7 +9,6 @@ import io.pgward.testkit.TestDatabase;
 import io.pgward.wire.auth.ScramVerifier;
 import io.pgward.wire.config.PgwardConfig;
 import io.pgward.wire.config.Secret;
-import io.pgward.wire.server.Gates;
 import java.nio.ByteBuffer;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -58,7 +57,7 @@ class ProtocolDetailsIT {
 
     @Test
     void aClientThatNeverLogsInIsClosedAfterTheStartupTimeout(TestDatabase database) throws Exception {
-        try (ProxyFixture proxy = ProxyFixture.start(database, Gates::forLogin, null, PgwardConfig.TlsMode.DISABLE, 2,
+        try (ProxyFixture proxy = ProxyFixture.start(database, ProxyFixture.STANDARD_GATES, null, PgwardConfig.TlsMode.DISABLE, 2,
                 config -> new PgwardConfig(config.listen(), Duration.ofMillis(300), config.tls(), config.backend(),
                         config.pool(), config.logins()));
              RawClient client = new RawClient(proxy.port())) {
@@ -70,7 +69,7 @@ class ProtocolDetailsIT {
 
     @Test
     void aFullPoolMakesTheNextClientWaitThenFailWithTooManyConnections(TestDatabase database) throws Exception {
-        try (ProxyFixture proxy = ProxyFixture.start(database, Gates::forLogin, null, PgwardConfig.TlsMode.DISABLE, 1,
+        try (ProxyFixture proxy = ProxyFixture.start(database, ProxyFixture.STANDARD_GATES, null, PgwardConfig.TlsMode.DISABLE, 1,
                 config -> new PgwardConfig(config.listen(), config.startupTimeout(), config.tls(), config.backend(),
                         new PgwardConfig.Pool(1, Duration.ofMillis(500)), config.logins()))) {
             try (Connection first = proxy.connect("app")) {
@@ -88,7 +87,7 @@ class ProtocolDetailsIT {
     @Test
     void acceptsAStoredScramVerifierInsteadOfAPassword(TestDatabase database) throws Exception {
         String verifier = ScramVerifier.fromPassword(ProxyFixture.PASSWORD).encoded();
-        try (ProxyFixture proxy = ProxyFixture.start(database, Gates::forLogin, null, PgwardConfig.TlsMode.DISABLE, 2,
+        try (ProxyFixture proxy = ProxyFixture.start(database, ProxyFixture.STANDARD_GATES, null, PgwardConfig.TlsMode.DISABLE, 2,
                 config -> {
                     Map<String, PgwardConfig.Login> logins = new LinkedHashMap<>(config.logins());
                     logins.put("hashed", new PgwardConfig.Login("hashed", PgwardConfig.AuthMethod.SCRAM_SHA_256,

@@ -35,8 +35,13 @@ final class ProxyFixture implements AutoCloseable {
         this.server = server;
     }
 
+    /** Stands for {@link Gates#standard}, every guard layer, which needs the configuration the fixture makes. */
+    static final Function<PgwardConfig.Login, StatementGate> STANDARD_GATES = login -> {
+        throw new IllegalStateException("replaced by Gates.standard when the fixture starts");
+    };
+
     static ProxyFixture start(TestDatabase database) {
-        return start(database, Gates::forLogin, null, PgwardConfig.TlsMode.DISABLE, 20);
+        return start(database, STANDARD_GATES, null, PgwardConfig.TlsMode.DISABLE, 20);
     }
 
     static ProxyFixture start(TestDatabase database, Function<PgwardConfig.Login, StatementGate> gates,
@@ -70,7 +75,9 @@ final class ProxyFixture implements AutoCloseable {
         PgwardConfig config = new PgwardConfig(new PgwardConfig.Listen("127.0.0.1", 0), Duration.ofSeconds(5), tls,
                 new PgwardConfig.Backend(database.host(), database.port(), PgwardConfig.SslMode.DISABLE, null),
                 new PgwardConfig.Pool(poolSize, Duration.ofSeconds(2)), logins);
-        return new ProxyFixture(database, PgwardServer.start(adjust.apply(config), gates, localDatabases));
+        PgwardConfig adjusted = adjust.apply(config);
+        return new ProxyFixture(database, PgwardServer.start(adjusted,
+                gates == STANDARD_GATES ? Gates.standard(adjusted) : gates, localDatabases));
     }
 
     /** A configuration change that gives one login a statement timeout (layer L4). */

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pgward.testkit.PostgresTest;
 import io.pgward.testkit.TestDatabase;
 import io.pgward.wire.config.PgwardConfig;
-import io.pgward.wire.server.Gates;
 import java.io.StringWriter;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -42,7 +41,7 @@ class RowCapIT {
     @BeforeAll
     static void start(TestDatabase db) {
         databaseName = db.name();
-        proxy = ProxyFixture.start(db, Gates::forLogin, null, PgwardConfig.TlsMode.DISABLE, 4,
+        proxy = ProxyFixture.start(db, ProxyFixture.STANDARD_GATES, null, PgwardConfig.TlsMode.DISABLE, 4,
                 config -> ProxyFixture.rowCap("reader", CAP).apply(ProxyFixture.rowCap("analyst", CAP).apply(config)));
     }
 

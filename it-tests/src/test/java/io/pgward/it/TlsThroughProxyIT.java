@@ -9,7 +9,6 @@ import io.pgward.testkit.PostgresTest;
 import io.pgward.testkit.TestDatabase;
 import io.pgward.wire.config.PgwardConfig;
 import io.pgward.wire.config.Secret;
-import io.pgward.wire.server.Gates;
 import io.pgward.wire.server.PgwardServer;
 import io.pgward.wire.tls.SelfSignedCertificate;
 import java.nio.ByteBuffer;
@@ -44,8 +43,8 @@ class TlsThroughProxyIT {
         database = db;
         pem = SelfSignedCertificate.write(certificates);
         Path[] files = {pem.certificate(), pem.key()};
-        tlsAllowed = ProxyFixture.start(db, Gates::forLogin, files, PgwardConfig.TlsMode.ALLOW, 4);
-        tlsRequired = ProxyFixture.start(db, Gates::forLogin, files, PgwardConfig.TlsMode.REQUIRE, 4);
+        tlsAllowed = ProxyFixture.start(db, ProxyFixture.STANDARD_GATES, files, PgwardConfig.TlsMode.ALLOW, 4);
+        tlsRequired = ProxyFixture.start(db, ProxyFixture.STANDARD_GATES, files, PgwardConfig.TlsMode.REQUIRE, 4);
     }
 
     @AfterAll
@@ -100,8 +99,7 @@ class TlsThroughProxyIT {
     void pgwardReachesAPostgresThatRequiresTls() throws SQLException {
         try (LocalPostgres secured = LocalPostgres.start(0, pem.certificate(), pem.key())) {
             for (PgwardConfig.SslMode mode : List.of(PgwardConfig.SslMode.REQUIRE, PgwardConfig.SslMode.VERIFY_FULL)) {
-                try (PgwardServer server = PgwardServer.start(backendTlsConfig(secured, mode, pem.certificate()),
-                        Gates::forLogin);
+                try (PgwardServer server = PgwardServer.start(backendTlsConfig(secured, mode, pem.certificate()));
                      Connection c = connect(server); Statement s = c.createStatement();
                      ResultSet rs = s.executeQuery("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()")) {
                     assertTrue(rs.next());
@@ -116,7 +114,7 @@ class TlsThroughProxyIT {
         SelfSignedCertificate.PemFiles stranger = SelfSignedCertificate.write(other);
         try (LocalPostgres secured = LocalPostgres.start(0, pem.certificate(), pem.key());
              PgwardServer server = PgwardServer.start(backendTlsConfig(secured, PgwardConfig.SslMode.VERIFY_FULL,
-                     stranger.certificate()), Gates::forLogin)) {
+                     stranger.certificate()))) {
             SQLException e = assertThrows(SQLException.class, () -> connect(server));
             assertEquals("08006", e.getSQLState());
         }

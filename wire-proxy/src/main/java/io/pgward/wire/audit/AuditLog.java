@@ -32,7 +32,12 @@ public final class AuditLog implements AutoCloseable {
     private static final JsonFactory JSON = new JsonFactory();
     private static final String STOP = new String("stop");
 
-    private final LinkedBlockingQueue<String> lines = new LinkedBlockingQueue<>();
+    /** Lines waiting for the writer; bounded, so a writer that cannot keep up costs lines, not memory. */
+    static final int QUEUE_LIMIT = 100_000;
+
+    private final LinkedBlockingQueue<String> lines = new LinkedBlockingQueue<>(QUEUE_LIMIT);
+    /** Lines lost because the queue was full; the writer reports them in a line of their own. */
+    private final java.util.concurrent.atomic.AtomicLong dropped = new java.util.concurrent.atomic.AtomicLong();
     private final Writer out;
     private final Thread writer;
 
@@ -55,8 +60,11 @@ public final class AuditLog implements AutoCloseable {
         return new AuditLog(new java.io.BufferedWriter(new java.io.OutputStreamWriter(stream, StandardCharsets.UTF_8)));
     }
 
+    /** Queues the line; never blocks the caller (an event loop). */
     public void record(Entry entry) {
-        lines.add(format(Instant.now(), entry));
+        if (!lines.offer(format(Instant.now(), entry))) {
+            dropped.incrementAndGet();
+        }
     }
 
     static String format(Instant time, Entry entry) {
@@ -90,6 +98,11 @@ public final class AuditLog implements AutoCloseable {
                 }
                 out.write(line);
                 out.write('\n');
+                long lost = dropped.getAndSet(0);
+                if (lost > 0) {
+                    out.write("{\"time\":\"" + Instant.now() + "\",\"verdict\":\"audit-overflow\",\"dropped\":"
+                            + lost + "}\n");
+                }
                 if (lines.isEmpty()) {
                     out.flush();
                 }
@@ -104,7 +117,12 @@ public final class AuditLog implements AutoCloseable {
     /** Writes what is queued and stops the writer. */
     @Override
     public void close() {
-        lines.add(STOP);
+        try {
+            lines.put(STOP);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return;
+        }
         try {
             writer.join(TimeUnit.SECONDS.toMillis(5));
         } catch (InterruptedException e) {

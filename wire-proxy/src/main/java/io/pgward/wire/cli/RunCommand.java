@@ -59,7 +59,7 @@ final class RunCommand implements Callable<Integer> {
 
     static PgwardServer start(PgwardConfig config, Map<String, LocalDatabase> localDatabases) {
         try {
-            return PgwardServer.start(config, Gates::forLogin, localDatabases);
+            return PgwardServer.start(config, Gates.standard(config), localDatabases);
         } catch (IllegalStateException e) {
             throw new StartupException(e.getMessage());
         }

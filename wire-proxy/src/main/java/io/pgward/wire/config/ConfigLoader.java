@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.pgward.guard.selection.SelectedNames;
 import io.pgward.wire.config.PgwardConfig.AuthMethod;
 import io.pgward.wire.config.PgwardConfig.Backend;
 import io.pgward.wire.config.PgwardConfig.Listen;
@@ -114,9 +115,15 @@ public final class ConfigLoader {
         if (!section.has("host")) {
             throw ConfigException.at("backend.host", "is required (the PostgreSQL server pgward forwards to)");
         }
-        Backend backend = new Backend(section.requiredString("host"), section.integer("port", 5432, 1, 65535),
-                section.choice("sslmode", SslMode.class, SslMode.DISABLE),
-                existingFile(section, "root_certificate", section.string("root_certificate", null)));
+        String host = section.requiredString("host");
+        int port = section.integer("port", 5432, 1, 65535);
+        ConfigSection control = section.section("catalog_check");
+        String controlHost = control.string("host", null);
+        int controlPort = control.integer("port", controlHost == null ? port : 5432, 1, 65535);
+        control.done();
+        Backend backend = new Backend(host, port, section.choice("sslmode", SslMode.class, SslMode.DISABLE),
+                existingFile(section, "root_certificate", section.string("root_certificate", null)),
+                controlHost, controlPort);
         section.done();
         return backend;
     }
@@ -180,9 +187,10 @@ public final class ConfigLoader {
         if (!tables.isEmpty() && mode == Mode.READ_WRITE) {
             throw ConfigException.at(section.keyPath("tables"), "applies to read-only logins only");
         }
-        if (!tables.isEmpty()) {
-            // Until the catalog check enforces it, accepting a selection would promise what is not kept.
-            throw ConfigException.at(section.keyPath("tables"), "is not enforced by this version of pgward yet");
+        try {
+            SelectedNames.parse(section.keyPath("tables"), tables);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(e.getMessage());
         }
         String rules = section.string("rules", null);
         if (rules != null && rules.length() > Policy.RULES_LIMIT) {

@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -20,6 +21,10 @@ public final class DemoSetup {
 
     /** Small enough that {@code select * from orders} shows the cap, large enough for any real question. */
     static final long ANALYST_ROW_CAP = 10_000;
+
+    /** The shop without the sensitive data: not hr.salaries, not payment_tokens. */
+    static final List<String> ANALYST_TABLES = List.of("public.orders", "public.customers", "public.products",
+            "public.order_items", "public.v_sales", "public.mv_region_revenue");
 
     public static final String ANALYST = "analyst";
     public static final String APP = "app";
@@ -42,7 +47,7 @@ public final class DemoSetup {
         Map<String, PgwardConfig.Login> logins = new LinkedHashMap<>();
         logins.put(ANALYST, new PgwardConfig.Login(ANALYST, PgwardConfig.AuthMethod.SCRAM_SHA_256,
                 new Secret(ANALYST), null, DemoDatabase.ANALYST_ROLE, backendPassword,
-                new PgwardConfig.Policy(PgwardConfig.Mode.READ_ONLY, null, ANALYST_ROW_CAP)));
+                new PgwardConfig.Policy(PgwardConfig.Mode.READ_ONLY, null, ANALYST_ROW_CAP, ANALYST_TABLES, null)));
         logins.put(APP, new PgwardConfig.Login(APP, PgwardConfig.AuthMethod.SCRAM_SHA_256,
                 new Secret(APP), null, DemoDatabase.APP_ROLE, backendPassword, PgwardConfig.Mode.READ_WRITE));
         return new PgwardConfig(new PgwardConfig.Listen("127.0.0.1", port), Duration.ofSeconds(10),

@@ -1,27 +1,88 @@
 package io.pgward.wire.server;
 
 import io.pgward.guard.ReadOnlyGuard;
-import io.pgward.guard.classify.ReadOnlyPolicy;
 import io.pgward.wire.config.PgwardConfig;
+import io.pgward.wire.session.GateRequest;
 import io.pgward.wire.session.StatementGate;
+import io.pgward.wire.session.Verdict;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
 
 /**
- * Which gate a login's statements pass. Read-write logins (trusted applications) are not checked. Each session
- * of a read-only login gets its own {@link GuardGate} over the one shared {@link ReadOnlyGuard}; its backend
- * session also runs with {@code default_transaction_read_only=on} and the login's statement timeout, so that
+ * Which gate a login's statements pass. Read-write logins (trusted applications) are not checked, but the DDL they
+ * run drops the catalog check's verdicts at once. Each session of a read-only login gets its own
+ * {@link GuardGate} over the shared {@link ReadOnlyGuard} (L1, L2) and {@link CatalogLayer} (L3); its backend
+ * session also runs with {@code default_transaction_read_only=on} and the login's statement timeout (L4), so that
  * even a guard bug cannot write.
  */
-public final class Gates {
+public final class Gates implements Function<PgwardConfig.Login, StatementGate>, AutoCloseable {
 
+    /** L1 and L2 alone, for gates without the catalog layer. */
     private static final ReadOnlyGuard GUARD = new ReadOnlyGuard();
 
-    private Gates() {
+    private final ReadOnlyGuard guard;
+    private final CatalogLayer catalog;
+    private final StatementGate readWrite;
+    private final PgwardFunctions functions;
+
+    private Gates(CatalogLayer catalog, NlFunctions nl) {
+        this.catalog = catalog;
+        this.guard = catalog == null ? GUARD : new ReadOnlyGuard(true);
+        this.readWrite = catalog == null ? StatementGate.ALLOW_ALL : new SchemaWatch(catalog);
+        this.functions = catalog == null ? null : new PgwardFunctions(catalog, nl);
     }
 
-    public static StatementGate forLogin(PgwardConfig.Login login) {
+    /** Every layer: what pgward runs with. */
+    public static Gates standard(PgwardConfig config) {
+        return new Gates(new CatalogLayer(config), NlFunctions.NOT_CONFIGURED);
+    }
+
+    /** Layers L1, L2 and L4 without the catalog check: no table selection can be enforced. */
+    public static Gates withoutCatalog() {
+        return new Gates(null, null);
+    }
+
+
+    @Override
+    public StatementGate apply(PgwardConfig.Login login) {
         return switch (login.mode()) {
-            case READ_WRITE -> StatementGate.ALLOW_ALL;
-            case READ_ONLY -> new GuardGate(GUARD, new ReadOnlyPolicy(login.name(), login.policy().statementTimeout()));
+            case READ_WRITE -> readWrite;
+            case READ_ONLY -> {
+                if (catalog == null && !login.policy().tables().isEmpty()) {
+                    throw new IllegalStateException("login \"" + login.name() + "\" has a table selection, which "
+                            + "only the catalog check can enforce");
+                }
+                yield new GuardGate(guard, login, catalog, functions);
+            }
         };
+    }
+
+    @Override
+    public void close() {
+        if (catalog != null) {
+            catalog.close();
+            guard.close();
+        }
+    }
+
+    /** A read-write login's gate: everything passes; DDL tells the catalog layer its verdicts may be stale. */
+    private record SchemaWatch(CatalogLayer catalog) implements StatementGate {
+        private static final CompletionStage<Verdict> ALLOWED = CompletableFuture.completedFuture(Verdict.ALLOW);
+
+        @Override
+        public CompletionStage<Verdict> check(GateRequest request) {
+            return ALLOWED;
+        }
+
+        @Override
+        public boolean watchesSchemaChanges() {
+            return true;
+        }
+
+        @Override
+        public void schemaChanged() {
+            catalog.schemaChanged();
+        }
     }
 }

@@ -58,8 +58,14 @@ public final class PgwardServer implements AutoCloseable {
         log.info("pgward using {} transport with {} I/O threads", transport.name(), threads);
     }
 
+    /** Starts serving with every guard layer ({@link Gates#standard}). */
+    public static PgwardServer start(PgwardConfig config) {
+        return start(config, Gates.standard(config));
+    }
+
     /**
-     * Starts serving. {@code gates} decides which {@link StatementGate} each login's sessions use.
+     * Starts serving. {@code gates} decides which {@link StatementGate} each login's sessions use; when it is
+     * {@link AutoCloseable}, closing the server closes it.
      *
      * @throws IllegalStateException when the address cannot be bound
      */
@@ -136,5 +142,12 @@ public final class PgwardServer implements AutoCloseable {
         }
         workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        if (context.gates() instanceof AutoCloseable closeable) {
+            try {
+                closeable.close();
+            } catch (Exception e) {
+                log.warn("closing the statement gates failed: {}", e.toString());
+            }
+        }
     }
 }

@@ -98,6 +98,8 @@ public final class Session {
     /** The ReadyForQuery number that ends pgward's own SHOW search_path, 0 when none is in flight. */
     private long searchPathBatch;
     private String searchPathShown;
+    /** DDL ran in the open transaction: its end changes the schema others see. */
+    private boolean ddlInTransaction;
 
     private record Substitution(String token, Verdict.Refuse refusal, long batch) {
     }
@@ -216,6 +218,8 @@ public final class Session {
                 case Verdict.Allow a -> new AuditLog.Entry(connection, login, database, "allow", null, sql, micros);
                 case Verdict.Refuse r -> new AuditLog.Entry(connection, login, database, "refuse", r.rule(), sql, micros);
                 case Verdict.Answer a -> new AuditLog.Entry(connection, login, database, "answer", null, sql, micros);
+                case Verdict.Rewrite r -> new AuditLog.Entry(connection, login, database, "rewrite", null,
+                        sql + "\n-- ran as:\n" + r.sql(), micros);
             });
         }
         return verdict;
@@ -244,6 +248,7 @@ public final class Session {
                 forward(message, endsBatch);
             }
             case Verdict.Refuse r -> substitute(message, r, endsBatch);
+            case Verdict.Rewrite rewrite -> rewrite(message, rewrite, endsBatch);
             case Verdict.Answer answer -> {
                 switch (message) {
                     case FrontendMessage.Query q -> answerLocally(message, answer);
@@ -263,6 +268,15 @@ public final class Session {
         if (endsBatch && searchPathStale) {
             searchPathStale = false;
             askSearchPath();
+        }
+    }
+
+    /** Tells the gate of DDL at once (others may see it if it commits) and again when its transaction ends. */
+    private void watchSchema(BackendMessage.Frame frame) {
+        String tag = Wire.readCString(frame.body());
+        if (SchemaTags.changesSchema(tag)) {
+            ddlInTransaction = true;
+            gate.schemaChanged();
         }
     }
 
@@ -314,6 +328,29 @@ public final class Session {
         message.release();
         substitutions.addLast(new Substitution(token, refusal, readiesExpected + 1));
         ConnectionLog.info(log, connection, "refused for login {}: {}", login, refusal.message());
+        if (endsBatch) {
+            expectReady();
+        }
+        backend.channel().write(replacement);
+    }
+
+    /**
+     * The backend runs the rewritten statement in place of the client's: as the Query, or prepared under the
+     * client's statement name, so everything after it is PostgreSQL's own.
+     */
+    private void rewrite(FrontendMessage message, Verdict.Rewrite rewrite, boolean endsBatch) {
+        if (message instanceof FrontendMessage.FunctionCall) {
+            substitute(message, new Verdict.Refuse(SqlState.FEATURE_NOT_SUPPORTED,
+                    "pgward cannot rewrite a fast-path function call"), endsBatch);
+            return;
+        }
+        for (String notice : rewrite.notices()) {
+            client.write(LocalAnswer.notice(client.alloc(), notice));
+        }
+        ByteBuf replacement = message instanceof FrontendMessage.Parse p
+                ? Messages.parse(backend.channel().alloc(), p.statement(), rewrite.sql())
+                : Messages.query(backend.channel().alloc(), rewrite.sql());
+        message.release();
         if (endsBatch) {
             expectReady();
         }
@@ -412,6 +449,9 @@ public final class Session {
         if (rowCap != null && frame.type() != 'Z' && frame.type() != 'S' && capEndsResult(frame)) {
             return;
         }
+        if (frame.type() == 'C' && gate.watchesSchemaChanges()) {
+            watchSchema(frame);
+        }
         switch (frame.type()) {
             case 'Z' -> readyForQuery(frame);
             case 'E' -> error(frame);
@@ -436,6 +476,10 @@ public final class Session {
     private void readyForQuery(BackendMessage.Frame frame) {
         char status = (char) frame.body().getByte(0);
         backend.transactionStatus(status);
+        if (ddlInTransaction && status == 'I') {
+            ddlInTransaction = false;
+            gate.schemaChanged();
+        }
         outstanding--;
         readiesReceived++;
         while (!substitutions.isEmpty() && substitutions.peekFirst().batch() <= readiesReceived) {

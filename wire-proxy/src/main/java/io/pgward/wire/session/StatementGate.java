@@ -22,6 +22,18 @@ public interface StatementGate {
         return false;
     }
 
+    /**
+     * True when the gate wants to hear of schema changes this session makes: the session then reads each
+     * CommandComplete and calls {@link #schemaChanged()} for DDL, and again when the transaction that ran it ends.
+     */
+    default boolean watchesSchemaChanges() {
+        return false;
+    }
+
+    /** This session ran DDL (or ended the transaction that ran it). */
+    default void schemaChanged() {
+    }
+
     /** For trusted read-write logins: everything is forwarded. */
     StatementGate ALLOW_ALL = request -> java.util.concurrent.CompletableFuture.completedFuture(Verdict.ALLOW);
 }

@@ -42,6 +42,16 @@ public sealed interface Verdict {
             implements Verdict {
     }
 
+    /**
+     * Run another statement in place of the client's, on the client's own backend session (so every runtime
+     * limit applies): what pgward does for a question, once the statement written for it has passed the guard.
+     *
+     * @param sql the statement to run instead; it has no parameters
+     * @param notices NOTICE messages sent before its result (e.g. the statement itself)
+     */
+    record Rewrite(String sql, List<String> notices) implements Verdict {
+    }
+
     Verdict ALLOW = new Allow(false);
 
     Verdict ALLOW_CHANGING_SEARCH_PATH = new Allow(true);

@@ -51,4 +51,46 @@ class AuditLogTest {
         assertEquals(501, lines.size());
         assertEquals("SELECT 499", JSON.readTree(lines.get(500)).get("statement").asText());
     }
+
+    @Test
+    void aWriterThatCannotKeepUpLosesLinesAndSaysHowMany() throws Exception {
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        java.io.ByteArrayOutputStream written = new java.io.ByteArrayOutputStream();
+        java.io.OutputStream stalled = new java.io.OutputStream() {
+            @Override
+            public void write(int b) throws java.io.IOException {
+                write(new byte[] {(byte) b}, 0, 1);
+            }
+
+            @Override
+            public void write(byte[] b, int off, int len) throws java.io.IOException {
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    throw new java.io.InterruptedIOException();
+                }
+                written.write(b, off, len);
+            }
+        };
+        int total = AuditLog.QUEUE_LIMIT + 10;
+        AuditLog audit = AuditLog.to(stalled);
+        for (int i = 0; i < total; i++) {
+            audit.record(new AuditLog.Entry("c", "app", "db", "allow", null, "SELECT " + i, i));
+        }
+        release.countDown();
+        audit.close();
+
+        List<String> lines = written.toString(java.nio.charset.StandardCharsets.UTF_8).lines().toList();
+        List<JsonNode> overflow = new java.util.ArrayList<>();
+        for (String line : lines) {
+            JsonNode node = JSON.readTree(line);
+            if ("audit-overflow".equals(node.path("verdict").asText())) {
+                overflow.add(node);
+            }
+        }
+        assertEquals(1, overflow.size(), "one line says lines were lost");
+        long dropped = overflow.getFirst().get("dropped").asLong();
+        assertEquals(total, lines.size() - 1 + dropped, "every line is either written or counted");
+        assertEquals(true, dropped >= 9, "at most one line fit beside the full queue: " + dropped);
+    }
 }

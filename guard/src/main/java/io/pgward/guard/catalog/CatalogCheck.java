@@ -1,0 +1,287 @@
+package io.pgward.guard.catalog;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.pgward.guard.lexer.LexerException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Layer L3 of the guard: the catalog check. PostgreSQL analyses each query a read-only login sends (see
+ * {@link CheckTransaction}); the stored parse tree tells which relations, functions, operators and types the query
+ * uses, resolved exactly as the server resolves them for the session's role and search_path, and the table
+ * selection's rules are applied to that.
+ *
+ * <p>Invariants:
+ * <ul>
+ *   <li>Fail closed: an exception, a timeout or a parse tree that cannot be read is a refusal, never an allow.</li>
+ *   <li>A verdict is cached per {@link CheckRequest} (selection, role, search_path, standard_conforming_strings,
+ *       statement text, parameter types); a cached statement costs no round trip. The cache is dropped whenever
+ *       the schema changes: a poll of {@link SchemaFingerprint} notices changes by anyone within one poll
+ *       interval, and {@link #invalidate()} drops it at once (the proxy calls it when a read-write login runs
+ *       DDL). A check that started before a change never stores its verdict.</li>
+ *   <li>Blocking JDBC runs on this class's own executor (virtual threads); {@link #check} returns at once.
+ *       Concurrent checks of one request share one round trip.</li>
+ * </ul>
+ * Thread-safe; one instance serves every session. {@link #close()} stops the poll and closes the pool.
+ */
+public final class CatalogCheck implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(CatalogCheck.class);
+
+    /**
+     * @param timeout statement_timeout of each check transaction
+     * @param cacheSize verdicts kept, least recently used dropped first
+     * @param pollInterval how often the schema fingerprint is read; zero turns polling off (then only
+     *                     {@link #invalidate()} drops the cache)
+     */
+    public record Options(Duration timeout, int cacheSize, Duration pollInterval) {
+        public static final Options DEFAULTS = new Options(Duration.ofSeconds(5), 10_000, Duration.ofSeconds(1));
+
+        public Options {
+            Objects.requireNonNull(timeout, "timeout");
+            Objects.requireNonNull(pollInterval, "pollInterval");
+            if (timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException("timeout must be positive, was " + timeout);
+            }
+            if (cacheSize < 1) {
+                throw new IllegalArgumentException("cacheSize must be at least 1, was " + cacheSize);
+            }
+            if (pollInterval.isNegative()) {
+                throw new IllegalArgumentException("pollInterval must not be negative, was " + pollInterval);
+            }
+        }
+    }
+
+    private record InFlight(long epoch, CheckRequest request) {
+    }
+
+    private final HikariDataSource pool;
+    private final Options options;
+    private final VerdictCache cache;
+    private final ConcurrentHashMap<InFlight, CompletableFuture<CatalogVerdict>> inFlight = new ConcurrentHashMap<>();
+    private final List<Runnable> schemaListeners = new CopyOnWriteArrayList<>();
+    private final ExecutorService executor = Executors.newThreadPerTaskExecutor(
+            Thread.ofVirtual().name("pgward-catalog-check-", 0).factory());
+    private final ScheduledExecutorService poller;
+    private volatile String fingerprint;
+
+    /** Takes ownership of {@code pool}: see {@link #controlPool} for the settings the check relies on. */
+    public CatalogCheck(HikariDataSource pool, Options options) {
+        this.pool = Objects.requireNonNull(pool, "pool");
+        this.options = Objects.requireNonNull(options, "options");
+        this.cache = new VerdictCache(options.cacheSize());
+        if (options.pollInterval().isZero()) {
+            poller = null;
+        } else {
+            poller = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon()
+                    .name("pgward-schema-poll").factory());
+            long millis = options.pollInterval().toMillis();
+            poller.scheduleWithFixedDelay(this::poll, 0, millis, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /**
+     * A control pool as the check needs it: autocommit, and every statement sent as one extended-protocol Parse
+     * ({@code preferQueryMode=extended}), which is what lets PostgreSQL prove a text is one statement.
+     */
+    public static HikariDataSource controlPool(String jdbcUrl, String user, String password, int size) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(jdbcUrl);
+        config.setUsername(user);
+        config.setPassword(password);
+        config.setMaximumPoolSize(size);
+        config.setMinimumIdle(1);
+        config.setAutoCommit(true);
+        config.setPoolName("pgward-catalog");
+        config.setConnectionTimeout(5_000);
+        config.addDataSourceProperty("preferQueryMode", "extended");
+        config.addDataSourceProperty("ApplicationName", "pgward catalog check");
+        // HikariCP drops a connection on 0A000, which is how a standby refuses BEGIN READ WRITE; the check needs
+        // the connection to ask pg_is_in_recovery() and report the standby.
+        config.setExceptionOverride(new com.zaxxer.hikari.SQLExceptionOverride() {
+            @java.lang.Override
+            public Override adjudicate(SQLException e) {
+                return "0A000".equals(e.getSQLState()) ? Override.DO_NOT_EVICT : Override.CONTINUE_EVICT;
+            }
+        });
+        return new HikariDataSource(config);
+    }
+
+    /** Checks one statement off the caller's thread. The stage never completes exceptionally. */
+    public CompletionStage<CatalogVerdict> check(CheckRequest request) {
+        Objects.requireNonNull(request, "request");
+        CatalogVerdict cached = cache.get(request);
+        if (cached != null) {
+            return CompletableFuture.completedFuture(cached);
+        }
+        CatalogVerdict local = withoutRoundTrip(request);
+        if (local != null) {
+            return CompletableFuture.completedFuture(local);
+        }
+        long epoch = cache.epoch();
+        InFlight key = new InFlight(epoch, request);
+        CompletableFuture<CatalogVerdict> mine = new CompletableFuture<>();
+        CompletableFuture<CatalogVerdict> running = inFlight.putIfAbsent(key, mine);
+        if (running != null) {
+            return running;
+        }
+        try {
+            executor.execute(() -> {
+                try {
+                    CatalogVerdict verdict = checkNow(request, epoch);
+                    mine.complete(verdict);
+                } finally {
+                    inFlight.remove(key, mine);
+                }
+            });
+        } catch (RuntimeException e) {
+            inFlight.remove(key, mine);
+            mine.complete(CatalogRefusals.checkFailed(e.getClass().getSimpleName()));
+        }
+        return mine;
+    }
+
+    /** Checks one statement on the calling thread (blocking). */
+    public CatalogVerdict checkNow(CheckRequest request) {
+        CatalogVerdict cached = cache.get(request);
+        if (cached != null) {
+            return cached;
+        }
+        CatalogVerdict local = withoutRoundTrip(request);
+        return local != null ? local : checkNow(request, cache.epoch());
+    }
+
+    private CatalogVerdict checkNow(CheckRequest request, long epoch) {
+        StatementShape shape;
+        try {
+            shape = StatementShape.of(request.sql(), request.standardConformingStrings());
+        } catch (LexerException e) {
+            return CatalogRefusals.checkFailed(e.getMessage());
+        }
+        Connection connection = null;
+        try {
+            connection = pool.getConnection();
+            CatalogVerdict verdict = CheckTransaction.run(connection, request, shape, options.timeout());
+            if (cacheable(verdict)) {
+                cache.put(request, verdict, epoch);
+            }
+            return verdict;
+        } catch (SQLException | RuntimeException e) {
+            log.warn("catalog check failed with {}: {}; the statement is refused", e.getClass().getSimpleName(),
+                    e.getMessage());
+            log.debug("catalog check failure", e);
+            if (connection != null) {
+                pool.evictConnection(connection);
+            }
+            return CatalogRefusals.checkFailed(e.getClass().getSimpleName()
+                    + (e instanceof SQLException s && s.getSQLState() != null ? " " + s.getSQLState() : ""));
+        } finally {
+            if (connection != null) {
+                try {
+                    connection.close();
+                } catch (SQLException e) {
+                    log.debug("closing a control connection failed", e);
+                }
+            }
+        }
+    }
+
+    /** Verdicts that need no catalog: no selected relation left, or a statement with no query in it. */
+    private static CatalogVerdict withoutRoundTrip(CheckRequest request) {
+        if (request.selection().noneExists()) {
+            return CatalogRefusals.noneExists();
+        }
+        try {
+            StatementShape shape = StatementShape.of(request.sql(), request.standardConformingStrings());
+            return switch (shape.kind()) {
+                case NO_QUERY -> CatalogVerdict.ALLOW;
+                case UNKNOWN -> CatalogRefusals.notReadOnly("a statement the catalog check cannot analyse");
+                case QUERY, COPY_RELATION -> null;
+            };
+        } catch (LexerException e) {
+            return CatalogRefusals.checkFailed(e.getMessage());
+        }
+    }
+
+    /** A timeout or an interrupted check says nothing about the statement; a standby may be promoted. */
+    private static boolean cacheable(CatalogVerdict verdict) {
+        if (verdict instanceof CatalogVerdict.Refuse r) {
+            return !r.rule().equals(CatalogRefusals.STANDBY) && !r.rule().equals(CatalogRefusals.CHECK_FAILED)
+                    && !(r.rule().equals(CatalogRefusals.POSTGRES_ERROR)
+                    && (r.sqlState().startsWith("57") || r.sqlState().startsWith("08")
+                    || r.sqlState().startsWith("53") || r.sqlState().startsWith("55")
+                    || r.sqlState().startsWith("40") || r.sqlState().startsWith("XX")));
+        }
+        return true;
+    }
+
+    /** Drops every cached verdict and tells the schema listeners, now. */
+    public void invalidate() {
+        cache.clear();
+        for (Runnable listener : schemaListeners) {
+            try {
+                listener.run();
+            } catch (RuntimeException e) {
+                log.warn("a schema-change listener failed", e);
+            }
+        }
+    }
+
+    /**
+     * Runs {@code listener} after each schema change this check notices (and after each {@link #invalidate()}), on
+     * the poll thread or the caller of invalidate; it should return quickly. Table selections are re-resolved here.
+     */
+    public void onSchemaChange(Runnable listener) {
+        schemaListeners.add(Objects.requireNonNull(listener, "listener"));
+    }
+
+    /** Verdicts currently cached. */
+    public int cachedVerdicts() {
+        return cache.size();
+    }
+
+    private void poll() {
+        try (Connection connection = pool.getConnection()) {
+            String now = SchemaFingerprint.read(connection);
+            String before = fingerprint;
+            fingerprint = now;
+            if (before != null && !before.equals(now)) {
+                log.debug("schema changed; dropping {} cached verdicts", cache.size());
+                invalidate();
+            }
+        } catch (SQLException | RuntimeException e) {
+            // Nothing is known about the schema now: drop the cache rather than trust it.
+            log.warn("reading the schema fingerprint failed: {}", e.getMessage());
+            fingerprint = null;
+            cache.clear();
+        }
+    }
+
+    @Override
+    public void close() {
+        if (poller != null) {
+            poller.shutdownNow();
+        }
+        executor.shutdown();
+        try {
+            executor.awaitTermination(options.timeout().toMillis() + 1_000, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        pool.close();
+    }
+}

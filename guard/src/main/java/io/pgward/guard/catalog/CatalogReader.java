@@ -1,0 +1,277 @@
+package io.pgward.guard.catalog;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * The catalog rows the rules need, read on the check's connection inside its transaction. Every query names
+ * pg_catalog objects with their schema, and the check runs them with {@code search_path = pg_catalog, pg_temp},
+ * so objects a user created cannot stand in for the catalog's.
+ */
+final class CatalogReader {
+
+    /** pg_class, pg_proc, pg_operator, pg_type: the classid values of pg_depend rows (fixed catalog OIDs). */
+    static final long PG_CLASS = 1259;
+    static final long PG_PROC = 1255;
+    static final long PG_OPERATOR = 2617;
+    static final long PG_TYPE = 1247;
+
+    record Relation(long oid, String name, char kind, boolean rowSecurity) {
+    }
+
+    record Function(long oid, String schema, String name, String qualifiedName, char kind, char volatility,
+                    boolean securityDefiner, boolean hasSettings, String language, boolean ownerIsSuperuser,
+                    String source, String sqlBody) {
+        boolean builtIn() {
+            return schema.equals("pg_catalog");
+        }
+    }
+
+    record Operator(long oid, String schema, String qualifiedName, long function) {
+        boolean builtIn() {
+            return schema.equals("pg_catalog");
+        }
+    }
+
+    /**
+     * @param builtInIo every input, output, receive and send function of the type is in pg_catalog
+     * @param element an array's element type, 0 otherwise
+     * @param base a domain's base type, 0 otherwise
+     * @param relation the relation whose row type this is, 0 otherwise
+     */
+    record Type(long oid, String name, String schema, String typname, boolean builtInIo, long element, long base,
+                long relation) {
+    }
+
+    /** A view's or materialized view's stored query. */
+    record Definition(long relation, String tree) {
+    }
+
+    private final Connection connection;
+    // Rows already read in this transaction: the catalog cannot change under it in a way the check must see.
+    private final Map<Long, Relation> relationRows = new HashMap<>();
+    private final Map<Long, Function> functionRows = new HashMap<>();
+    private final Map<Long, Operator> operatorRows = new HashMap<>();
+    private final Map<Long, Type> typeRows = new HashMap<>();
+
+    CatalogReader(Connection connection) {
+        this.connection = connection;
+    }
+
+    Map<Long, Relation> relations(Collection<Long> oids) throws SQLException {
+        Map<Long, Relation> out = new HashMap<>();
+        List<Long> missing = new ArrayList<>();
+        for (long oid : oids) {
+            if (relationRows.containsKey(oid)) {
+                out.put(oid, relationRows.get(oid));
+            } else {
+                missing.add(oid);
+            }
+        }
+        oids = missing;
+        query("""
+                SELECT c.oid, pg_catalog.quote_ident(n.nspname) || '.' || pg_catalog.quote_ident(c.relname),
+                       c.relkind, c.relrowsecurity
+                FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+                WHERE c.oid = ANY (CAST(? AS pg_catalog.oid[]))""", oids, rs -> remember(out, relationRows, rs.getLong(1),
+                new Relation(rs.getLong(1), rs.getString(2), rs.getString(3).charAt(0), rs.getBoolean(4))));
+        return out;
+    }
+
+    Map<Long, Function> functions(Collection<Long> oids) throws SQLException {
+        Map<Long, Function> out = new HashMap<>();
+        List<Long> missing = new ArrayList<>();
+        for (long oid : oids) {
+            if (functionRows.containsKey(oid)) {
+                out.put(oid, functionRows.get(oid));
+            } else {
+                missing.add(oid);
+            }
+        }
+        oids = missing;
+        query(FUNCTION_SELECT + " WHERE p.oid = ANY (CAST(? AS pg_catalog.oid[]))", oids,
+                rs -> remember(out, functionRows, rs.getLong(1), function(rs)));
+        return out;
+    }
+
+    /** Every function, in any schema, with one of these names: what a name in a string body may call. */
+    List<Function> functionsNamed(Collection<String> names) throws SQLException {
+        List<Function> out = new ArrayList<>();
+        if (names.isEmpty()) {
+            return out;
+        }
+        try (PreparedStatement ps = connection.prepareStatement(FUNCTION_SELECT
+                + " WHERE p.proname = ANY (CAST(? AS pg_catalog.text[]))")) {
+            ps.setObject(1, textArray(names), Types.OTHER);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(function(rs));
+                }
+            }
+        }
+        return out;
+    }
+
+    private static final String FUNCTION_SELECT = """
+            SELECT p.oid, n.nspname, p.proname,
+                   pg_catalog.quote_ident(n.nspname) || '.' || pg_catalog.quote_ident(p.proname),
+                   p.prokind, p.provolatile, p.prosecdef, p.proconfig IS NOT NULL, l.lanname,
+                   coalesce(r.rolsuper, true), p.prosrc, p.prosqlbody::pg_catalog.text
+            FROM pg_catalog.pg_proc p
+            JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
+            JOIN pg_catalog.pg_language l ON l.oid = p.prolang
+            LEFT JOIN pg_catalog.pg_roles r ON r.oid = p.proowner""";
+
+    private static Function function(ResultSet rs) throws SQLException {
+        return new Function(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(4),
+                rs.getString(5).charAt(0), rs.getString(6).charAt(0), rs.getBoolean(7), rs.getBoolean(8),
+                rs.getString(9), rs.getBoolean(10), rs.getString(11), rs.getString(12));
+    }
+
+    Map<Long, Operator> operators(Collection<Long> oids) throws SQLException {
+        Map<Long, Operator> out = new HashMap<>();
+        List<Long> missing = new ArrayList<>();
+        for (long oid : oids) {
+            if (operatorRows.containsKey(oid)) {
+                out.put(oid, operatorRows.get(oid));
+            } else {
+                missing.add(oid);
+            }
+        }
+        oids = missing;
+        query("""
+                SELECT o.oid, n.nspname, pg_catalog.quote_ident(n.nspname) || '.' || o.oprname, o.oprcode::pg_catalog.oid
+                FROM pg_catalog.pg_operator o JOIN pg_catalog.pg_namespace n ON n.oid = o.oprnamespace
+                WHERE o.oid = ANY (CAST(? AS pg_catalog.oid[]))""", oids,
+                rs -> remember(out, operatorRows, rs.getLong(1), new Operator(rs.getLong(1), rs.getString(2), rs.getString(3),
+                        rs.getLong(4))));
+        return out;
+    }
+
+    /** Whether an operator with one of these names exists outside pg_catalog. */
+    boolean operatorOutsideCatalogNamed(Collection<String> names) throws SQLException {
+        if (names.isEmpty()) {
+            return false;
+        }
+        try (PreparedStatement ps = connection.prepareStatement("""
+                SELECT EXISTS (SELECT FROM pg_catalog.pg_operator o
+                               JOIN pg_catalog.pg_namespace n ON n.oid = o.oprnamespace
+                               WHERE o.oprname = ANY (CAST(? AS pg_catalog.text[]))
+                                 AND n.nspname OPERATOR(pg_catalog.<>) 'pg_catalog')""")) {
+            ps.setObject(1, textArray(names), Types.OTHER);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() && rs.getBoolean(1);
+            }
+        }
+    }
+
+    Map<Long, Type> types(Collection<Long> oids) throws SQLException {
+        Map<Long, Type> out = new HashMap<>();
+        List<Long> missing = new ArrayList<>();
+        for (long oid : oids) {
+            if (typeRows.containsKey(oid)) {
+                out.put(oid, typeRows.get(oid));
+            } else {
+                missing.add(oid);
+            }
+        }
+        oids = missing;
+        query("""
+                SELECT t.oid, pg_catalog.format_type(t.oid, NULL), n.nspname, t.typname,
+                       NOT EXISTS (SELECT FROM pg_catalog.pg_proc p
+                                   JOIN pg_catalog.pg_namespace pn ON pn.oid = p.pronamespace
+                                   WHERE p.oid IN (t.typinput, t.typoutput, t.typreceive, t.typsend)
+                                     AND pn.nspname OPERATOR(pg_catalog.<>) 'pg_catalog'),
+                       t.typelem, t.typbasetype, t.typrelid
+                FROM pg_catalog.pg_type t JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace
+                WHERE t.oid = ANY (CAST(? AS pg_catalog.oid[]))""", oids,
+                rs -> remember(out, typeRows, rs.getLong(1), new Type(rs.getLong(1), rs.getString(2), rs.getString(3),
+                        rs.getString(4), rs.getBoolean(5), rs.getLong(6), rs.getLong(7), rs.getLong(8))));
+        return out;
+    }
+
+    /** The stored queries of the views and materialized views among {@code relations}. */
+    List<Definition> viewDefinitions(Collection<Long> relations) throws SQLException {
+        List<Definition> out = new ArrayList<>();
+        query("""
+                SELECT r.ev_class, r.ev_action::pg_catalog.text FROM pg_catalog.pg_rewrite r
+                WHERE r.ev_class = ANY (CAST(? AS pg_catalog.oid[])) AND r.rulename OPERATOR(pg_catalog.=) '_RETURN'
+                ORDER BY r.ev_class""", relations,
+                rs -> out.add(new Definition(rs.getLong(1), rs.getString(2))));
+        return out;
+    }
+
+    /** The USING and WITH CHECK expressions of the row-security policies on {@code relations}. */
+    List<Definition> policyExpressions(Collection<Long> relations) throws SQLException {
+        List<Definition> out = new ArrayList<>();
+        query("""
+                SELECT p.polrelid, p.polqual::pg_catalog.text, p.polwithcheck::pg_catalog.text
+                FROM pg_catalog.pg_policy p WHERE p.polrelid = ANY (CAST(? AS pg_catalog.oid[]))
+                ORDER BY p.oid""", relations, rs -> {
+                    for (int column = 2; column <= 3; column++) {
+                        if (rs.getString(column) != null) {
+                            out.add(new Definition(rs.getLong(1), rs.getString(column)));
+                        }
+                    }
+                });
+        return out;
+    }
+
+    /** Each domain's CHECK expressions: the domain's qualified name and the expression tree. */
+    List<Map.Entry<String, String>> domainChecks() throws SQLException {
+        List<Map.Entry<String, String>> out = new ArrayList<>();
+        try (PreparedStatement ps = connection.prepareStatement("""
+                SELECT pg_catalog.quote_ident(n.nspname) || '.' || pg_catalog.quote_ident(t.typname),
+                       c.conbin::pg_catalog.text
+                FROM pg_catalog.pg_constraint c
+                JOIN pg_catalog.pg_type t ON t.oid = c.contypid
+                JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace
+                WHERE c.contypid OPERATOR(pg_catalog.<>) 0 AND c.contype OPERATOR(pg_catalog.=) 'c'
+                ORDER BY 1""");
+             ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                out.add(Map.entry(rs.getString(1), rs.getString(2)));
+            }
+        }
+        return out;
+    }
+
+    private static <T> void remember(Map<Long, T> out, Map<Long, T> memo, long oid, T row) {
+        out.put(oid, row);
+        memo.put(oid, row);
+    }
+
+    @FunctionalInterface
+    private interface RowHandler {
+        void row(ResultSet rs) throws SQLException;
+    }
+
+    private void query(String sql, Collection<Long> oids, RowHandler handler) throws SQLException {
+        if (oids.isEmpty()) {
+            return;
+        }
+        try (PreparedStatement ps = connection.prepareStatement(sql)) {
+            ps.setObject(1, oids.stream().map(String::valueOf).collect(Collectors.joining(",", "{", "}")),
+                    Types.OTHER);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    handler.row(rs);
+                }
+            }
+        }
+    }
+
+    private static String textArray(Collection<String> values) {
+        return values.stream().map(v -> '"' + v.replace("\\", "\\\\").replace("\"", "\\\"") + '"')
+                .collect(Collectors.joining(",", "{", "}"));
+    }
+}

@@ -1,0 +1,105 @@
+package io.pgward.guard.catalog;
+
+import java.util.List;
+
+/**
+ * The catalog check's refusal texts and rule ids. The texts are the table-selection reference's, with "pgward"
+ * for the product name and "this login's table selection" where the reference says "this node's": a selection
+ * belongs to a pgward login.
+ *
+ * <p>SQLSTATEs: 42501 (insufficient_privilege) for every rule that keeps a login from something it asked for,
+ * including the missing TEMP privilege. Two refusals are not about privileges: "None of the selected tables or
+ * views exist any more." is 42P01 (undefined_table), and the read-only standby is 25006
+ * (read_only_sql_transaction), what PostgreSQL reports when a standby is asked to write. A PostgreSQL error raised
+ * while the statement is analysed keeps PostgreSQL's own SQLSTATE.
+ */
+public final class CatalogRefusals {
+
+    public static final String RELATION = "relation-not-selected";
+    public static final String FUNCTION = "function-not-built-in";
+    public static final String OPERATOR = "operator-not-built-in";
+    public static final String TYPE = "type-not-built-in";
+    public static final String OBJECT_IDENTIFIER_TYPE = "object-identifier-type";
+    public static final String DENIED_BUILT_IN = "denied-built-in";
+    public static final String RISKY_DOMAIN = "risky-domain";
+    public static final String NONE_EXISTS = "selection-gone";
+    public static final String NO_TEMP = "no-temp-privilege";
+    public static final String STANDBY = "read-only-standby";
+    public static final String NOT_ONE_STATEMENT = "not-one-statement";
+    public static final String NOT_READ_ONLY = "statement-kind";
+    /** PostgreSQL rejected the statement while it was analysed; the refusal carries PostgreSQL's error. */
+    public static final String POSTGRES_ERROR = "postgres-error";
+    /** The check itself failed (a fault, a timeout, a parse tree it cannot read); it fails closed. */
+    public static final String CHECK_FAILED = "check-failed";
+
+    static final String PRIVILEGE = "42501";
+    static final String UNDEFINED_TABLE = "42P01";
+    static final String READ_ONLY_TRANSACTION = "25006";
+    static final String PREFIX = "pgward refused this query: ";
+
+    private CatalogRefusals() {
+    }
+
+    static CatalogVerdict.Refuse relations(List<String> notSelected, TableSelection selection) {
+        return refuse(RELATION, PREFIX + "it reads " + String.join(", ", notSelected)
+                + ", which this login's table selection does not include. Selected: "
+                + String.join(", ", selection.relations().stream().map(SelectedRelation::qualifiedName).toList())
+                + ".");
+    }
+
+    static CatalogVerdict.Refuse function(String qualifiedName) {
+        return refuse(FUNCTION, PREFIX + "function " + qualifiedName + " is not built in.");
+    }
+
+    static CatalogVerdict.Refuse operator(String qualifiedName) {
+        return refuse(OPERATOR, PREFIX + "operator " + qualifiedName + " is not built in.");
+    }
+
+    static CatalogVerdict.Refuse type(String name) {
+        return refuse(TYPE, PREFIX + "type " + name + " is not built in.");
+    }
+
+    static CatalogVerdict.Refuse objectIdentifierType(String name) {
+        return refuse(OBJECT_IDENTIFIER_TYPE, PREFIX + "type " + name + " is not allowed while a table selection is set.");
+    }
+
+    static CatalogVerdict.Refuse deniedBuiltIn(String name) {
+        return refuse(DENIED_BUILT_IN, PREFIX + name + " is not allowed while a table selection is set.");
+    }
+
+    static CatalogVerdict.Refuse riskyDomains(List<String> domains) {
+        return refuse(RISKY_DOMAIN, PREFIX + "this database has domains whose CHECK could run other code or change "
+                + "data while a query is checked: " + String.join(", ", domains) + ".");
+    }
+
+    static CatalogVerdict.Refuse noneExists() {
+        return new CatalogVerdict.Refuse(NONE_EXISTS, UNDEFINED_TABLE,
+                "None of the selected tables or views exist any more.", 0);
+    }
+
+    static CatalogVerdict.Refuse noTemp(boolean selection) {
+        return refuse(NO_TEMP, "pgward could not check this query" + (selection ? " against the table selection" : "")
+                + ": this database login has no TEMP privilege on the database");
+    }
+
+    static CatalogVerdict.Refuse standby() {
+        return new CatalogVerdict.Refuse(STANDBY, READ_ONLY_TRANSACTION,
+                "pgward could not check this query: the database is a read-only standby", 0);
+    }
+
+    static CatalogVerdict.Refuse notOneStatement() {
+        return refuse(NOT_ONE_STATEMENT, PREFIX + "it is not exactly one statement");
+    }
+
+    static CatalogVerdict.Refuse notReadOnly(String what) {
+        return refuse(NOT_READ_ONLY, PREFIX + "it contains " + what + ", and this login may only read");
+    }
+
+    static CatalogVerdict.Refuse checkFailed(String detail) {
+        return refuse(CHECK_FAILED, PREFIX + "it could not be checked against the catalog (" + detail + ")");
+    }
+
+    private static CatalogVerdict.Refuse refuse(String rule, String message) {
+        return new CatalogVerdict.Refuse(rule, PRIVILEGE, message, 0);
+    }
+}

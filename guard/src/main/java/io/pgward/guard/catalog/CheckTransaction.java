@@ -1,0 +1,391 @@
+package io.pgward.guard.catalog;
+
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Types;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import org.postgresql.core.Parser;
+import org.postgresql.util.PSQLException;
+import org.postgresql.util.ServerErrorMessage;
+
+/**
+ * One catalog check on one control connection: PostgreSQL analyses the statement's query by storing it in a
+ * temporary view, and pgward reads the stored parse tree back. The transaction always rolls back.
+ *
+ * <pre>
+ *   BEGIN TRANSACTION READ WRITE                    -- a temporary view is a write, even for a read-only role
+ *   set_config: statement_timeout, role, search_path = pg_catalog, pg_temp      (all LOCAL)
+ *   domain CHECK expressions read and judged        -- before anything of the statement is parsed
+ *   set_config: search_path = the session's, standard_conforming_strings = the session's
+ *   [PREPARE pgward_params (...) AS query; read pg_prepared_statements; DEALLOCATE]   -- infer $n types
+ *   CREATE TEMPORARY VIEW pgward_check AS SELECT 1 FROM (query with $n as typed NULLs) AS pgward_query
+ *   set_config: search_path = pg_catalog, pg_temp
+ *   read pg_rewrite.ev_action and pg_depend of the view; views, policies, functions, types it reaches
+ *   ROLLBACK
+ * </pre>
+ *
+ * <p>Wrapping the query as a subquery of {@code SELECT 1} keeps the view's own column list trivial, so duplicate
+ * output names and record or void columns cannot make the view fail. The text goes to the server as one extended-
+ * protocol Parse (the pool sets preferQueryMode=extended), and pgjdbc's own splitter must see one statement in it
+ * first; PostgreSQL refuses a Parse with more than one command. So the server's own parser proves the statement is
+ * exactly one: {@code SELECT 1) x; DROP ...; SELECT (1} cannot run as three.
+ */
+final class CheckTransaction {
+
+    private static final String VIEW = "pgward_check";
+    private static final String VIEW_PREFIX = "CREATE TEMPORARY VIEW " + VIEW + " AS SELECT 1 FROM (\n";
+    private static final String VIEW_SUFFIX = "\n) AS pgward_query";
+    private static final String PREPARED = "pgward_params";
+    private static final String SAFE_PATH = "pg_catalog, pg_temp";
+
+    private final Connection connection;
+    private final CheckRequest request;
+    private final StatementShape shape;
+    private final Duration timeout;
+    private final CatalogReader catalog;
+
+    private CheckTransaction(Connection connection, CheckRequest request, StatementShape shape, Duration timeout) {
+        this.connection = connection;
+        this.request = request;
+        this.shape = shape;
+        this.timeout = timeout;
+        this.catalog = new CatalogReader(connection);
+    }
+
+    /**
+     * Runs the check. The connection must be in autocommit mode; it is left in autocommit mode, outside any
+     * transaction. SQLExceptions other than PostgreSQL's verdict on the statement itself propagate.
+     */
+    static CatalogVerdict run(Connection connection, CheckRequest request, StatementShape shape, Duration timeout)
+            throws SQLException {
+        return new CheckTransaction(connection, request, shape, timeout).run();
+    }
+
+    private CatalogVerdict run() throws SQLException {
+        try (Statement s = connection.createStatement()) {
+            s.execute("BEGIN TRANSACTION READ WRITE");
+        } catch (SQLException e) {
+            // A standby refuses read-write mode (0A000 "cannot set transaction read-write mode during recovery").
+            if (inRecovery()) {
+                return CatalogRefusals.standby();
+            }
+            throw e;
+        }
+        CatalogVerdict verdict;
+        try {
+            verdict = inTransaction();
+        } catch (PostgresVerdict v) {
+            verdict = v.verdict;
+        } finally {
+            try (Statement s = connection.createStatement()) {
+                s.execute("ROLLBACK");
+            }
+        }
+        // CREATE TEMPORARY VIEW is the only step that needs a privilege the role may lack.
+        if (verdict instanceof CatalogVerdict.Refuse r && r.rule().equals(CatalogRefusals.POSTGRES_ERROR)
+                && r.sqlState().equals(CatalogRefusals.PRIVILEGE) && !hasTempPrivilege()) {
+            return CatalogRefusals.noTemp(request.selection().isSet());
+        }
+        return verdict;
+    }
+
+    /** PostgreSQL rejected the statement while analysing it; its error is the verdict. */
+    private static final class PostgresVerdict extends Exception {
+        final CatalogVerdict.Refuse verdict;
+
+        PostgresVerdict(CatalogVerdict.Refuse verdict) {
+            super(verdict.message(), null, false, false);
+            this.verdict = verdict;
+        }
+    }
+
+    private CatalogVerdict inTransaction() throws SQLException, PostgresVerdict {
+        settings(Map.of("statement_timeout", Long.toString(Math.max(1, timeout.toMillis())),
+                "search_path", SAFE_PATH), request.role());
+        Optional<CatalogVerdict.Refuse> domains = riskyDomains();
+        if (domains.isPresent()) {
+            return domains.get();
+        }
+        settings(Map.of("search_path", request.searchPath(),
+                "standard_conforming_strings", request.standardConformingStrings() ? "on" : "off"), null);
+        QueryText query = QueryText.withTypedNulls(request.sql(), shape, parameterTypeNames());
+        String wrapped = VIEW_PREFIX + query.text() + VIEW_SUFFIX;
+        execute(wrapped, query, VIEW_PREFIX.length());
+        settings(Map.of("search_path", SAFE_PATH), null);
+        return judge();
+    }
+
+    private void settings(Map<String, String> values, String role) throws SQLException {
+        List<String> names = new ArrayList<>(values.keySet());
+        List<String> calls = new ArrayList<>();
+        for (int i = 0; i < names.size(); i++) {
+            calls.add("pg_catalog.set_config(?, ?, true)");
+        }
+        if (role != null) {
+            calls.add("pg_catalog.set_config('role', ?, true)");
+        }
+        try (PreparedStatement ps = connection.prepareStatement("SELECT " + String.join(", ", calls))) {
+            int p = 1;
+            for (String name : names) {
+                ps.setString(p++, name);
+                ps.setString(p++, values.get(name));
+            }
+            if (role != null) {
+                ps.setString(p, role);
+            }
+            ps.executeQuery().close();
+        }
+    }
+
+    private Optional<CatalogVerdict.Refuse> riskyDomains() throws SQLException {
+        List<String> risky = new ArrayList<>();
+        CodeRules rules = new CodeRules(catalog, true);
+        for (Map.Entry<String, String> domain : catalog.domainChecks()) {
+            References check = QueryTreeWalker.walk(NodeTreeParser.parse(domain.getValue()), Set.of());
+            if (!check.relations.isEmpty() || !check.nonReading.isEmpty()
+                    || rules.riskInDomainCheck(check) != null) {
+                if (!risky.contains(domain.getKey())) {
+                    risky.add(domain.getKey());
+                }
+            }
+        }
+        return risky.isEmpty() ? Optional.empty() : Optional.of(CatalogRefusals.riskyDomains(risky));
+    }
+
+    /**
+     * The type name of every {@code $n} the query uses: the type the Parse message gave, or the one PostgreSQL
+     * infers (PREPARE with {@code unknown} for the types not given, then pg_prepared_statements).
+     */
+    private Map<Integer, String> parameterTypeNames() throws SQLException, PostgresVerdict {
+        TreeSet<Integer> used = QueryText.parameters(shape);
+        Map<Integer, String> names = new HashMap<>();
+        if (used.isEmpty()) {
+            return names;
+        }
+        int count = Math.max(used.last(), request.parameterTypes().size());
+        List<Long> given = new ArrayList<>();
+        for (int n = 1; n <= count; n++) {
+            given.add(request.parameterType(n));
+        }
+        List<String> givenNames = typeNames(given);
+        if (used.stream().allMatch(n -> request.parameterType(n) != 0)) {
+            used.forEach(n -> names.put(n, givenNames.get(n - 1)));
+            return names;
+        }
+        QueryText query = QueryText.withParameters(request.sql(), shape);
+        String prefix = "PREPARE " + PREPARED + " (" + String.join(", ", givenNames) + ") AS ";
+        execute(prefix + query.text(), query, prefix.length());
+        List<String> inferred;
+        try (Statement s = connection.createStatement();
+             ResultSet rs = s.executeQuery("SELECT parameter_types::pg_catalog.text[] FROM "
+                     + "pg_catalog.pg_prepared_statements WHERE name OPERATOR(pg_catalog.=) '" + PREPARED + "'")) {
+            if (!rs.next()) {
+                throw new SQLException("the prepared statement " + PREPARED + " is missing");
+            }
+            Array array = rs.getArray(1);
+            inferred = List.of((String[]) array.getArray());
+        } finally {
+            try (Statement s = connection.createStatement()) {
+                s.execute("DEALLOCATE " + PREPARED);
+            }
+        }
+        used.forEach(n -> names.put(n, inferred.get(n - 1)));
+        return names;
+    }
+
+    /** Type names as the session's search_path shows them, for OIDs; 0 becomes {@code unknown}. */
+    private List<String> typeNames(List<Long> oids) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement("SELECT CASE WHEN t OPERATOR(pg_catalog.=) 0 "
+                + "THEN 'unknown' ELSE t::pg_catalog.regtype::pg_catalog.text END FROM pg_catalog.unnest(CAST(? AS "
+                + "pg_catalog.oid[])) WITH ORDINALITY AS u(t, i) ORDER BY i")) {
+            ps.setObject(1, oids.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(",",
+                    "{", "}")), Types.OTHER);
+            List<String> names = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    names.add(rs.getString(1));
+                }
+            }
+            return names;
+        }
+    }
+
+    /** Runs text that holds the client's query, as one Parse; PostgreSQL's errors become the verdict. */
+    private void execute(String text, QueryText query, int offset) throws SQLException, PostgresVerdict {
+        if (Parser.parseJdbcSql(text, request.standardConformingStrings(), false, true, false, false).size() != 1) {
+            throw new PostgresVerdict(CatalogRefusals.notOneStatement());
+        }
+        try (Statement s = connection.createStatement()) {
+            s.setEscapeProcessing(false);
+            s.execute(text);
+        } catch (PSQLException e) {
+            ServerErrorMessage server = e.getServerErrorMessage();
+            if (server == null || server.getSQLState() == null) {
+                throw e;
+            }
+            if (server.getSQLState().equals("25006")) {
+                throw new PostgresVerdict(CatalogRefusals.standby());
+            }
+            if (server.getSQLState().equals("42601")
+                    && String.valueOf(server.getMessage()).contains("multiple commands")) {
+                throw new PostgresVerdict(CatalogRefusals.notOneStatement());
+            }
+            int position = server.getPosition() > 0 ? query.statementPosition(server.getPosition(), offset) : 0;
+            throw new PostgresVerdict(new CatalogVerdict.Refuse(CatalogRefusals.POSTGRES_ERROR,
+                    server.getSQLState(), server.getMessage(), position));
+        }
+    }
+
+    private boolean inRecovery() throws SQLException {
+        try (Statement s = connection.createStatement()) {
+            s.execute("ROLLBACK");
+            try (ResultSet rs = s.executeQuery("SELECT pg_catalog.pg_is_in_recovery()")) {
+                return rs.next() && rs.getBoolean(1);
+            }
+        }
+    }
+
+    private boolean hasTempPrivilege() throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement("SELECT pg_catalog.has_database_privilege("
+                + (request.role() == null ? "" : "?, ") + "pg_catalog.current_database(), 'TEMP')")) {
+            if (request.role() != null) {
+                ps.setString(1, request.role());
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() && rs.getBoolean(1);
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+
+    /** Runs with search_path = pg_catalog, pg_temp: every name below resolves in the catalog. */
+    private CatalogVerdict judge() throws SQLException {
+        long view;
+        String tree;
+        List<long[]> dependencies = new ArrayList<>();
+        try (Statement s = connection.createStatement();
+             ResultSet rs = s.executeQuery("SELECT r.ev_class, r.ev_action::pg_catalog.text, "
+                     + "pg_catalog.array_to_string(ARRAY(SELECT d.refclassid::pg_catalog.text || ':' || "
+                     + "d.refobjid::pg_catalog.text FROM pg_catalog.pg_depend d "
+                     + "WHERE d.classid = 'pg_catalog.pg_rewrite'::pg_catalog.regclass AND d.objid = r.oid), ' ') "
+                     + "FROM pg_catalog.pg_rewrite r JOIN pg_catalog.pg_class c ON c.oid = r.ev_class "
+                     + "WHERE c.relname = '" + VIEW + "' AND c.relnamespace = pg_catalog.pg_my_temp_schema()")) {
+            if (!rs.next()) {
+                throw new SQLException("the check view's rewrite rule is missing");
+            }
+            view = rs.getLong(1);
+            tree = rs.getString(2);
+            for (String pair : rs.getString(3).split(" ")) {
+                if (!pair.isEmpty()) {
+                    String[] parts = pair.split(":");
+                    dependencies.add(new long[] {Long.parseLong(parts[0]), Long.parseLong(parts[1])});
+                }
+            }
+        }
+        References statement = QueryTreeWalker.walk(NodeTreeParser.parse(tree), Set.of(view));
+        for (long[] dependency : dependencies) {
+            long oid = dependency[1];
+            if (dependency[0] == CatalogReader.PG_PROC) {
+                statement.functions.add(oid);
+            } else if (dependency[0] == CatalogReader.PG_OPERATOR) {
+                statement.operators.add(oid);
+            } else if (dependency[0] == CatalogReader.PG_TYPE) {
+                statement.types.add(oid);
+            } else if (dependency[0] == CatalogReader.PG_CLASS && oid != view) {
+                statement.relations.add(oid);
+            }
+        }
+        if (!statement.nonReading.isEmpty()) {
+            return CatalogRefusals.notReadOnly(statement.nonReading.get(0));
+        }
+        Set<Long> read = new LinkedHashSet<>(statement.relations);
+        read.addAll(rowTypeRelations(statement.types));
+        TableSelection selection = request.selection();
+        if (selection.isSet()) {
+            List<Long> notSelected = read.stream().filter(oid -> !selection.selects(oid)).toList();
+            if (!notSelected.isEmpty()) {
+                Map<Long, CatalogReader.Relation> rows = catalog.relations(notSelected);
+                return CatalogRefusals.relations(notSelected.stream().map(oid -> rows.containsKey(oid)
+                        ? rows.get(oid).name() : String.valueOf(oid)).toList(), selection);
+            }
+        }
+        References code = new References();
+        code.addAll(statement);
+        reachedCode(read, code);
+        return new CodeRules(catalog, selection.isSet()).check(code).<CatalogVerdict>map(r -> r)
+                .orElse(CatalogVerdict.ALLOW);
+    }
+
+    /** The relations whose row types (or arrays or domains of them) the statement uses. */
+    private Set<Long> rowTypeRelations(Set<Long> types) throws SQLException {
+        Set<Long> relations = new LinkedHashSet<>();
+        Set<Long> seen = new LinkedHashSet<>();
+        List<Long> work = new ArrayList<>(types);
+        while (!work.isEmpty()) {
+            List<Long> batch = work.stream().filter(seen::add).toList();
+            work = new ArrayList<>();
+            Map<Long, CatalogReader.Type> rows = catalog.types(batch);
+            for (long oid : batch) {
+                CatalogReader.Type t = rows.get(oid);
+                if (t == null) {
+                    throw new NodeTreeException("type " + oid + " is not in the catalog");
+                }
+                if (t.relation() != 0) {
+                    relations.add(t.relation());
+                }
+                if (t.element() != 0) {
+                    work.add(t.element());
+                }
+                if (t.base() != 0) {
+                    work.add(t.base());
+                }
+            }
+        }
+        return relations;
+    }
+
+    /**
+     * Adds to {@code code} what runs when {@code relations} are read: the definitions of views and materialized
+     * views, and row-security policy expressions, following the relations those read in turn. The relations they
+     * read are not held to the selection: selecting a view grants what the view reads.
+     */
+    private void reachedCode(Set<Long> relations, References code) throws SQLException {
+        Set<Long> seen = new LinkedHashSet<>();
+        List<Long> work = new ArrayList<>(relations);
+        while (!work.isEmpty()) {
+            List<Long> batch = work.stream().filter(seen::add).toList();
+            work = new ArrayList<>();
+            if (batch.isEmpty()) {
+                break;
+            }
+            Map<Long, CatalogReader.Relation> rows = catalog.relations(batch);
+            List<Long> views = batch.stream().filter(oid -> rows.containsKey(oid)
+                    && (rows.get(oid).kind() == 'v' || rows.get(oid).kind() == 'm')).toList();
+            List<Long> secured = batch.stream().filter(oid -> rows.containsKey(oid) && rows.get(oid).rowSecurity())
+                    .toList();
+            List<CatalogReader.Definition> definitions = new ArrayList<>(catalog.viewDefinitions(views));
+            definitions.addAll(catalog.policyExpressions(secured));
+            for (CatalogReader.Definition d : definitions) {
+                References refs = QueryTreeWalker.walk(NodeTreeParser.parse(d.tree()), Set.of(d.relation()));
+                code.functions.addAll(refs.functions);
+                code.operators.addAll(refs.operators);
+                code.types.addAll(refs.types);
+                code.directConstArguments.addAll(refs.directConstArguments);
+                work.addAll(refs.relations);
+            }
+        }
+    }
+}

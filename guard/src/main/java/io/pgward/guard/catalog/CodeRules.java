@@ -1,0 +1,243 @@
+package io.pgward.guard.catalog;
+
+import java.sql.SQLException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The seed's function, operator and type rules, applied to the {@link References} of code a statement runs (its
+ * own tree, and the definitions of the views and the policies it reaches).
+ *
+ * <ul>
+ *   <li>An operator outside pg_catalog is refused.</li>
+ *   <li>A function in pg_catalog is allowed, except, with a table selection, the {@link DeniedBuiltIns}.</li>
+ *   <li>A function outside pg_catalog must pass the user-function rule: a plain function (not an aggregate,
+ *       window function or procedure), STABLE or IMMUTABLE, not SECURITY DEFINER, no SET clauses, written in SQL
+ *       or PL/pgSQL, not owned by a superuser, and a body that does not write, run EXECUTE or read a relation and
+ *       calls only functions that pass too (a built-in callee must not be VOLATILE or denied). A SQL-standard body
+ *       is read as a parse tree; a string body as text ({@link StringBody}).</li>
+ *   <li>A type is refused when one of its input, output, receive or send functions is outside pg_catalog
+ *       (arrays by their element type, domains by their base type too). With a table selection, the
+ *       object-identifier types are refused, except a regconfig or regdictionary constant passed directly to
+ *       one of the text-search functions that take it.</li>
+ * </ul>
+ *
+ * One instance serves one check: what it reads from the catalog is kept only for that transaction.
+ */
+final class CodeRules {
+
+    private static final Set<String> OBJECT_IDENTIFIER_TYPES = Set.of("regclass", "regproc", "regprocedure",
+            "regoper", "regoperator", "regtype", "regnamespace", "regrole", "regcollation", "regconfig",
+            "regdictionary");
+    private static final Set<String> TEXT_SEARCH_FUNCTIONS = Set.of("to_tsvector", "to_tsquery", "plainto_tsquery",
+            "phraseto_tsquery", "websearch_to_tsquery", "ts_headline", "ts_lexize");
+
+    private final CatalogReader catalog;
+    private final boolean selection;
+    private final Map<Long, CatalogReader.Function> functions = new HashMap<>();
+    private final Map<Long, Boolean> userFunctionVerdicts = new HashMap<>();
+
+    CodeRules(CatalogReader catalog, boolean selection) {
+        this.catalog = catalog;
+        this.selection = selection;
+    }
+
+    Optional<CatalogVerdict.Refuse> check(References code) throws SQLException {
+        Map<Long, CatalogReader.Operator> operators = catalog.operators(code.operators);
+        Set<Long> functionOids = new LinkedHashSet<>();
+        for (long oid : code.operators) {
+            CatalogReader.Operator op = required(operators, oid, "operator");
+            if (!op.builtIn()) {
+                return Optional.of(CatalogRefusals.operator(op.qualifiedName()));
+            }
+            functionOids.add(op.function());
+        }
+        functionOids.addAll(code.functions);
+        code.directConstArguments.forEach(a -> functionOids.add(a.function()));
+        prefetch(functionOids);
+        for (long oid : functionOids) {
+            CatalogReader.Function f = function(oid);
+            if (f.builtIn()) {
+                if (selection && DeniedBuiltIns.denied(f.name())) {
+                    return Optional.of(CatalogRefusals.deniedBuiltIn(f.name()));
+                }
+            } else if (!userFunctionPasses(f)) {
+                return Optional.of(CatalogRefusals.function(f.qualifiedName()));
+            }
+        }
+        Set<Long> used = new LinkedHashSet<>(code.types);
+        for (References.DirectConstArgument arg : code.directConstArguments) {
+            CatalogReader.Function f = function(arg.function());
+            if (!(f.builtIn() && TEXT_SEARCH_FUNCTIONS.contains(f.name()))) {
+                used.add(arg.type());
+            }
+        }
+        return types(used);
+    }
+
+    /** The type rules; the first type that fails, in order of use. */
+    private Optional<CatalogVerdict.Refuse> types(Set<Long> used) throws SQLException {
+        Deque<Long> work = new ArrayDeque<>(used);
+        Set<Long> seen = new LinkedHashSet<>();
+        List<CatalogReader.Type> ordered = new ArrayList<>();
+        while (!work.isEmpty()) {
+            List<Long> batch = new ArrayList<>();
+            while (!work.isEmpty()) {
+                long oid = work.poll();
+                if (seen.add(oid)) {
+                    batch.add(oid);
+                }
+            }
+            Map<Long, CatalogReader.Type> found = catalog.types(batch);
+            for (long oid : batch) {
+                CatalogReader.Type t = required(found, oid, "type");
+                ordered.add(t);
+                if (t.element() != 0) {
+                    work.add(t.element());
+                }
+                if (t.base() != 0) {
+                    work.add(t.base());
+                }
+            }
+        }
+        for (CatalogReader.Type t : ordered) {
+            if (!t.builtInIo()) {
+                return Optional.of(CatalogRefusals.type(t.name()));
+            }
+        }
+        if (selection) {
+            for (CatalogReader.Type t : ordered) {
+                if (t.schema().equals("pg_catalog") && OBJECT_IDENTIFIER_TYPES.contains(t.typname())) {
+                    return Optional.of(CatalogRefusals.objectIdentifierType(t.name()));
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** Reads the functions not read yet in one round trip. */
+    private void prefetch(Set<Long> oids) throws SQLException {
+        List<Long> missing = oids.stream().filter(oid -> !functions.containsKey(oid)).toList();
+        functions.putAll(catalog.functions(missing));
+    }
+
+    private CatalogReader.Function function(long oid) throws SQLException {
+        CatalogReader.Function f = functions.get(oid);
+        if (f == null) {
+            functions.putAll(catalog.functions(List.of(oid)));
+            f = required(functions, oid, "function");
+        }
+        return f;
+    }
+
+    /**
+     * Whether a domain CHECK expression can run other code or change data: a VOLATILE function, a function or
+     * operator outside pg_catalog, a denied built-in, or a type the type rules refuse. Judged as if a selection
+     * were set, for every login.
+     */
+    String riskInDomainCheck(References check) throws SQLException {
+        Map<Long, CatalogReader.Operator> operators = catalog.operators(check.operators);
+        Set<Long> called = new LinkedHashSet<>(check.functions);
+        for (long oid : check.operators) {
+            CatalogReader.Operator op = required(operators, oid, "operator");
+            if (!op.builtIn()) {
+                return "operator " + op.qualifiedName();
+            }
+            called.add(op.function());
+        }
+        prefetch(called);
+        for (long oid : called) {
+            CatalogReader.Function f = function(oid);
+            if (!f.builtIn() || f.volatility() == 'v' || DeniedBuiltIns.denied(f.name())) {
+                return "function " + f.qualifiedName();
+            }
+        }
+        Set<Long> types = new LinkedHashSet<>(check.types);
+        check.directConstArguments.forEach(a -> types.add(a.type()));
+        CodeRules strict = new CodeRules(catalog, true);
+        return strict.types(types).map(CatalogVerdict.Refuse::message).orElse(null);
+    }
+
+    boolean userFunctionPasses(CatalogReader.Function f) throws SQLException {
+        Boolean known = userFunctionVerdicts.get(f.oid());
+        if (known != null) {
+            return known;
+        }
+        // A recursive function calls itself: assume it passes while its body is read, so the cycle ends.
+        userFunctionVerdicts.put(f.oid(), true);
+        boolean passes = userFunctionAttributesPass(f) && bodyPasses(f);
+        userFunctionVerdicts.put(f.oid(), passes);
+        return passes;
+    }
+
+    private static boolean userFunctionAttributesPass(CatalogReader.Function f) {
+        return f.kind() == 'f' && (f.volatility() == 's' || f.volatility() == 'i') && !f.securityDefiner()
+                && !f.hasSettings() && (f.language().equals("sql") || f.language().equals("plpgsql"))
+                && !f.ownerIsSuperuser();
+    }
+
+    private boolean bodyPasses(CatalogReader.Function f) throws SQLException {
+        if (f.sqlBody() != null) {
+            References body = QueryTreeWalker.walk(NodeTreeParser.parse(f.sqlBody()), Set.of());
+            if (!body.relations.isEmpty() || !body.nonReading.isEmpty()) {
+                return false;
+            }
+            return calleesPass(body);
+        }
+        StringBody body = StringBody.read(f.source(), f.language());
+        if (!body.passes() || catalog.operatorOutsideCatalogNamed(body.operators())) {
+            return false;
+        }
+        for (CatalogReader.Function callee : catalog.functionsNamed(body.calledNames())) {
+            functions.putIfAbsent(callee.oid(), callee);
+            if (!calleePasses(callee)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private boolean calleesPass(References body) throws SQLException {
+        Map<Long, CatalogReader.Operator> operators = catalog.operators(body.operators);
+        Set<Long> callees = new LinkedHashSet<>(body.functions);
+        for (long oid : body.operators) {
+            CatalogReader.Operator op = required(operators, oid, "operator");
+            if (!op.builtIn()) {
+                return false;
+            }
+            callees.add(op.function());
+        }
+        prefetch(callees);
+        for (long oid : callees) {
+            if (!calleePasses(function(oid))) {
+                return false;
+            }
+        }
+        Set<Long> types = new LinkedHashSet<>(body.types);
+        body.directConstArguments.forEach(a -> types.add(a.type()));
+        Map<Long, CatalogReader.Type> found = catalog.types(types);
+        return found.values().stream().allMatch(CatalogReader.Type::builtInIo) && found.size() == types.size();
+    }
+
+    private boolean calleePasses(CatalogReader.Function callee) throws SQLException {
+        if (callee.builtIn()) {
+            return callee.volatility() != 'v' && !DeniedBuiltIns.denied(callee.name());
+        }
+        return userFunctionPasses(callee);
+    }
+
+    private static <T> T required(Map<Long, T> found, long oid, String what) {
+        T row = found.get(oid);
+        if (row == null) {
+            throw new NodeTreeException(what + " " + oid + " is not in the catalog");
+        }
+        return row;
+    }
+}

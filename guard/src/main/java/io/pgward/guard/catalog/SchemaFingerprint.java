@@ -1,0 +1,46 @@
+package io.pgward.guard.catalog;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+
+/**
+ * A cheap summary of the catalog rows verdicts depend on. Any CREATE, ALTER, DROP, GRANT or REPLACE of a
+ * relation, view, function, type, domain, operator, cast, schema, policy or column inserts, updates or deletes a
+ * row of these catalogs, and each of those changes the row count or the sum of the rows' xmin (a new row version
+ * always gets a new transaction id). Superuser changes of roles count too: they decide the user-function rule.
+ * Statistics updates (VACUUM, ANALYZE) write pg_class in place, without a new xmin, and do not count.
+ */
+final class SchemaFingerprint {
+
+    private static final String[] CATALOGS = {"pg_class", "pg_namespace", "pg_proc", "pg_type", "pg_operator",
+            "pg_rewrite", "pg_policy", "pg_constraint", "pg_cast", "pg_language"};
+    static final String QUERY;
+
+    static {
+        StringBuilder sql = new StringBuilder("SELECT pg_catalog.concat_ws('/'");
+        for (String catalog : CATALOGS) {
+            sql.append(",\n (SELECT pg_catalog.count(*)::pg_catalog.text || ':' || "
+                    + "coalesce(pg_catalog.sum(xmin::pg_catalog.text::pg_catalog.int8), 0) FROM pg_catalog.")
+                    .append(catalog).append(')');
+        }
+        // Columns of user relations only: the index on attrelid keeps this a range scan.
+        sql.append(",\n (SELECT pg_catalog.count(*)::pg_catalog.text || ':' || "
+                + "coalesce(pg_catalog.sum(xmin::pg_catalog.text::pg_catalog.int8), 0) "
+                + "FROM pg_catalog.pg_attribute WHERE attrelid OPERATOR(pg_catalog.>=) 16384)");
+        sql.append(",\n (SELECT pg_catalog.array_agg(oid ORDER BY oid)::pg_catalog.text FROM pg_catalog.pg_roles "
+                + "WHERE rolsuper))");
+        QUERY = sql.toString();
+    }
+
+    private SchemaFingerprint() {
+    }
+
+    static String read(Connection connection) throws SQLException {
+        try (Statement s = connection.createStatement(); ResultSet rs = s.executeQuery(QUERY)) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+}

@@ -1,0 +1,104 @@
+package io.pgward.guard.catalog;
+
+import io.pgward.guard.lexer.LexerException;
+import io.pgward.guard.lexer.SqlLexer;
+import io.pgward.guard.lexer.Token;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Reads a string-body SQL or PL/pgSQL function as text, the way the user-function rule needs: does it write, run
+ * EXECUTE or read a relation, and which names does it call? Conservative by design: a keyword that can start a
+ * write, dynamic SQL or a relation read anywhere in the body fails it, even inside a branch that never runs.
+ * {@code FROM} is a relation read except in {@code IS DISTINCT FROM} and inside the built-in forms that take it as
+ * a keyword ({@code extract}, {@code substring}, {@code trim}, {@code overlay}, {@code position}).
+ */
+final class StringBody {
+
+    private static final Set<String> FORBIDDEN = Set.of("insert", "update", "delete", "merge", "truncate", "copy",
+            "create", "alter", "drop", "grant", "revoke", "execute", "call", "do", "lock", "vacuum", "analyze",
+            "analyse", "cluster", "reindex", "refresh", "comment", "listen", "notify", "unlisten", "prepare",
+            "discard", "load", "import", "security", "table", "join", "set", "reset", "checkpoint", "reassign",
+            "cursor", "open", "fetch", "move");
+    private static final Set<String> FROM_TAKING_FUNCTIONS = Set.of("extract", "substring", "trim", "overlay",
+            "position");
+
+    /** Why the body fails, or null when it passes; {@link #calledNames()} then lists what it calls. */
+    private final String failure;
+    private final Set<String> calledNames;
+    private final Set<String> operators;
+
+    private StringBody(String failure, Set<String> calledNames, Set<String> operators) {
+        this.failure = failure;
+        this.calledNames = calledNames;
+        this.operators = operators;
+    }
+
+    private static StringBody fails(String why) {
+        return new StringBody(why, Set.of(), Set.of());
+    }
+
+    static StringBody read(String source, String language) {
+        List<Token> tokens;
+        try {
+            tokens = SqlLexer.tokenize(source == null ? "" : source, true);
+        } catch (LexerException e) {
+            return fails("its body cannot be read: " + e.getMessage());
+        }
+        boolean sql = language.equals("sql");
+        Set<String> called = new LinkedHashSet<>();
+        Set<String> operators = new LinkedHashSet<>();
+        Deque<String> parens = new ArrayDeque<>();
+        for (int i = 0; i < tokens.size(); i++) {
+            Token t = tokens.get(i);
+            Token next = i + 1 < tokens.size() ? tokens.get(i + 1) : null;
+            boolean callsNext = next != null && next.kind() == Token.Kind.PUNCTUATION && next.text().equals("(");
+            if (t.kind() == Token.Kind.PUNCTUATION && t.text().equals("(")) {
+                Token before = i > 0 ? tokens.get(i - 1) : null;
+                parens.push(before != null && before.kind() == Token.Kind.WORD ? before.value() : "");
+                continue;
+            }
+            if (t.kind() == Token.Kind.PUNCTUATION && t.text().equals(")")) {
+                parens.poll();
+                continue;
+            }
+            if (t.kind() == Token.Kind.WORD) {
+                String w = t.value();
+                if (FORBIDDEN.contains(w) || sql && w.equals("into")) {
+                    return fails("its body contains " + w.toUpperCase(java.util.Locale.ROOT));
+                }
+                if (w.equals("from") && !(i > 0 && tokens.get(i - 1).isWord("distinct"))
+                        && !FROM_TAKING_FUNCTIONS.contains(parens.isEmpty() ? "" : parens.peek())) {
+                    return fails("its body reads a relation (FROM)");
+                }
+            }
+            if (t.kind() == Token.Kind.OPERATOR) {
+                operators.add(t.text());
+            }
+            if (callsNext && (t.kind() == Token.Kind.WORD || t.kind() == Token.Kind.QUOTED_IDENTIFIER)) {
+                called.add(t.value());
+            }
+        }
+        return new StringBody(null, called, operators);
+    }
+
+    boolean passes() {
+        return failure == null;
+    }
+
+    String failure() {
+        return failure;
+    }
+
+    Set<String> calledNames() {
+        return calledNames;
+    }
+
+    /** The operator symbols the body uses. */
+    Set<String> operators() {
+        return operators;
+    }
+}

@@ -1,0 +1,42 @@
+package io.pgward.guard.catalog;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A login's table selection, resolved to OIDs (resolution is not done here: the configuration's names are
+ * resolved, and re-resolved after schema changes, by whoever owns the policy).
+ *
+ * <ul>
+ *   <li>No selection: {@code relations} empty and {@code noneExists} false. Every relation may be read; only the
+ *       function, operator, type and domain rules apply.</li>
+ *   <li>A selection: {@code relations} lists the selected relations that exist, in the configuration's order.</li>
+ *   <li>{@code noneExists}: the configured list was not empty but none of its names exists any more; every
+ *       statement is refused with "None of the selected tables or views exist any more."</li>
+ * </ul>
+ */
+public record TableSelection(List<SelectedRelation> relations, boolean noneExists) {
+
+    /** Every relation may be read. */
+    public static final TableSelection NONE = new TableSelection(List.of(), false);
+
+    public TableSelection {
+        relations = List.copyOf(Objects.requireNonNull(relations, "relations"));
+        if (noneExists && !relations.isEmpty()) {
+            throw new IllegalArgumentException("noneExists with " + relations.size() + " existing relations");
+        }
+    }
+
+    public static TableSelection of(List<SelectedRelation> relations) {
+        return new TableSelection(relations, false);
+    }
+
+    /** A selection is set: the relation rule and the selection-only rules apply. */
+    public boolean isSet() {
+        return noneExists || !relations.isEmpty();
+    }
+
+    boolean selects(long oid) {
+        return relations.stream().anyMatch(r -> r.oid() == oid);
+    }
+}

@@ -1,0 +1,59 @@
+package io.pgward.guard.selection;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A table selection resolved against the database at one moment.
+ *
+ * <ul>
+ *   <li>No selection: {@code relations} empty and {@code noneExists} false ({@link #NONE}).</li>
+ *   <li>A selection: {@code relations} holds the selected names that exist, in the configured order.</li>
+ *   <li>A selection of which nothing exists any more: {@code relations} empty and {@code noneExists} true; every
+ *       statement is then refused with {@link #NONE_EXISTS_MESSAGE}.</li>
+ * </ul>
+ *
+ * @param relations the selected relations that exist, in list order, each once
+ * @param missing the configured names that did not resolve to a table or view, as written
+ * @param noneExists a selection is configured and none of its names exists
+ */
+public record ResolvedSelection(List<SelectedRelation> relations, List<String> missing, boolean noneExists) {
+
+    public static final ResolvedSelection NONE = new ResolvedSelection(List.of(), List.of(), false);
+
+    public static final String NONE_EXISTS_MESSAGE = "None of the selected tables or views exist any more.";
+
+    public ResolvedSelection {
+        relations = List.copyOf(relations);
+        missing = List.copyOf(missing);
+        if (noneExists && !relations.isEmpty()) {
+            throw new IllegalArgumentException("noneExists with relations");
+        }
+    }
+
+    /** Whether a selection is configured (even one of which nothing exists). */
+    public boolean isSet() {
+        return noneExists || !relations.isEmpty();
+    }
+
+    public Optional<SelectedRelation> byOid(long oid) {
+        return relations.stream().filter(r -> r.oid() == oid).findFirst();
+    }
+
+    /** The display names in list order, joined with ", ", for messages. */
+    public String displayNames() {
+        return String.join(", ", relations.stream().map(SelectedRelation::displayName).toList());
+    }
+
+    /** The oids as a PostgreSQL array literal, for {@code ?::oid[]}. */
+    String oidArrayLiteral() {
+        StringBuilder literal = new StringBuilder("{");
+        for (SelectedRelation relation : relations) {
+            if (literal.length() > 1) {
+                literal.append(',');
+            }
+            literal.append(relation.oid());
+        }
+        return literal.append('}').toString();
+    }
+}

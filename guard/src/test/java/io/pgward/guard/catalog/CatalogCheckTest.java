@@ -1,0 +1,377 @@
+package io.pgward.guard.catalog;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pgward.testkit.PostgresTest;
+import io.pgward.testkit.TestDatabase;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The catalog check against a real PostgreSQL holding the guard corpus's fixture, for a login with the corpus's
+ * selection (public.orders, public.customers, public.v_sales, public.mv_region): each refusal text of the
+ * table-selection reference, and the statement shapes the check must handle.
+ */
+@PostgresTest
+class CatalogCheckTest {
+
+    private static final String PATH = "\"$user\", public";
+    private static final String SELECTED = "Selected: public.orders, public.customers, public.v_sales, "
+            + "public.mv_region.";
+
+    private static TestDatabase db;
+    private static CatalogCheck check;
+    private static TableSelection selection;
+
+    @BeforeAll
+    static void start(TestDatabase database) throws Exception {
+        db = database;
+        try (Connection c = db.connect(); Statement s = c.createStatement()) {
+            GuardFixture.load(c);
+            s.execute("DO $$ BEGIN CREATE ROLE pgward_fn_owner; EXCEPTION WHEN duplicate_object THEN NULL; END $$");
+            s.execute("GRANT CREATE, USAGE ON SCHEMA public TO pgward_fn_owner");
+            // User functions: passing ones are owned by a role that is not a superuser.
+            s.execute("CREATE FUNCTION public.add_tax(x numeric) RETURNS numeric IMMUTABLE LANGUAGE sql "
+                    + "AS 'SELECT x * 1.2'");
+            s.execute("CREATE FUNCTION public.double_it(x int) RETURNS int IMMUTABLE LANGUAGE sql RETURN x * 2");
+            s.execute("CREATE FUNCTION public.label(x int) RETURNS text STABLE LANGUAGE plpgsql AS "
+                    + "$$BEGIN IF x IS DISTINCT FROM 0 THEN RETURN 'n' || public.double_it(x); END IF; "
+                    + "RETURN substring('zero' from 1 for 4); END$$");
+            s.execute("CREATE FUNCTION public.leak_secret(x int) RETURNS text STABLE LANGUAGE sql "
+                    + "AS 'SELECT token FROM public.secrets WHERE id = x'");
+            s.execute("CREATE FUNCTION public.leak_atomic(x int) RETURNS text STABLE LANGUAGE sql "
+                    + "BEGIN ATOMIC SELECT token FROM public.secrets WHERE id = x; END");
+            s.execute("CREATE FUNCTION public.volatile_one() RETURNS int VOLATILE LANGUAGE sql AS 'SELECT 1'");
+            s.execute("CREATE FUNCTION public.definer_one() RETURNS int STABLE SECURITY DEFINER LANGUAGE sql "
+                    + "AS 'SELECT 1'");
+            s.execute("CREATE FUNCTION public.dynamic(x text) RETURNS int STABLE LANGUAGE plpgsql AS "
+                    + "$$DECLARE r int; BEGIN EXECUTE x INTO r; RETURN r; END$$");
+            s.execute("CREATE FUNCTION public.calls_volatile() RETURNS int STABLE LANGUAGE sql "
+                    + "AS 'SELECT public.volatile_one()'");
+            s.execute("CREATE FUNCTION public.setting_one() RETURNS int STABLE LANGUAGE sql SET work_mem = '1MB' "
+                    + "AS 'SELECT 1'");
+            s.execute("CREATE FUNCTION public.super_one() RETURNS int STABLE LANGUAGE sql AS 'SELECT 1'");
+            for (String f : List.of("add_tax(numeric)", "double_it(int)", "label(int)", "leak_secret(int)",
+                    "leak_atomic(int)", "volatile_one()", "definer_one()", "dynamic(text)", "calls_volatile()",
+                    "setting_one()")) {
+                s.execute("ALTER FUNCTION public." + f + " OWNER TO pgward_fn_owner");
+            }
+            s.execute("CREATE OPERATOR public.=== (LEFTARG = int, RIGHTARG = int, FUNCTION = int4eq)");
+            s.execute("CREATE FUNCTION public.uses_operator(x int) RETURNS boolean IMMUTABLE LANGUAGE sql "
+                    + "AS 'SELECT x === 1'");
+            s.execute("ALTER FUNCTION public.uses_operator(int) OWNER TO pgward_fn_owner");
+            s.execute("CREATE TYPE public.mytext");
+            s.execute("CREATE FUNCTION public.mytext_in(cstring) RETURNS public.mytext LANGUAGE internal "
+                    + "IMMUTABLE STRICT AS 'textin'");
+            s.execute("CREATE FUNCTION public.mytext_out(public.mytext) RETURNS cstring LANGUAGE internal "
+                    + "IMMUTABLE STRICT AS 'textout'");
+            s.execute("CREATE TYPE public.mytext (INPUT = public.mytext_in, OUTPUT = public.mytext_out, LIKE = text)");
+            s.execute("CREATE VIEW public.v_calls AS SELECT id, public.volatile_one() AS one FROM public.orders");
+            s.execute("CREATE VIEW public.v_size AS SELECT pg_database_size(current_database()) AS size");
+            s.execute("CREATE TABLE public.guarded(id int)");
+            s.execute("ALTER TABLE public.guarded ENABLE ROW LEVEL SECURITY");
+            s.execute("CREATE POLICY guarded_p ON public.guarded USING (public.volatile_one() = 1)");
+            s.execute("CREATE SCHEMA shadow");
+            s.execute("CREATE TABLE shadow.orders(id int)");
+            selection = GuardFixture.selection(c);
+        }
+        check = new CatalogCheck(CatalogCheck.controlPool(db.jdbcUrl(), db.user(), db.password(), 2),
+                new CatalogCheck.Options(Duration.ofSeconds(5), 1000, Duration.ZERO));
+    }
+
+    @AfterAll
+    static void stop() {
+        check.close();
+    }
+
+    private static CatalogVerdict verdict(String sql) {
+        return check.checkNow(CheckRequest.of(selection, null, PATH, sql));
+    }
+
+    private static CatalogVerdict withoutSelection(String sql) {
+        return check.checkNow(CheckRequest.of(TableSelection.NONE, null, PATH, sql));
+    }
+
+    private static void assertAllowed(CatalogVerdict v) {
+        assertEquals(CatalogVerdict.ALLOW, v);
+    }
+
+    private static CatalogVerdict.Refuse assertRefused(String rule, String message, CatalogVerdict v) {
+        CatalogVerdict.Refuse r = assertInstanceOf(CatalogVerdict.Refuse.class, v);
+        assertEquals(message, r.message());
+        assertEquals(rule, r.rule());
+        return r;
+    }
+
+    // ---- the reference's refusal texts -------------------------------------------------------------------------
+
+    @Test
+    void refusesARelationOutsideTheSelection() {
+        CatalogVerdict.Refuse r = assertRefused(CatalogRefusals.RELATION, "pgward refused this query: it reads "
+                + "public.secrets, which this login's table selection does not include. " + SELECTED,
+                verdict("SELECT * FROM public.secrets"));
+        assertEquals("42501", r.sqlState());
+    }
+
+    @Test
+    void namesEveryRelationOutsideTheSelectionInOrder() {
+        assertRefused(CatalogRefusals.RELATION, "pgward refused this query: it reads public.secrets, hr.salaries, "
+                + "which this login's table selection does not include. " + SELECTED,
+                verdict("SELECT * FROM public.orders o, public.secrets s WHERE s.id IN (SELECT 1 FROM hr.salaries)"));
+    }
+
+    @Test
+    void refusesAUserFunctionThatReadsATable() {
+        assertRefused(CatalogRefusals.FUNCTION, "pgward refused this query: function public.leak_secret is not "
+                + "built in.", verdict("SELECT public.leak_secret(id) FROM public.orders"));
+        assertRefused(CatalogRefusals.FUNCTION, "pgward refused this query: function public.leak_atomic is not "
+                + "built in.", verdict("SELECT public.leak_atomic(1)"));
+    }
+
+    @Test
+    void refusesUserFunctionsThatFailTheRule() {
+        for (String f : List.of("volatile_one", "definer_one", "calls_volatile", "setting_one", "super_one",
+                "uses_operator")) {
+            String call = f.equals("uses_operator") ? "(1)" : "()";
+            assertRefused(CatalogRefusals.FUNCTION, "pgward refused this query: function public." + f
+                    + " is not built in.", verdict("SELECT public." + f + call));
+        }
+        assertRefused(CatalogRefusals.FUNCTION, "pgward refused this query: function public.dynamic is not built in.",
+                withoutSelection("SELECT public.dynamic('SELECT 1')"));
+    }
+
+    @Test
+    void allowsUserFunctionsThatPassTheRule() {
+        assertAllowed(verdict("SELECT public.add_tax(amount) FROM public.orders"));
+        assertAllowed(verdict("SELECT public.double_it(id) FROM public.orders"));
+        assertAllowed(verdict("SELECT public.label(id) FROM public.orders"));
+    }
+
+    @Test
+    void refusesAnOperatorOutsidePgCatalog() {
+        assertRefused(CatalogRefusals.OPERATOR, "pgward refused this query: operator public.=== is not built in.",
+                verdict("SELECT id FROM public.orders WHERE id === 1"));
+    }
+
+    @Test
+    void refusesATypeWithIoFunctionsOutsidePgCatalog() {
+        assertRefused(CatalogRefusals.TYPE, "pgward refused this query: type public.mytext is not built in.",
+                verdict("SELECT 'x'::public.mytext"));
+        assertRefused(CatalogRefusals.TYPE, "pgward refused this query: type public.mytext is not built in.",
+                withoutSelection("SELECT ARRAY['x'::public.mytext]"));
+    }
+
+    @Test
+    void refusesObjectIdentifierTypesOnlyWithASelection() {
+        assertRefused(CatalogRefusals.OBJECT_IDENTIFIER_TYPE, "pgward refused this query: type regtype is not "
+                + "allowed while a table selection is set.", verdict("SELECT 'int4'::regtype"));
+        assertRefused(CatalogRefusals.OBJECT_IDENTIFIER_TYPE, "pgward refused this query: type regclass is not "
+                + "allowed while a table selection is set.", verdict("SELECT 'public.orders'::regclass::oid"));
+        assertAllowed(withoutSelection("SELECT 'public.orders'::regclass::oid"));
+    }
+
+    @Test
+    void allowsARegconfigConstantOnlyPassedStraightToTextSearch() {
+        assertAllowed(verdict("SELECT to_tsvector('english', name) FROM public.customers"));
+        assertAllowed(verdict("SELECT ts_headline('english', name, plainto_tsquery('english', 'x')) "
+                + "FROM public.customers"));
+        String regconfig = "pgward refused this query: type regconfig is not allowed while a table selection is set.";
+        assertRefused(CatalogRefusals.OBJECT_IDENTIFIER_TYPE, regconfig, verdict("SELECT 'english'::regconfig"));
+        assertRefused(CatalogRefusals.OBJECT_IDENTIFIER_TYPE, regconfig, verdict("SELECT get_current_ts_config()"));
+        assertRefused(CatalogRefusals.OBJECT_IDENTIFIER_TYPE, regconfig,
+                verdict("SELECT to_tsvector('english'::text::regconfig, name) FROM public.customers"));
+        assertRefused(CatalogRefusals.OBJECT_IDENTIFIER_TYPE, regconfig,
+                verdict("SELECT to_tsvector(c, 'x') FROM (VALUES ('english'::regconfig)) v(c)"));
+    }
+
+    @Test
+    void refusesDeniedBuiltInsOnlyWithASelection() {
+        assertRefused(CatalogRefusals.DENIED_BUILT_IN, "pgward refused this query: pg_database_size is not "
+                + "allowed while a table selection is set.", verdict("SELECT pg_database_size(current_database())"));
+        assertRefused(CatalogRefusals.DENIED_BUILT_IN, "pgward refused this query: query_to_xmlschema is not "
+                + "allowed while a table selection is set.", verdict("SELECT query_to_xmlschema('SELECT 1', true, "
+                + "false, '')"));
+        assertRefused(CatalogRefusals.DENIED_BUILT_IN, "pgward refused this query: pg_table_is_visible is not "
+                + "allowed while a table selection is set.", verdict("SELECT pg_table_is_visible(0)"));
+        assertAllowed(withoutSelection("SELECT pg_database_size(current_database())"));
+    }
+
+    @Test
+    void refusesWhenNoSelectedRelationExistsAnyMore() {
+        CatalogVerdict.Refuse r = assertRefused(CatalogRefusals.NONE_EXISTS,
+                "None of the selected tables or views exist any more.", check.checkNow(CheckRequest.of(
+                        new TableSelection(List.of(), true), null, PATH, "SELECT 1")));
+        assertEquals("42P01", r.sqlState());
+    }
+
+    // ---- views, policies -----------------------------------------------------------------------------------------
+
+    @Test
+    void aSelectedViewMayReadRelationsThatAreNotSelected() throws SQLException {
+        TableSelection leak;
+        try (Connection c = db.connect()) {
+            leak = GuardFixture.selection(c, List.of("public.v_leak"));
+        }
+        assertAllowed(check.checkNow(CheckRequest.of(leak, null, PATH, "SELECT token FROM public.v_leak")));
+        assertRefused(CatalogRefusals.RELATION, "pgward refused this query: it reads public.secrets, which this "
+                + "login's table selection does not include. Selected: public.v_leak.",
+                check.checkNow(CheckRequest.of(leak, null, PATH, "SELECT token FROM public.secrets")));
+    }
+
+    @Test
+    void checksTheFunctionsAViewDefinitionCalls() {
+        assertRefused(CatalogRefusals.FUNCTION, "pgward refused this query: function public.volatile_one is not "
+                + "built in.", withoutSelection("SELECT id FROM public.v_calls"));
+    }
+
+    @Test
+    void checksTheBuiltInsASelectedViewCalls() throws SQLException {
+        TableSelection size;
+        try (Connection c = db.connect()) {
+            size = GuardFixture.selection(c, List.of("public.v_size"));
+        }
+        assertRefused(CatalogRefusals.DENIED_BUILT_IN, "pgward refused this query: pg_database_size is not allowed "
+                + "while a table selection is set.", check.checkNow(CheckRequest.of(size, null, PATH,
+                "SELECT size FROM public.v_size")));
+    }
+
+    @Test
+    void checksRowSecurityPolicyExpressions() {
+        assertRefused(CatalogRefusals.FUNCTION, "pgward refused this query: function public.volatile_one is not "
+                + "built in.", withoutSelection("SELECT count(*) FROM public.guarded"));
+    }
+
+    // ---- statement shapes -------------------------------------------------------------------------------------
+
+    @Test
+    void analysesTheQueryInsideExplainDeclareAndCopy() {
+        assertAllowed(verdict("EXPLAIN (FORMAT JSON) SELECT * FROM public.orders"));
+        assertRefused(CatalogRefusals.RELATION, "pgward refused this query: it reads public.secrets, which this "
+                + "login's table selection does not include. " + SELECTED, verdict("EXPLAIN SELECT * FROM public.secrets"));
+        assertAllowed(verdict("DECLARE c NO SCROLL CURSOR WITHOUT HOLD FOR SELECT * FROM public.orders"));
+        assertInstanceOf(CatalogVerdict.Refuse.class, verdict("DECLARE c CURSOR FOR TABLE public.secrets"));
+        assertAllowed(verdict("COPY (SELECT * FROM public.v_sales) TO STDOUT WITH (FORMAT csv)"));
+        assertAllowed(verdict("COPY public.orders (id, status) TO STDOUT"));
+        assertAllowed(verdict("COPY BINARY \"public\".orders TO STDOUT"));
+        assertRefused(CatalogRefusals.RELATION, "pgward refused this query: it reads public.secrets, which this "
+                + "login's table selection does not include. " + SELECTED, verdict("COPY public.secrets TO STDOUT"));
+    }
+
+    @Test
+    void sessionCommandsNeedNoAnalysis() {
+        assertAllowed(verdict("SHOW search_path"));
+        assertAllowed(verdict("SET statement_timeout = 1000"));
+        assertAllowed(verdict("FETCH 10 FROM c"));
+        assertInstanceOf(CatalogVerdict.Refuse.class, verdict("DELETE FROM public.orders"));
+    }
+
+    @Test
+    void handlesDuplicateColumnNamesAndRecordAndVoidColumns() {
+        assertAllowed(verdict("SELECT id, id FROM public.orders"));
+        assertAllowed(verdict("SELECT o.id, c.id FROM public.orders o JOIN public.customers c ON c.id = o.customer_id"));
+        assertAllowed(verdict("SELECT ROW(id, amount), (o).id FROM public.orders o"));
+        assertAllowed(verdict("SELECT pg_sleep(0)"));
+        assertAllowed(verdict("SELECT 1 AS \"a\", 2 AS \"a\", NULL"));
+    }
+
+    @Test
+    void replacesParametersWithTypedNulls() {
+        String sql = "SELECT o.id FROM public.orders o WHERE o.customer_id = $1 AND o.status = $2 LIMIT $3";
+        assertAllowed(check.checkNow(new CheckRequest(selection, null, PATH, true, sql, List.of())));
+        assertAllowed(check.checkNow(new CheckRequest(selection, null, PATH, true, sql, List.of(23, 25, 20))));
+        assertAllowed(check.checkNow(new CheckRequest(selection, null, PATH, true, sql, List.of(23, 0))));
+        assertAllowed(check.checkNow(new CheckRequest(selection, null, PATH, true, "SELECT $1::int + 1", List.of())));
+        assertInstanceOf(CatalogVerdict.Refuse.class, check.checkNow(new CheckRequest(selection, null, PATH, true,
+                "SELECT token FROM public.secrets WHERE id = $1", List.of())));
+        assertRefused(CatalogRefusals.OBJECT_IDENTIFIER_TYPE, "pgward refused this query: type regclass is not "
+                + "allowed while a table selection is set.", check.checkNow(new CheckRequest(selection, null, PATH,
+                true, "SELECT $1", List.of(2205))));
+        CatalogVerdict.Refuse unknown = assertInstanceOf(CatalogVerdict.Refuse.class, check.checkNow(
+                new CheckRequest(selection, null, PATH, true, "SELECT 1 WHERE $2 IS NULL", List.of())));
+        assertEquals("42P18", unknown.sqlState(), unknown.message());
+    }
+
+    @Test
+    void postgresErrorsKeepTheirStateAndPosition() {
+        CatalogVerdict.Refuse r = assertInstanceOf(CatalogVerdict.Refuse.class,
+                verdict("SELECT nosuchcolumn FROM public.orders"));
+        assertEquals("42703", r.sqlState());
+        assertEquals(CatalogRefusals.POSTGRES_ERROR, r.rule());
+        assertEquals(8, r.position());
+        r = assertInstanceOf(CatalogVerdict.Refuse.class, check.checkNow(new CheckRequest(selection, null, PATH,
+                true, "SELECT $1::int, nosuch FROM public.orders", List.of())));
+        assertEquals(17, r.position(), r.message());
+    }
+
+    @Test
+    void provesTheTextIsOneStatement() throws Exception {
+        // L1 and L3 read this text with standard_conforming_strings off (one string literal); PostgreSQL and
+        // pgjdbc, told it is on, see three statements. The check must not run the DROP.
+        String sql = "SELECT 'a\\' ) AS x; DROP TABLE public.customers CASCADE; SELECT (' AS y";
+        StatementShape differential = StatementShape.of(sql, false);
+        assertEquals(StatementShape.Kind.QUERY, differential.kind());
+        CheckRequest request = new CheckRequest(selection, null, PATH, true, sql, List.of());
+        try (Connection c = db.connect()) {
+            c.setAutoCommit(true);
+            assertRefused(CatalogRefusals.NOT_ONE_STATEMENT, "pgward refused this query: it is not exactly one "
+                    + "statement", CheckTransaction.run(c, request, differential, Duration.ofSeconds(5)));
+        }
+        assertAllowed(verdict("SELECT count(*) FROM public.customers"));
+        assertInstanceOf(CatalogVerdict.Refuse.class, verdict("SELECT 1) AS x UNION SELECT (1"));
+        assertInstanceOf(CatalogVerdict.Refuse.class, verdict("SELECT 1; SELECT 2"));
+    }
+
+    @Test
+    void readsTheTextWithTheSessionsStandardConformingStrings() {
+        assertAllowed(check.checkNow(new CheckRequest(selection, null, PATH, false,
+                "SELECT 'it\\'s' AS s, id FROM public.orders", List.of())));
+        // With standard_conforming_strings off, 'x\\' is the string x\ and the text goes on to read secrets.
+        assertEquals(CatalogRefusals.RELATION, assertInstanceOf(CatalogVerdict.Refuse.class, check.checkNow(
+                new CheckRequest(selection, null, PATH, false, "SELECT 'x\\\\' AS s, token FROM public.secrets",
+                        List.of()))).rule());
+    }
+
+    @Test
+    void resolvesNamesWithTheSessionsSearchPath() {
+        assertAllowed(verdict("SELECT * FROM orders"));
+        assertRefused(CatalogRefusals.RELATION, "pgward refused this query: it reads shadow.orders, which this "
+                + "login's table selection does not include. " + SELECTED,
+                check.checkNow(CheckRequest.of(selection, null, "shadow, public", "SELECT * FROM orders")));
+    }
+
+    @Test
+    void pgTempOfTheControlConnectionHoldsNothingAStatementCanName() {
+        CatalogVerdict.Refuse r = assertInstanceOf(CatalogVerdict.Refuse.class,
+                verdict("SELECT * FROM pg_temp.orders"));
+        assertEquals("42P01", r.sqlState());
+        assertEquals("42P01", assertInstanceOf(CatalogVerdict.Refuse.class,
+                verdict("SELECT * FROM pgward_check")).sqlState());
+        assertAllowed(check.checkNow(CheckRequest.of(selection, null, "pg_temp, public", "SELECT * FROM orders")));
+    }
+
+    @Test
+    void runsAsTheBackendRole() {
+        CheckRequest asAnalyst = CheckRequest.of(selection, "analyst", PATH, "SELECT * FROM public.orders");
+        assertAllowed(check.checkNow(asAnalyst));
+        CatalogVerdict.Refuse r = assertInstanceOf(CatalogVerdict.Refuse.class, check.checkNow(
+                CheckRequest.of(selection, "no_such_role_here", PATH, "SELECT 1")));
+        assertEquals(CatalogRefusals.CHECK_FAILED, r.rule(), r.message());
+    }
+
+    @Test
+    void theAsyncApiAnswersOffTheCallersThread() throws Exception {
+        CatalogVerdict v = check.check(CheckRequest.of(selection, null, PATH, "SELECT count(*) FROM public.mv_region"))
+                .toCompletableFuture().get(10, TimeUnit.SECONDS);
+        assertAllowed(v);
+        assertTrue(check.cachedVerdicts() > 0);
+    }
+}

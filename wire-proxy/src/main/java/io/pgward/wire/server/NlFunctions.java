@@ -1,0 +1,25 @@
+package io.pgward.wire.server;
+
+import io.pgward.nl.PgwardCall;
+import io.pgward.wire.config.PgwardConfig;
+import io.pgward.wire.protocol.SqlState;
+import io.pgward.wire.session.GateRequest;
+import io.pgward.wire.session.Verdict;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * The natural-language {@code pgward.*} functions (ask, sql, schema, refresh_schema, dialect, and the
+ * {@code nl:} comment form) for one pgward.
+ */
+interface NlFunctions {
+
+    /** Answers the call; the stage completes with an answer, a rewrite to run, or a refusal. Never blocks. */
+    CompletionStage<Verdict> answer(PgwardCall call, PgwardConfig.Login login, GateRequest request,
+                                    LoginCatalog loginCatalog);
+
+    /** Without an {@code nl:} section: every call says how to configure one. */
+    NlFunctions NOT_CONFIGURED = (call, login, request, loginCatalog) -> CompletableFuture.completedFuture(
+            new Verdict.Refuse(SqlState.FEATURE_NOT_SUPPORTED, "pgward cannot answer questions: no language model "
+                    + "is configured (add an nl: section with a provider to pgward's configuration)", 0, "nl"));
+}
