@@ -67,8 +67,12 @@ public final class ArangoLocalDatabase implements LocalDatabase {
                 answer.completeExceptionally(e);
             }
         });
-        // A cancel completes the answer from outside; the thread is interrupted so the driver stops waiting.
-        answer.whenComplete((result, failure) -> work.cancel(true));
+        // A cancel fails the answer from outside; the thread is interrupted so the driver stops waiting.
+        answer.whenComplete((result, failure) -> {
+            if (failure != null) {
+                work.cancel(true);
+            }
+        });
         return answer;
     }
 
