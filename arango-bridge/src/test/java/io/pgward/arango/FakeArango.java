@@ -43,10 +43,10 @@ import java.util.regex.Pattern;
  * cursor returns. An unscripted statement explains as a plain read and returns no rows; {@code RETURN 1}
  * returns 1; the schema sample query returns the documents given with {@link #documents}.
  */
-final class FakeArango implements AutoCloseable {
+public final class FakeArango implements AutoCloseable {
 
-    static final ObjectMapper JSON = new ObjectMapper();
-    static final String READ_PLAN = """
+    public static final ObjectMapper JSON = new ObjectMapper();
+    public static final String READ_PLAN = """
             {"nodes":[{"type":"SingletonNode","dependencies":[],"id":1,"estimatedCost":1,"estimatedNrItems":1},
              {"type":"CalculationNode","dependencies":[1],"id":2,"estimatedCost":2,"estimatedNrItems":1,
               "expression":{"type":"value","value":1},"outVariable":{"id":0,"name":"#0"},"canThrow":false,
@@ -58,9 +58,9 @@ final class FakeArango implements AutoCloseable {
     private static final Pattern DB_PATH = Pattern.compile("^/_db/([^/]+)(/.*)$");
     private static final String SAMPLE_QUERY = "FOR d IN @@collection LIMIT @n RETURN d";
 
-    record Recorded(String method, String database, String path, String query, Map<String, List<String>> headers,
+    public record Recorded(String method, String database, String path, String query, Map<String, List<String>> headers,
                     JsonNode body) {
-        String header(String name) {
+        public String header(String name) {
             List<String> values = headers.get(name);
             return values == null || values.isEmpty() ? null : values.get(0);
         }
@@ -90,6 +90,7 @@ final class FakeArango implements AutoCloseable {
     private final Map<String, JsonNode> indexes = new HashMap<>();
     private final List<JsonNode> graphs = new ArrayList<>();
     private final Map<String, JsonNode> views = new LinkedHashMap<>();
+    private final Map<String, java.time.Duration> delays = new ConcurrentHashMap<>();
     private String basicAuth;
     private String jwt;
     private String versionBody = "{\"server\":\"arango\",\"license\":\"community\",\"version\":\"3.12.4\"}";
@@ -109,12 +110,12 @@ final class FakeArango implements AutoCloseable {
         server.start();
     }
 
-    static FakeArango start() {
+    public static FakeArango start() {
         return startTls(null);
     }
 
     /** Serves https with the key and certificate of {@code tls}; plain http when null. */
-    static FakeArango startTls(SSLContext tls) {
+    public static FakeArango startTls(SSLContext tls) {
         try {
             return new FakeArango(tls);
         } catch (IOException e) {
@@ -122,75 +123,84 @@ final class FakeArango implements AutoCloseable {
         }
     }
 
-    String endpoint() {
+    public String endpoint() {
         return (server instanceof HttpsServer ? "https" : "http") + "://127.0.0.1:" + server.getAddress().getPort();
     }
 
     // ---- scripting
 
-    synchronized FakeArango requireBasic(String user, String password) {
+    public synchronized FakeArango requireBasic(String user, String password) {
         basicAuth = "Basic " + Base64.getEncoder().encodeToString((user + ":" + password)
                 .getBytes(StandardCharsets.UTF_8));
         return this;
     }
 
-    synchronized FakeArango requireJwt(String token) {
+    public synchronized FakeArango requireJwt(String token) {
         jwt = token;
         return this;
     }
 
-    synchronized FakeArango withoutDatabase(String name) {
+    public synchronized FakeArango withoutDatabase(String name) {
         databases.remove(name);
         return this;
     }
 
-    synchronized FakeArango versionBody(String body) {
+    public synchronized FakeArango versionBody(String body) {
         versionBody = body;
         return this;
     }
 
-    synchronized FakeArango omitCount() {
+    public synchronized FakeArango omitCount() {
         omitCount = true;
         return this;
     }
 
     /** EXPLAIN of {@code aql} answers with this {@code plan} object. */
-    synchronized FakeArango plan(String aql, String planJson) {
+    public synchronized FakeArango plan(String aql, String planJson) {
         plans.put(aql, parse(planJson));
         return this;
     }
 
-    synchronized FakeArango explainError(String aql, int status, int errorNum, String message) {
+    public synchronized FakeArango explainError(String aql, int status, int errorNum, String message) {
         explainFailures.put(aql, new Failure(status, errorNum, message));
         return this;
     }
 
     /** The cursor of {@code aql} returns these values (a JSON array). */
-    synchronized FakeArango rows(String aql, String jsonArray) {
+    public synchronized FakeArango rows(String aql, String jsonArray) {
         List<JsonNode> values = new ArrayList<>();
         parse(jsonArray).forEach(values::add);
         rows.put(aql, values);
         return this;
     }
 
-    synchronized FakeArango writes(String aql, long writesExecuted) {
+    /**
+     * The cursor of {@code aql} answers only after {@code delay}, like a slow query; other requests are served
+     * meanwhile.
+     */
+    public FakeArango delay(String aql, java.time.Duration delay) {
+        delays.put(aql, delay);
+        return this;
+    }
+
+    public synchronized FakeArango writes(String aql, long writesExecuted) {
         writes.put(aql, writesExecuted);
         return this;
     }
 
     /** The cursor of {@code aql} reports these warnings (JSON array of {code, message}). */
-    synchronized FakeArango warnings(String aql, String warningsJson) {
+    public synchronized FakeArango warnings(String aql, String warningsJson) {
         warnings.put(aql, parse(warningsJson));
         return this;
     }
 
-    synchronized FakeArango cursorError(String aql, int status, int errorNum, String message) {
+    public synchronized FakeArango cursorError(String aql, int status, int errorNum, String message) {
         cursorFailures.put(aql, new Failure(status, errorNum, message));
         return this;
     }
 
     /** A collection: type 2 document, 3 edge; with its documents (JSON array) for the schema sample. */
-    synchronized FakeArango collection(String name, int type, String documentsJson) {
+    public synchronized FakeArango collection(String name, int type, String documentsJson) {
         collections.put(name, type);
         List<JsonNode> docs = new ArrayList<>();
         parse(documentsJson).forEach(docs::add);
@@ -199,18 +209,18 @@ final class FakeArango implements AutoCloseable {
     }
 
     /** The extra indexes of a collection (JSON array), besides its primary (and edge) index. */
-    synchronized FakeArango indexes(String collection, String indexesJson) {
+    public synchronized FakeArango indexes(String collection, String indexesJson) {
         indexes.put(collection, parse(indexesJson));
         return this;
     }
 
-    synchronized FakeArango graph(String graphJson) {
+    public synchronized FakeArango graph(String graphJson) {
         graphs.add(parse(graphJson));
         return this;
     }
 
     /** A view: its entry in the view list (name, type) plus the rest of its properties. */
-    synchronized FakeArango view(String name, String type, String propertiesJson) {
+    public synchronized FakeArango view(String name, String type, String propertiesJson) {
         ObjectNode properties = (ObjectNode) parse(propertiesJson);
         properties.put("name", name);
         properties.put("type", type);
@@ -220,25 +230,25 @@ final class FakeArango implements AutoCloseable {
         return this;
     }
 
-    List<Recorded> requests() {
+    public List<Recorded> requests() {
         return List.copyOf(requests);
     }
 
-    List<Recorded> requests(String method, String path) {
+    public List<Recorded> requests(String method, String path) {
         return requests.stream().filter(r -> r.method().equals(method) && r.path().equals(path)).toList();
     }
 
-    List<Recorded> explains(String aql) {
+    public List<Recorded> explains(String aql) {
         return requests("POST", "/_api/explain").stream()
                 .filter(r -> aql.equals(r.body().path("query").asText())).toList();
     }
 
-    List<Recorded> cursorRequests(String aql) {
+    public List<Recorded> cursorRequests(String aql) {
         return requests("POST", "/_api/cursor").stream()
                 .filter(r -> aql.equals(r.body().path("query").asText())).toList();
     }
 
-    int openCursors() {
+    public int openCursors() {
         return cursors.size();
     }
 
@@ -265,6 +275,16 @@ final class FakeArango implements AutoCloseable {
             JsonNode body = raw.length == 0 ? JSON.nullNode() : JSON.readTree(raw);
             requests.add(new Recorded(method, database, path, uri.getRawQuery(),
                     Map.copyOf(exchange.getRequestHeaders()), body));
+            java.time.Duration delay = method.equals("POST") && path.equals("/_api/cursor")
+                    ? delays.get(body.path("query").asText()) : null;
+            if (delay != null) {
+                try {
+                    Thread.sleep(delay);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
             synchronized (this) {
                 if (!authorized(exchange.getRequestHeaders().getFirst("Authorization"))) {
                     error(exchange, 401, 401, "not authorized to execute this request");

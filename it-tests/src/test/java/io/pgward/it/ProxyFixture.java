@@ -5,6 +5,7 @@ import io.pgward.wire.config.PgwardConfig;
 import io.pgward.wire.config.Secret;
 import io.pgward.wire.server.Gates;
 import io.pgward.wire.server.PgwardServer;
+import io.pgward.wire.session.LocalDatabase;
 import io.pgward.wire.session.StatementGate;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -52,6 +53,13 @@ final class ProxyFixture implements AutoCloseable {
     static ProxyFixture start(TestDatabase database, Function<PgwardConfig.Login, StatementGate> gates,
                               Path[] tlsFiles, PgwardConfig.TlsMode tlsMode, int poolSize,
                               UnaryOperator<PgwardConfig> adjust) {
+        return start(database, gates, tlsFiles, tlsMode, poolSize, adjust, Map.of());
+    }
+
+    /** As above, also serving databases pgward answers itself (ArangoDB) under their names. */
+    static ProxyFixture start(TestDatabase database, Function<PgwardConfig.Login, StatementGate> gates,
+                              Path[] tlsFiles, PgwardConfig.TlsMode tlsMode, int poolSize,
+                              UnaryOperator<PgwardConfig> adjust, Map<String, LocalDatabase> localDatabases) {
         Secret backendPassword = new Secret(database.password());
         Map<String, PgwardConfig.Login> logins = new LinkedHashMap<>();
         logins.put("app", login("app", PgwardConfig.AuthMethod.SCRAM_SHA_256, PgwardConfig.Mode.READ_WRITE, database));
@@ -69,7 +77,7 @@ final class ProxyFixture implements AutoCloseable {
                 new PgwardConfig.Pool(poolSize, Duration.ofSeconds(2)), logins);
         PgwardConfig adjusted = adjust.apply(config);
         return new ProxyFixture(database, PgwardServer.start(adjusted,
-                gates == STANDARD_GATES ? Gates.standard(adjusted) : gates));
+                gates == STANDARD_GATES ? Gates.standard(adjusted) : gates, localDatabases));
     }
 
     /** A configuration change that gives one login a statement timeout (layer L4). */
@@ -88,7 +96,7 @@ final class ProxyFixture implements AutoCloseable {
             PgwardConfig.Login l = logins.get(loginName);
             logins.put(loginName, l.withPolicy(change.apply(l.policy())));
             return new PgwardConfig(config.listen(), config.startupTimeout(), config.tls(), config.backend(),
-                    config.pool(), logins, config.audit());
+                    config.pool(), logins, config.audit(), config.arango());
         };
     }
 
@@ -107,13 +115,21 @@ final class ProxyFixture implements AutoCloseable {
     }
 
     String jdbcUrl() {
-        return "jdbc:postgresql://127.0.0.1:" + port() + "/" + database.name();
+        return jdbcUrl(database.name());
+    }
+
+    String jdbcUrl(String databaseName) {
+        return "jdbc:postgresql://127.0.0.1:" + port() + "/" + databaseName;
     }
 
     /** A libpq URI through pgward for a login. */
     String uri(String login) {
+        return uri(login, database.name());
+    }
+
+    String uri(String login, String databaseName) {
         return "postgresql://" + login + ":" + PASSWORD.replace(" ", "%20") + "@127.0.0.1:" + port() + "/"
-                + database.name();
+                + databaseName;
     }
 
     Connection connect(String login) throws SQLException {
@@ -121,11 +137,15 @@ final class ProxyFixture implements AutoCloseable {
     }
 
     Connection connect(String login, Properties extra) throws SQLException {
+        return connectTo(database.name(), login, extra);
+    }
+
+    Connection connectTo(String databaseName, String login, Properties extra) throws SQLException {
         Properties props = new Properties();
         props.putAll(extra);
         props.setProperty("user", login);
         props.setProperty("password", PASSWORD);
-        return DriverManager.getConnection(jdbcUrl(), props);
+        return DriverManager.getConnection(jdbcUrl(databaseName), props);
     }
 
     @Override

@@ -1,9 +1,14 @@
 package io.pgward.wire.cli;
 
+import io.pgward.arango.ArangoStartupException;
+import io.pgward.wire.arango.ArangoServing;
 import io.pgward.wire.config.ConfigLoader;
 import io.pgward.wire.config.PgwardConfig;
+import io.pgward.wire.server.Gates;
 import io.pgward.wire.server.PgwardServer;
+import io.pgward.wire.session.LocalDatabase;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
@@ -26,14 +31,22 @@ final class RunCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         PgwardConfig loaded = ConfigLoader.load(config);
-        PgwardServer server = start(loaded);
+        ArangoServing arango = startArango(loaded);
+        PgwardServer server;
+        try {
+            server = start(loaded, arango.localDatabases());
+        } catch (RuntimeException e) {
+            arango.close();
+            throw e;
+        }
         spec.commandLine().getOut().println("pgward: listening on " + server.address() + " with "
                 + loaded.logins().size() + " logins, forwarding to " + loaded.backend().host() + ":"
-                + loaded.backend().port());
+                + loaded.backend().port() + arangoSummary(loaded));
         spec.commandLine().getOut().flush();
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             server.close();
+            arango.close();
             stopped.countDown();
         }, "pgward-stop"));
         stopped.await();
@@ -41,10 +54,31 @@ final class RunCommand implements Callable<Integer> {
     }
 
     static PgwardServer start(PgwardConfig config) {
+        return start(config, Map.of());
+    }
+
+    static PgwardServer start(PgwardConfig config, Map<String, LocalDatabase> localDatabases) {
         try {
-            return PgwardServer.start(config);
+            return PgwardServer.start(config, Gates.standard(config), localDatabases);
         } catch (IllegalStateException e) {
             throw new StartupException(e.getMessage());
         }
+    }
+
+    /** Connects to every configured ArangoDB database; one that cannot be used stops pgward. */
+    private static ArangoServing startArango(PgwardConfig config) {
+        try {
+            return ArangoServing.start(config.arango(), config.logins().values());
+        } catch (ArangoStartupException | IllegalArgumentException e) {
+            throw new StartupException(e.getMessage());
+        }
+    }
+
+    private static String arangoSummary(PgwardConfig config) {
+        if (config.arango().isEmpty()) {
+            return "";
+        }
+        return "; ArangoDB databases " + config.arango().stream()
+                .map(a -> a.name() + " -> " + a.endpoint() + "/" + a.database()).toList();
     }
 }

@@ -1,5 +1,6 @@
 package io.pgward.wire.config;
 
+import io.pgward.arango.ArangoConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -15,14 +16,33 @@ import java.util.Map;
  * @param pool backend connection pooling
  * @param logins the logins clients may use, by name, in file order
  * @param audit where one JSON line per statement decision goes
+ * @param arango the ArangoDB databases pgward serves under database names of their own, in file order
  */
 public record PgwardConfig(Listen listen, Duration startupTimeout, Tls tls, Backend backend, Pool pool,
-                           Map<String, Login> logins, Audit audit) {
+                           Map<String, Login> logins, Audit audit, List<ArangoConfig> arango) {
+
+    public PgwardConfig {
+        arango = List.copyOf(arango);
+    }
+
+    /** A configuration without ArangoDB databases. */
+    public PgwardConfig(Listen listen, Duration startupTimeout, Tls tls, Backend backend, Pool pool,
+                        Map<String, Login> logins, Audit audit) {
+        this(listen, startupTimeout, tls, backend, pool, logins, audit, List.of());
+    }
 
     /** A configuration without an audit log (tests, embedding). */
     public PgwardConfig(Listen listen, Duration startupTimeout, Tls tls, Backend backend, Pool pool,
                         Map<String, Login> logins) {
         this(listen, startupTimeout, tls, backend, pool, logins, Audit.OFF);
+    }
+
+    public PgwardConfig withArango(List<ArangoConfig> databases) {
+        return new PgwardConfig(listen, startupTimeout, tls, backend, pool, logins, audit, databases);
+    }
+
+    public PgwardConfig withAudit(Audit changed) {
+        return new PgwardConfig(listen, startupTimeout, tls, backend, pool, logins, changed, arango);
     }
 
     public enum AuditTarget { STDOUT, FILE, OFF }

@@ -20,11 +20,18 @@ final class LocalAnswer {
     }
 
     static void write(Channel client, Verdict.Answer answer) {
+        write(client, answer, true);
+    }
+
+    /** @param resultSet false for a statement without a result set (an INSERT): no RowDescription */
+    static void write(Channel client, Verdict.Answer answer, boolean resultSet) {
         ByteBufAllocator alloc = client.alloc();
         for (String notice : answer.notices()) {
             client.write(notice(alloc, notice));
         }
-        client.write(rowDescription(alloc, answer.columns()));
+        if (resultSet) {
+            client.write(rowDescription(alloc, answer.columns()));
+        }
         for (List<String> row : answer.rows()) {
             client.write(dataRow(alloc, row));
         }

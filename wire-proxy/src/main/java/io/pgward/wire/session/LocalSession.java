@@ -35,6 +35,7 @@ public final class LocalSession extends ChannelInboundHandlerAdapter {
 
     private static final Logger log = LoggerFactory.getLogger(LocalSession.class);
     private static final int QUEUE_READ_LIMIT = 64;
+    private static final int TEXT_OID = 25;
 
     private final Channel client;
     private final LocalDatabase database;
@@ -57,12 +58,16 @@ public final class LocalSession extends ChannelInboundHandlerAdapter {
     private static final class Portal {
         final String sql;
         final List<String> parameters;
+        final List<Integer> parameterTypes;
+        final boolean empty;
         Verdict.Answer result;
         int sent;
 
-        Portal(String sql, List<String> parameters) {
+        Portal(String sql, List<String> parameters, List<Integer> parameterTypes, boolean empty) {
             this.sql = sql;
             this.parameters = parameters;
+            this.parameterTypes = parameterTypes;
+            this.empty = empty;
         }
     }
 
@@ -137,7 +142,7 @@ public final class LocalSession extends ChannelInboundHandlerAdapter {
     }
 
     private void drain() {
-        while (running == null && !ended && !queue.isEmpty()) {
+        while (running == null && !ended && !queue.isEmpty() && !awaitingWhatFollows()) {
             FrontendMessage message = queue.pollFirst();
             try {
                 handle(message);
@@ -182,13 +187,17 @@ public final class LocalSession extends ChannelInboundHandlerAdapter {
     // ---------------------------------------------------------------- simple protocol
 
     private void query(String sql) {
-        if (sql.isBlank()) {
-            client.write(Wire.message(client.alloc(), 'I', buf -> { }));
+        // As in PostgreSQL, a simple query replaces the unnamed statement and portal.
+        statements.remove("");
+        portals.remove("");
+        if (database.isEmpty(sql)) {
+            client.write(emptyQueryResponse());
             ready();
             return;
         }
-        run(sql, List.of(), answer -> {
-            LocalAnswer.write(client, answer);
+        run(sql, List.of(), List.of(), answer -> {
+            // No columns: a write that returned no rows, which has only its command tag, as an INSERT does.
+            LocalAnswer.write(client, answer, !answer.columns().isEmpty());
             ready();
         }, error -> {
             client.write(error.encode(client.alloc()));
@@ -208,40 +217,54 @@ public final class LocalSession extends ChannelInboundHandlerAdapter {
     }
 
     private void bind(FrontendMessage.Bind bind) {
+        if (bindPortal(bind)) {
+            client.write(bindComplete());
+        }
+    }
+
+    /** Creates the portal of a Bind; false (the client has the error) when it cannot be bound. */
+    private boolean bindPortal(FrontendMessage.Bind bind) {
         Prepared prepared = statements.get(bind.statement());
         if (prepared == null) {
             fail(PgError.error("26000", "prepared statement \"" + bind.statement() + "\" does not exist"));
-            return;
+            return false;
         }
         if (!bind.portal().isEmpty() && portals.containsKey(bind.portal())) {
             fail(PgError.error("42P03", "cursor \"" + bind.portal() + "\" already exists"));
-            return;
+            return false;
         }
         List<String> values;
         try {
             values = BindValues.read(bind.frame(), prepared.parameterTypes());
         } catch (LocalDatabaseException e) {
             fail(new PgError("ERROR", e.sqlState(), e.getMessage(), null, null, 0));
-            return;
+            return false;
         }
-        portals.put(bind.portal(), new Portal(prepared.sql(), values));
-        client.write(Wire.message(client.alloc(), '2', buf -> { }));
+        List<Integer> types = new java.util.ArrayList<>();
+        for (int type : prepared.parameterTypes()) {
+            types.add(type);
+        }
+        portals.put(bind.portal(), new Portal(prepared.sql(), values, types, database.isEmpty(prepared.sql())));
+        return true;
+    }
+
+    /**
+     * A Describe of a statement is answered once the next message is here: the columns of a statement pgward
+     * answers itself are known only by running it, which needs its parameters. Clients always follow Describe
+     * with Bind, Sync or Flush, so the wait ends.
+     */
+    private boolean awaitingWhatFollows() {
+        return !skippingToSync && queue.size() == 1 && queue.peekFirst() instanceof FrontendMessage.Describe d
+                && d.kind() == 'S';
     }
 
     private void describe(FrontendMessage.Describe describe) {
         if (describe.kind() == 'S') {
-            Prepared prepared = statements.get(describe.name());
-            if (prepared == null) {
-                fail(PgError.error("26000", "prepared statement \"" + describe.name() + "\" does not exist"));
-                return;
-            }
-            client.write(Wire.message(client.alloc(), 't', buf -> {
-                buf.writeShort(prepared.parameterTypes().length);
-                for (int type : prepared.parameterTypes()) {
-                    buf.writeInt(type == 0 ? 25 : type);
-                }
-            }));
-            // The columns are known only once the statement runs, and running it needs its parameters.
+            describeStatement(describe.name());
+            return;
+        }
+        Portal described = portals.get(describe.name());
+        if (described != null && described.empty) {
             client.write(Wire.message(client.alloc(), 'n', buf -> { }));
             return;
         }
@@ -250,7 +273,45 @@ public final class LocalSession extends ChannelInboundHandlerAdapter {
                 : LocalAnswer.rowDescription(client.alloc(), portal.result.columns())));
     }
 
+    /**
+     * Describe of a statement: its parameter types, then its columns. When the client binds the statement right
+     * after (pgjdbc does so for parameters of unspecified type, and takes the columns from this Describe), that
+     * portal runs now and its columns are the answer; otherwise they are unknown and the answer is NoData.
+     */
+    private void describeStatement(String name) {
+        Prepared prepared = statements.get(name);
+        if (prepared == null) {
+            fail(PgError.error("26000", "prepared statement \"" + name + "\" does not exist"));
+            return;
+        }
+        if (!(queue.peekFirst() instanceof FrontendMessage.Bind bind) || !bind.statement().equals(name)
+                || database.isEmpty(prepared.sql())) {
+            client.write(parameterDescription(prepared));
+            client.write(Wire.message(client.alloc(), 'n', buf -> { }));
+            return;
+        }
+        queue.pollFirst();
+        try {
+            if (!bindPortal(bind)) {
+                return;
+            }
+        } finally {
+            bind.release();
+        }
+        withResult(bind.portal(), portal -> {
+            client.write(parameterDescription(prepared));
+            client.write(portal.result.columns().isEmpty() ? Wire.message(client.alloc(), 'n', buf -> { })
+                    : LocalAnswer.rowDescription(client.alloc(), portal.result.columns()));
+            client.write(bindComplete());
+        });
+    }
+
     private void execute(FrontendMessage.Execute execute) {
+        Portal executed = portals.get(execute.portal());
+        if (executed != null && executed.empty) {
+            client.write(emptyQueryResponse());
+            return;
+        }
         withResult(execute.portal(), portal -> {
             List<List<String>> rows = portal.result.rows();
             int end = execute.maxRows() > 0 ? Math.min(rows.size(), portal.sent + execute.maxRows()) : rows.size();
@@ -279,8 +340,9 @@ public final class LocalSession extends ChannelInboundHandlerAdapter {
             then.accept(portal);
             return;
         }
-        run(portal.sql, portal.parameters, answer -> {
+        run(portal.sql, portal.parameters, portal.parameterTypes, answer -> {
             portal.result = answer;
+            answer.notices().forEach(notice -> client.write(LocalAnswer.notice(client.alloc(), notice)));
             then.accept(portal);
         }, this::fail);
     }
@@ -290,6 +352,23 @@ public final class LocalSession extends ChannelInboundHandlerAdapter {
         skippingToSync = true;
     }
 
+    private ByteBuf parameterDescription(Prepared prepared) {
+        return Wire.message(client.alloc(), 't', buf -> {
+            buf.writeShort(prepared.parameterTypes().length);
+            for (int type : prepared.parameterTypes()) {
+                buf.writeInt(type == 0 ? TEXT_OID : type);
+            }
+        });
+    }
+
+    private ByteBuf bindComplete() {
+        return Wire.message(client.alloc(), '2', buf -> { });
+    }
+
+    private ByteBuf emptyQueryResponse() {
+        return Wire.message(client.alloc(), 'I', buf -> { });
+    }
+
     private void ready() {
         client.write(Messages.readyForQuery(client.alloc(), 'I'));
     }
@@ -297,12 +376,13 @@ public final class LocalSession extends ChannelInboundHandlerAdapter {
     // ---------------------------------------------------------------- running statements
 
     /** Runs a statement off the event loop; nothing else is handled until it is done. */
-    private void run(String sql, List<String> parameters, java.util.function.Consumer<Verdict.Answer> onAnswer,
-                     java.util.function.Consumer<PgError> onError) {
+    private void run(String sql, List<String> parameters, List<Integer> parameterTypes,
+                     java.util.function.Consumer<Verdict.Answer> onAnswer, java.util.function.Consumer<PgError> onError) {
         long started = System.nanoTime();
         CompletableFuture<Verdict.Answer> stage;
         try {
-            stage = database.execute(new LocalDatabase.Statement(sql, parameters, login, readOnly, connection))
+            stage = database.execute(new LocalDatabase.Statement(sql, parameters, parameterTypes, login, readOnly,
+                            connection))
                     .toCompletableFuture();
         } catch (RuntimeException e) {
             stage = CompletableFuture.failedFuture(e);

@@ -6,6 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pgward.arango.AqlLimits;
+import io.pgward.arango.ArangoAuth;
+import io.pgward.arango.ArangoConfig;
+import io.pgward.arango.DriverProtocol;
 import io.pgward.wire.config.PgwardConfig.AuthMethod;
 import io.pgward.wire.config.PgwardConfig.Login;
 import io.pgward.wire.config.PgwardConfig.Mode;
@@ -84,6 +88,100 @@ class ConfigLoaderTest {
         assertEquals(5000, config.logins().get("bi").policy().rowCap());
         assertEquals(0, app.policy().rowCap(), "no cap unless configured");
         assertEquals(java.util.List.of("app", "bi"), java.util.List.copyOf(config.logins().keySet()));
+    }
+
+    @Test
+    void readsArangoDatabasesWithDefaultsAndEverySetting(@TempDir Path dir) throws Exception {
+        Path ca = Files.writeString(dir.resolve("ca.pem"), "-----BEGIN CERTIFICATE-----\n");
+        ConfigLoader withSecrets = new ConfigLoader(Map.of("ANALYST_PASSWORD", "s3cret",
+                "ARANGO_JWT", "eyJ.token", "ARANGO_PASSWORD", "pw")::get);
+        PgwardConfig config = withSecrets.parse(MINIMAL + """
+                arango:
+                  shopdocs:
+                    endpoint: https://abc123.arangodb.cloud:8529
+                    root_certificate: %s
+                    database: shop
+                    auth: token
+                    token: ${ARANGO_JWT}
+                    protocol: http2
+                    description: Orders and customers.
+                    limits:
+                      runtime: 5s
+                      memory: 512MiB
+                      rows: 100
+                      batch_size: 50
+                  graphs:
+                    endpoint: http://arangodb.internal
+                    auth: userpass
+                    user: pgward_reader
+                    password: ${ARANGO_PASSWORD}
+                """.formatted(ca), "pgward.yaml");
+
+        assertEquals(2, config.arango().size());
+        ArangoConfig shop = config.arango().get(0);
+        assertEquals("shopdocs", shop.name());
+        assertEquals("https://abc123.arangodb.cloud:8529", shop.endpoint().toString());
+        assertEquals(ca, shop.rootCertificate());
+        assertEquals("shop", shop.database());
+        assertEquals(new ArangoAuth.Token("eyJ.token"), shop.auth());
+        assertEquals(DriverProtocol.HTTP2_JSON, shop.protocol());
+        assertEquals("Orders and customers.", shop.description());
+        assertEquals(new AqlLimits(Duration.ofSeconds(5), 512L << 20, 100, 50), shop.limits());
+
+        ArangoConfig graphs = config.arango().get(1);
+        assertEquals("graphs", graphs.name());
+        assertEquals(8529, graphs.port());
+        assertEquals("_system", graphs.database());
+        assertEquals(new ArangoAuth.UserPassword("pgward_reader", "pw"), graphs.auth());
+        assertEquals(DriverProtocol.HTTP1_JSON, graphs.protocol());
+        assertEquals(AqlLimits.DEFAULTS, graphs.limits());
+        assertEquals(new AqlLimits(Duration.ofSeconds(30), 1L << 30, 25_000, 1_000), AqlLimits.DEFAULTS,
+                "30 s, 1 GiB and 25,000 rows unless configured");
+        assertFalse(config.toString().contains("eyJ.token"), "the token never shows");
+        assertFalse(config.toString().contains("=pw"), "the password never shows");
+    }
+
+    @Test
+    void hasNoArangoDatabasesUnlessConfigured() {
+        assertEquals(java.util.List.of(), loader.parse(MINIMAL, "pgward.yaml").arango());
+        assertEquals("root", ((ArangoAuth.UserPassword) loader.parse(MINIMAL
+                + "arango: {docs: {endpoint: 'http://h:1', user: ''}}", "f").arango().get(0).auth()).user(),
+                "a blank user is root");
+    }
+
+    @Test
+    void namesTheKeyOfEachArangoMistake() {
+        assertError("arango.docs.endpoint: is required, e.g. http://localhost:8529", MINIMAL
+                + "arango: {docs: {database: shop}}");
+        assertError("arango.docs.endpoint: must start with http:// or https://, was \"tcp://h:8529\"", MINIMAL
+                + "arango: {docs: {endpoint: 'tcp://h:8529'}}");
+        assertError("arango.docs.auth: must be one of userpass, token, was \"kerberos\"", MINIMAL
+                + "arango: {docs: {endpoint: 'http://h', auth: kerberos}}");
+        assertError("arango.docs.token: is required when auth is token", MINIMAL
+                + "arango: {docs: {endpoint: 'http://h', auth: token}}");
+        assertError("arango.docs.password: applies to auth userpass only", MINIMAL
+                + "arango: {docs: {endpoint: 'http://h', auth: token, token: t, password: p}}");
+        assertError("arango.docs.token: applies to auth token only", MINIMAL
+                + "arango: {docs: {endpoint: 'http://h', token: t}}");
+        assertError("arango.docs.protocol: must be one of http1, http2, was \"vst\"", MINIMAL
+                + "arango: {docs: {endpoint: 'http://h', protocol: vst}}");
+        assertError("arango.docs.limits.memory: must be a size such as 512MiB or 1GiB, was \"1GB\"", MINIMAL
+                + "arango: {docs: {endpoint: 'http://h', limits: {memory: 1GB}}}");
+        assertError("arango.docs.limits.rows: must be a whole number from 1 to 2147483647, was \"0\"", MINIMAL
+                + "arango: {docs: {endpoint: 'http://h', limits: {rows: 0}}}");
+        assertError("arango.docs.limits.runtime: must be a positive duration, was PT0S", MINIMAL
+                + "arango: {docs: {endpoint: 'http://h', limits: {runtime: 0s}}}");
+        assertError("arango.docs.limits.timeout: is not a setting pgward knows", MINIMAL
+                + "arango: {docs: {endpoint: 'http://h', limits: {timeout: 5s}}}");
+        assertError("arango.docs.pasword: is not a setting pgward knows", MINIMAL
+                + "arango: {docs: {endpoint: 'http://h', pasword: x}}");
+        assertError("arango.docs.root_certificate: only applies to an https endpoint", MINIMAL
+                + "arango: {docs: {endpoint: 'http://h', root_certificate: /etc/hostname}}");
+        assertError("arango.docs.root_certificate: file /nope.pem does not exist or cannot be read", MINIMAL
+                + "arango: {docs: {endpoint: 'https://h', root_certificate: /nope.pem}}");
+        assertError("arango.docs.password: environment variable NOPE is not set", MINIMAL
+                + "arango: {docs: {endpoint: 'http://h', password: '${NOPE}'}}");
+        assertError("arango.docs: must be a mapping of keys to values", MINIMAL + "arango: {docs: http://h}");
     }
 
     @Test

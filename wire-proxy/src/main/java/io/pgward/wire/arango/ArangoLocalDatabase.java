@@ -1,0 +1,162 @@
+package io.pgward.wire.arango;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.pgward.arango.AqlCompletion;
+import io.pgward.arango.AqlException;
+import io.pgward.arango.ArangoBridge;
+import io.pgward.arango.ExecutionMode;
+import io.pgward.arango.RowSink;
+import io.pgward.wire.session.LocalDatabase;
+import io.pgward.wire.session.LocalDatabaseException;
+import io.pgward.wire.session.Verdict;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+/**
+ * An ArangoDB database served under a pgward database name: each statement is AQL, run by the
+ * {@link ArangoBridge} on a virtual thread, read-only logins through the bridge's plan gate, read-write logins
+ * raw. Rows come back as text columns; ArangoDB's warnings become notices.
+ *
+ * <p>PostgreSQL parameters {@code $1 ...} become the AQL bind parameters {@code @p1 ...}. Their value follows
+ * the type the client declared: integer and floating-point types as numbers, {@code bool} as a boolean,
+ * {@code json}/{@code jsonb} as the JSON value, everything else (text, varchar, unspecified) as a string.
+ */
+public final class ArangoLocalDatabase implements LocalDatabase {
+
+    /** The audit rule of a statement the read-only gate refused. */
+    public static final String GATE_RULE = "arango-plan";
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ExecutorService STATEMENTS = Executors.newThreadPerTaskExecutor(
+            Thread.ofVirtual().name("pgward-arango-", 0).factory());
+
+    private final ArangoBridge bridge;
+    private final Map<String, String> parameterStatus;
+
+    public ArangoLocalDatabase(ArangoBridge bridge) {
+        this.bridge = bridge;
+        Map<String, String> status = new LinkedHashMap<>();
+        // Clients parse the leading number; 17.0 keeps them on their current protocol paths.
+        status.put("server_version", "17.0 (pgward, ArangoDB " + bridge.serverInfo().version() + ")");
+        status.put("server_encoding", "UTF8");
+        status.put("client_encoding", "UTF8");
+        status.put("DateStyle", "ISO, MDY");
+        status.put("TimeZone", "UTC");
+        status.put("integer_datetimes", "on");
+        status.put("standard_conforming_strings", "on");
+        this.parameterStatus = Collections.unmodifiableMap(status);
+    }
+
+    @Override
+    public CompletionStage<Verdict.Answer> execute(Statement statement) {
+        CompletableFuture<Verdict.Answer> answer = new CompletableFuture<>();
+        Future<?> work = STATEMENTS.submit(() -> {
+            try {
+                answer.complete(run(statement));
+            } catch (Throwable e) {
+                answer.completeExceptionally(e);
+            }
+        });
+        // A cancel fails the answer from outside; the thread is interrupted so the driver stops waiting.
+        answer.whenComplete((result, failure) -> {
+            if (failure != null) {
+                work.cancel(true);
+            }
+        });
+        return answer;
+    }
+
+    @Override
+    public boolean isEmpty(String statement) {
+        return AqlText.isEmpty(statement);
+    }
+
+    @Override
+    public Map<String, String> parameterStatus() {
+        return parameterStatus;
+    }
+
+    public ArangoBridge bridge() {
+        return bridge;
+    }
+
+    private Verdict.Answer run(Statement statement) {
+        AqlText.Prepared prepared = AqlText.prepare(statement.sql());
+        Map<String, Object> bindVars = bindVars(prepared, statement);
+        ExecutionMode mode = statement.readOnly() ? ExecutionMode.READ_ONLY : ExecutionMode.RAW;
+        Rows rows = new Rows();
+        try {
+            AqlCompletion completion = bridge.run(prepared.aql(), bindVars, mode, rows);
+            return new Verdict.Answer(rows.columns, rows.rows, completion.commandTag(), completion.warnings());
+        } catch (AqlException e) {
+            throw asLocalError(e);
+        }
+    }
+
+    static LocalDatabaseException asLocalError(AqlException e) {
+        String detail = e.errorNum() == 0 ? null : "ArangoDB error " + e.errorNum();
+        boolean refused = e.reason() == AqlException.Reason.REFUSED;
+        return new LocalDatabaseException(e.sqlState(), e.getMessage(), detail, null, refused ? "refuse" : "error",
+                refused ? GATE_RULE : null);
+    }
+
+    private static Map<String, Object> bindVars(AqlText.Prepared prepared, Statement statement) {
+        Map<String, Object> vars = new LinkedHashMap<>();
+        for (int number : prepared.parameters()) {
+            if (number < 1 || number > statement.parameters().size()) {
+                throw LocalDatabaseException.error("42P02", "there is no parameter $" + number);
+            }
+            int type = number <= statement.parameterTypes().size() ? statement.parameterTypes().get(number - 1) : 0;
+            vars.put(AqlText.bindName(number), value(statement.parameters().get(number - 1), type, number));
+        }
+        return vars;
+    }
+
+    private static Object value(String text, int type, int number) {
+        if (text == null) {
+            return null;
+        }
+        try {
+            return switch (type) {
+                case 20, 21, 23 -> Long.parseLong(text.strip());
+                case 700, 701, 1700 -> new BigDecimal(text.strip());
+                case 16 -> switch (text.strip().toLowerCase(java.util.Locale.ROOT)) {
+                    case "t", "true", "on", "yes", "1" -> true;
+                    case "f", "false", "off", "no", "0" -> false;
+                    default -> throw new NumberFormatException();
+                };
+                case 114, 3802 -> JSON.readValue(text, Object.class);
+                default -> text;
+            };
+        } catch (NumberFormatException | JsonProcessingException e) {
+            throw LocalDatabaseException.error("22P02", "invalid input for parameter $" + number + " of type "
+                    + type + ": \"" + text + "\"");
+        }
+    }
+
+    /** Keeps the rows of one statement; the row cap of the bridge bounds how many. */
+    private static final class Rows implements RowSink {
+        List<String> columns = List.of();
+        final List<List<String>> rows = new ArrayList<>();
+
+        @Override
+        public void columns(List<String> names) {
+            columns = List.copyOf(names);
+        }
+
+        @Override
+        public void row(List<String> values) {
+            rows.add(Collections.unmodifiableList(new ArrayList<>(values)));
+        }
+    }
+}

@@ -1,0 +1,75 @@
+package io.pgward.wire.arango;
+
+import io.pgward.arango.AqlLimits;
+import io.pgward.arango.ArangoBridge;
+import io.pgward.arango.ArangoConfig;
+import io.pgward.arango.ArangoDatabases;
+import io.pgward.wire.config.PgwardConfig;
+import io.pgward.wire.session.LocalDatabase;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The configured ArangoDB databases, connected and probed, as the {@link LocalDatabase}s the server serves by
+ * name. Started before pgward listens, so a wrong endpoint, credential or database stops the start; closed after
+ * the server stops.
+ */
+public final class ArangoServing implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(ArangoServing.class);
+
+    private final ArangoDatabases databases;
+    private final Map<String, LocalDatabase> byName;
+
+    private ArangoServing(ArangoDatabases databases) {
+        this.databases = databases;
+        Map<String, LocalDatabase> local = new LinkedHashMap<>();
+        for (ArangoBridge bridge : databases.all()) {
+            local.put(bridge.config().name(), new ArangoLocalDatabase(bridge));
+        }
+        this.byName = Map.copyOf(local);
+    }
+
+    /**
+     * Connects to every entry and runs its startup probe, then logs what is served.
+     *
+     * @throws io.pgward.arango.ArangoStartupException naming the entry and the part of it that is wrong
+     */
+    public static ArangoServing start(List<ArangoConfig> configs, Collection<PgwardConfig.Login> logins) {
+        ArangoServing serving = new ArangoServing(ArangoDatabases.start(configs));
+        serving.logServed(logins);
+        return serving;
+    }
+
+    /** The local databases by pgward database name, for {@code PgwardServer.start}. */
+    public Map<String, LocalDatabase> localDatabases() {
+        return byName;
+    }
+
+    private void logServed(Collection<PgwardConfig.Login> logins) {
+        List<String> readOnly = logins.stream().filter(l -> l.mode() == PgwardConfig.Mode.READ_ONLY)
+                .map(PgwardConfig.Login::name).toList();
+        List<String> raw = logins.stream().filter(l -> l.mode() == PgwardConfig.Mode.READ_WRITE)
+                .map(PgwardConfig.Login::name).toList();
+        for (ArangoBridge bridge : databases.all()) {
+            ArangoConfig config = bridge.config();
+            AqlLimits limits = config.limits();
+            log.info("serving database \"{}\" from ArangoDB {} ({} edition) at {} database \"{}\" as {} over {}; "
+                            + "limits: runtime {}, memory {} bytes, {} rows",
+                    config.name(), bridge.serverInfo().version(), bridge.serverInfo().license(),
+                    config.endpoint(), config.database(), config.auth().describe(), config.protocol().key(),
+                    limits.maxRuntime(), limits.memoryLimitBytes(), limits.maxRows());
+            log.info("database \"{}\": read-only logins {} run AQL through the plan gate; read-write logins {} "
+                    + "run AQL as written", config.name(), readOnly, raw);
+        }
+    }
+
+    @Override
+    public void close() {
+        databases.close();
+    }
+}
