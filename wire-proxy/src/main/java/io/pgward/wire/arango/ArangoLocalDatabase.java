@@ -16,6 +16,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutorService;
@@ -41,10 +42,12 @@ public final class ArangoLocalDatabase implements LocalDatabase {
             Thread.ofVirtual().name("pgward-arango-", 0).factory());
 
     private final ArangoBridge bridge;
+    private final ArangoQuestions questions;
     private final Map<String, String> parameterStatus;
 
-    public ArangoLocalDatabase(ArangoBridge bridge) {
+    ArangoLocalDatabase(ArangoBridge bridge, ArangoQuestions questions) {
         this.bridge = bridge;
+        this.questions = questions;
         Map<String, String> status = new LinkedHashMap<>();
         // Clients parse the leading number; 17.0 keeps them on their current protocol paths.
         status.put("server_version", "17.0 (pgward, ArangoDB " + bridge.serverInfo().version() + ")");
@@ -91,6 +94,10 @@ public final class ArangoLocalDatabase implements LocalDatabase {
     }
 
     private Verdict.Answer run(Statement statement) {
+        Optional<Verdict.Answer> function = questions.answer(statement);
+        if (function.isPresent()) {
+            return function.get();
+        }
         AqlText.Prepared prepared = AqlText.prepare(statement.sql());
         Map<String, Object> bindVars = bindVars(prepared, statement);
         ExecutionMode mode = statement.readOnly() ? ExecutionMode.READ_ONLY : ExecutionMode.RAW;
@@ -145,7 +152,7 @@ public final class ArangoLocalDatabase implements LocalDatabase {
     }
 
     /** Keeps the rows of one statement; the row cap of the bridge bounds how many. */
-    private static final class Rows implements RowSink {
+    static final class Rows implements RowSink {
         List<String> columns = List.of();
         final List<List<String>> rows = new ArrayList<>();
 

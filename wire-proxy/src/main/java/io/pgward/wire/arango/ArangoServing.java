@@ -4,6 +4,8 @@ import io.pgward.arango.AqlLimits;
 import io.pgward.arango.ArangoBridge;
 import io.pgward.arango.ArangoConfig;
 import io.pgward.arango.ArangoDatabases;
+import dev.langchain4j.model.chat.ChatModel;
+import io.pgward.nl.NlSettings;
 import io.pgward.wire.config.PgwardConfig;
 import io.pgward.wire.session.LocalDatabase;
 import java.util.Collection;
@@ -25,11 +27,15 @@ public final class ArangoServing implements AutoCloseable {
     private final ArangoDatabases databases;
     private final Map<String, LocalDatabase> byName;
 
-    private ArangoServing(ArangoDatabases databases) {
+    private ArangoServing(ArangoDatabases databases, Collection<PgwardConfig.Login> logins, NlSettings nl,
+                          ChatModel model) {
         this.databases = databases;
+        Map<String, PgwardConfig.Login> byLogin = new LinkedHashMap<>();
+        logins.forEach(login -> byLogin.put(login.name(), login));
         Map<String, LocalDatabase> local = new LinkedHashMap<>();
         for (ArangoBridge bridge : databases.all()) {
-            local.put(bridge.config().name(), new ArangoLocalDatabase(bridge));
+            local.put(bridge.config().name(), new ArangoLocalDatabase(bridge,
+                    new ArangoQuestions(bridge, nl, model, Map.copyOf(byLogin))));
         }
         this.byName = Map.copyOf(local);
     }
@@ -40,7 +46,16 @@ public final class ArangoServing implements AutoCloseable {
      * @throws io.pgward.arango.ArangoStartupException naming the entry and the part of it that is wrong
      */
     public static ArangoServing start(List<ArangoConfig> configs, Collection<PgwardConfig.Login> logins) {
-        ArangoServing serving = new ArangoServing(ArangoDatabases.start(configs));
+        return start(configs, logins, NlSettings.defaults(), null);
+    }
+
+    /**
+     * As {@link #start(List, Collection)}, with the {@code nl:} settings questions use, and the chat model to use
+     * (null: made from the settings' provider; no provider, no questions).
+     */
+    public static ArangoServing start(List<ArangoConfig> configs, Collection<PgwardConfig.Login> logins,
+                                      NlSettings nl, ChatModel model) {
+        ArangoServing serving = new ArangoServing(ArangoDatabases.start(configs), logins, nl, model);
         serving.logServed(logins);
         return serving;
     }
