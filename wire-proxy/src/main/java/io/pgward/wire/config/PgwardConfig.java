@@ -1,9 +1,11 @@
 package io.pgward.wire.config;
 
+import io.pgward.nl.NlSettings;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * pgward's whole configuration, immutable and validated when loaded (see {@link ConfigLoader}).
@@ -15,9 +17,25 @@ import java.util.Map;
  * @param pool backend connection pooling
  * @param logins the logins clients may use, by name, in file order
  * @param audit where one JSON line per statement decision goes
+ * @param nl the {@code nl:} section; empty when absent, and then no {@code pgward.*} natural-language function
+ *           answers
  */
 public record PgwardConfig(Listen listen, Duration startupTimeout, Tls tls, Backend backend, Pool pool,
-                           Map<String, Login> logins, Audit audit) {
+                           Map<String, Login> logins, Audit audit, Optional<NlSettings> nl) {
+
+    public PgwardConfig {
+        java.util.Objects.requireNonNull(nl, "nl");
+    }
+
+    /** A configuration without an {@code nl:} section. */
+    public PgwardConfig(Listen listen, Duration startupTimeout, Tls tls, Backend backend, Pool pool,
+                        Map<String, Login> logins, Audit audit) {
+        this(listen, startupTimeout, tls, backend, pool, logins, audit, Optional.empty());
+    }
+
+    public PgwardConfig withNl(NlSettings settings) {
+        return new PgwardConfig(listen, startupTimeout, tls, backend, pool, logins, audit, Optional.of(settings));
+    }
 
     /** A configuration without an audit log (tests, embedding). */
     public PgwardConfig(Listen listen, Duration startupTimeout, Tls tls, Backend backend, Pool pool,
