@@ -97,7 +97,7 @@ final class DemoCommand implements Callable<Integer> {
             database.close();
             stopped.countDown();
         }, "pgward-demo-stop"));
-        out.println(banner(database, server.port()) + questions(model));
+        out.println(banner(database, server.port(), questions(model)));
         out.flush();
         stopped.await();
         return 0;
@@ -107,26 +107,34 @@ final class DemoCommand implements Callable<Integer> {
     static String questions(Optional<ProviderConfig> model) {
         if (model.isPresent()) {
             return String.format(Locale.ROOT, """
-
-                    Questions in plain language are answered by %s. As the analyst, try:
+                    Questions in plain language go to %s at %s. As the analyst, try:
                       select * from pgward.ask('top 5 customers by revenue');
-                      /* nl: orders per status this year */
+                      /* nl: orders per status */
                       select * from pgward.sql('average order value per region');
-                    pgward shows the SQL it ran in a NOTICE; the SQL passed every guard layer first.""",
-                    model.get());
+                    pgward shows the SQL it ran in a NOTICE; that SQL passed every guard layer first.
+                    """, model.get().model(), baseUrl(model.get()));
         }
         return """
-
-                Questions in plain language are off: no LLM was given. pgward.schema() and pgward.dialect()
-                answer anyway. To ask questions, start the demo with one of:
+                Questions in plain language are off: no LLM was given (pgward.schema() answers anyway).
+                To ask questions, start the demo with one of:
                   OPENAI_API_KEY=... pgward demo --llm-provider openai [--llm-model gpt-4o-mini]
                   ANTHROPIC_API_KEY=... pgward demo --llm-provider anthropic
                   pgward demo --llm-provider ollama --llm-model qwen2.5-coder:7b [--llm-base-url http://localhost:11434]
                   pgward demo --llm-provider openai --llm-base-url http://localhost:8000/v1 --llm-model <name>
-                (or set PGWARD_LLM_PROVIDER, PGWARD_LLM_MODEL and PGWARD_LLM_BASE_URL).""";
+                (or set PGWARD_LLM_PROVIDER, PGWARD_LLM_MODEL and PGWARD_LLM_BASE_URL).
+                """;
     }
 
-    static String banner(DemoDatabase demo, int port) {
+    private static String baseUrl(ProviderConfig model) {
+        return switch (model) {
+            case ProviderConfig.OpenAiCompatible openAi -> openAi.baseUrl().toString();
+            case ProviderConfig.Anthropic anthropic -> anthropic.baseUrl().map(Object::toString)
+                    .orElse("Anthropic's API");
+            case ProviderConfig.Ollama ollama -> ollama.baseUrl().toString();
+        };
+    }
+
+    static String banner(DemoDatabase demo, int port, String questions) {
         return String.format(Locale.ROOT, """
 
                 pgward is listening on 127.0.0.1:%d in front of PostgreSQL %s (127.0.0.1:%d),
@@ -139,13 +147,14 @@ final class DemoCommand implements Callable<Integer> {
                   Try:  select count(*) from orders;
 
                 The analyst login is read-only: every statement is checked by pgward's guard, and its backend
-                session is read-only too. Not enforced yet in this build: the table selection, so the analyst
-                can still read hr.salaries and payment_tokens. Every decision is logged below as a JSON line.
-                TLS is offered (sslmode=require works) with a self-signed certificate made for this run.
+                session is read-only too. Its table selection leaves out hr.salaries and payment_tokens.
+                Every decision is logged below as a JSON line. TLS is offered (sslmode=require works) with a
+                self-signed certificate made for this run.
 
+                %s
                 Press Ctrl-C to stop; the database is deleted on exit.""",
                 port, demo.serverVersion(), demo.postgres().port(), demo.size().customers(), demo.size().orders(),
                 DemoDatabase.DATABASE, DemoSetup.ANALYST, DemoSetup.ANALYST, port, DemoDatabase.DATABASE,
-                DemoSetup.APP, DemoSetup.APP, port, DemoDatabase.DATABASE, demo.uri());
+                DemoSetup.APP, DemoSetup.APP, port, DemoDatabase.DATABASE, demo.uri(), questions);
     }
 }

@@ -38,7 +38,7 @@ public final class DemoSetup {
             + "and order count per customer region.";
 
     /** The analyst's rules, shown to the LLM inside {@code <analyst_rules>}. */
-    static final String ANALYST_RULES = "Amounts are in euros. Refer to customers by name, never by email.";
+    static final String ANALYST_RULES = "Refer to customers by name, never by email. Round amounts to two decimals.";
 
     public static final String ANALYST = "analyst";
     public static final String APP = "app";
