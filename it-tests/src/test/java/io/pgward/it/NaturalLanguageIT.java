@@ -401,6 +401,30 @@ class NaturalLanguageIT {
     }
 
     @Test
+    void ddlThroughPgwardIsSeenWithoutARefresh() throws Exception {
+        try (Connection analyst = proxy.connect("analyst"); Statement s = analyst.createStatement();
+             Connection app = proxy.connect("app"); Statement ddl = app.createStatement()) {
+            assertFalse(schemaColumns(s, "customers").contains("nl_nickname"));
+            try {
+                ddl.execute("ALTER TABLE customers ADD COLUMN nl_nickname text");
+                long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+                while (!schemaColumns(s, "customers").contains("nl_nickname")) {
+                    assertTrue(System.nanoTime() < deadline, "the schema was not read again after the DDL");
+                    java.util.concurrent.locks.LockSupport.parkNanos(Duration.ofMillis(100).toNanos());
+                }
+            } finally {
+                ddl.execute("ALTER TABLE customers DROP COLUMN IF EXISTS nl_nickname");
+            }
+        }
+    }
+
+    private static List<String> schemaColumns(Statement s, String relation) throws SQLException {
+        try (ResultSet rs = s.executeQuery("SELECT * FROM pgward.schema('" + relation + "')")) {
+            return rows(rs).stream().map(r -> r.get(2)).toList();
+        }
+    }
+
+    @Test
     void aQuestionAsABoundParameterIsRefusedWithTheReason() throws SQLException {
         try (Connection c = proxy.connect("analyst");
              PreparedStatement ps = c.prepareStatement("SELECT * FROM pgward.ask(?)")) {
