@@ -1,10 +1,13 @@
 package io.pgward.wire.server;
 
 import io.pgward.guard.ReadOnlyGuard;
+import io.pgward.nl.NlSettings;
+import io.pgward.wire.audit.AuditLog;
 import io.pgward.wire.config.PgwardConfig;
 import io.pgward.wire.session.GateRequest;
 import io.pgward.wire.session.StatementGate;
 import io.pgward.wire.session.Verdict;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
@@ -27,7 +30,7 @@ public final class Gates implements Function<PgwardConfig.Login, StatementGate>,
     private final PgwardFunctions functions;
     private final NlGateway nl;
 
-    private Gates(CatalogLayer catalog, java.util.Optional<io.pgward.nl.NlSettings> nlSettings) {
+    private Gates(CatalogLayer catalog, Optional<NlSettings> nlSettings) {
         this.catalog = catalog;
         this.guard = catalog == null ? GUARD : new ReadOnlyGuard(true);
         this.nl = catalog == null ? null : nlSettings.map(settings -> new NlGateway(settings, guard)).orElse(null);
@@ -46,11 +49,11 @@ public final class Gates implements Function<PgwardConfig.Login, StatementGate>,
 
     /** Layers L1, L2 and L4 without the catalog check: no table selection can be enforced. */
     public static Gates withoutCatalog() {
-        return new Gates(null, java.util.Optional.empty());
+        return new Gates(null, Optional.empty());
     }
 
     /** Where the natural-language functions write questions, attempts and verdicts; the server calls it. */
-    public void auditTo(io.pgward.wire.audit.AuditLog audit) {
+    public void auditTo(AuditLog audit) {
         if (nl != null) {
             nl.auditTo(audit);
         }

@@ -5,13 +5,19 @@ import io.pgward.guard.catalog.CatalogVerdict;
 import io.pgward.guard.catalog.CheckRequest;
 import io.pgward.guard.classify.Decision;
 import io.pgward.guard.classify.ReadOnlyPolicy;
+import io.pgward.guard.lexer.LexerException;
+import io.pgward.guard.lexer.SqlLexer;
 import io.pgward.guard.lexer.StatementText;
+import io.pgward.guard.lexer.Token;
 import io.pgward.guard.selection.ColumnHints;
 import io.pgward.guard.selection.ResolvedSelection;
 import io.pgward.guard.selection.SelectedRelation;
 import io.pgward.nl.AskResult;
+import io.pgward.nl.Attempt;
 import io.pgward.nl.ExplainValidator;
+import io.pgward.nl.Generation;
 import io.pgward.nl.NlAssistant;
+import io.pgward.nl.NlAuditListener;
 import io.pgward.nl.NlException;
 import io.pgward.nl.NlSettings;
 import io.pgward.nl.PgwardCall;
@@ -135,10 +141,10 @@ final class NlGateway implements NlFunctions, AutoCloseable {
      * ({@code pgward.ask($1)}): the question is needed to answer the Parse, before any Bind brings it.
      */
     static boolean bindsQuestion(String sql, boolean standardConformingStrings) {
-        List<io.pgward.guard.lexer.Token> tokens;
+        List<Token> tokens;
         try {
-            tokens = io.pgward.guard.lexer.SqlLexer.tokenize(sql, standardConformingStrings);
-        } catch (io.pgward.guard.lexer.LexerException e) {
+            tokens = SqlLexer.tokenize(sql, standardConformingStrings);
+        } catch (LexerException e) {
             return false;
         }
         for (int i = 0; i + 3 < tokens.size(); i++) {
@@ -146,14 +152,14 @@ final class NlGateway implements NlFunctions, AutoCloseable {
                     && Set.of("ask", "sql", "schema").contains(tokens.get(i + 2).value())
                     && tokens.get(i + 3).text().equals("(")) {
                 return tokens.subList(i + 4, tokens.size()).stream()
-                        .anyMatch(t -> t.kind() == io.pgward.guard.lexer.Token.Kind.PARAMETER);
+                        .anyMatch(t -> t.kind() == Token.Kind.PARAMETER);
             }
         }
         return false;
     }
 
-    private static boolean isName(io.pgward.guard.lexer.Token token, String name) {
-        return token.isWord(name) || (token.kind() == io.pgward.guard.lexer.Token.Kind.QUOTED_IDENTIFIER
+    private static boolean isName(Token token, String name) {
+        return token.isWord(name) || (token.kind() == Token.Kind.QUOTED_IDENTIFIER
                 && token.value().equals(name));
     }
 
@@ -283,7 +289,7 @@ final class NlGateway implements NlFunctions, AutoCloseable {
     }
 
     /** Audit lines for questions: the question, each attempt with its SQL and outcome, the verdict. */
-    private final class NlAudit implements io.pgward.nl.NlAuditListener {
+    private final class NlAudit implements NlAuditListener {
         private final String database;
 
         NlAudit(String database) {
@@ -296,18 +302,18 @@ final class NlGateway implements NlFunctions, AutoCloseable {
         }
 
         @Override
-        public void attempt(String login, String question, io.pgward.nl.Attempt attempt) {
+        public void attempt(String login, String question, Attempt attempt) {
             write(login, "nl-attempt", attempt.passed() ? "passed" : "rejected", "-- attempt " + attempt.number()
                     + (attempt.error().map(e -> ": " + e.replace('\n', ' ')).orElse("")) + "\n" + attempt.sql());
         }
 
         @Override
-        public void verdict(String login, String question, io.pgward.nl.Generation generation) {
+        public void verdict(String login, String question, Generation generation) {
             String outcome = switch (generation) {
-                case io.pgward.nl.Generation.Valid v -> "valid-sql";
-                case io.pgward.nl.Generation.NotAboutDatabase n -> "not-about-database";
-                case io.pgward.nl.Generation.Exhausted e -> "all-attempts-failed";
-                case io.pgward.nl.Generation.ProviderFailed p -> "provider-failed";
+                case Generation.Valid v -> "valid-sql";
+                case Generation.NotAboutDatabase n -> "not-about-database";
+                case Generation.Exhausted e -> "all-attempts-failed";
+                case Generation.ProviderFailed p -> "provider-failed";
             };
             write(login, "nl-verdict", outcome, question);
         }
