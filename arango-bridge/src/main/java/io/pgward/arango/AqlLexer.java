@@ -24,6 +24,10 @@ final class AqlLexer {
     record Token(Kind kind, String text) {
     }
 
+    /** A token and where it stands in the text: {@code aql.substring(start, end)} is how it was written. */
+    record Located(Token token, int start, int end) {
+    }
+
     private static final char FORWARD_TICK = '\u00B4';
 
     private final String aql;
@@ -34,33 +38,43 @@ final class AqlLexer {
     }
 
     static List<Token> tokenize(String aql) {
+        return locate(aql).stream().map(Located::token).toList();
+    }
+
+    static List<Located> locate(String aql) {
         return new AqlLexer(aql).run();
     }
 
-    private List<Token> run() {
-        List<Token> tokens = new ArrayList<>();
+    private List<Located> run() {
+        List<Located> tokens = new ArrayList<>();
         while (pos < aql.length()) {
             char c = aql.charAt(pos);
+            int start = pos;
+            Token token;
             if (Character.isWhitespace(c)) {
                 pos++;
+                continue;
             } else if (c == '/' && peek(1) == '/') {
                 skipLineComment();
+                continue;
             } else if (c == '/' && peek(1) == '*') {
                 skipBlockComment();
+                continue;
             } else if (c == '\'' || c == '"') {
-                tokens.add(new Token(Kind.STRING, quoted(c)));
+                token = new Token(Kind.STRING, quoted(c));
             } else if (c == '`' || c == FORWARD_TICK) {
-                tokens.add(new Token(Kind.QUOTED_NAME, quoted(c)));
+                token = new Token(Kind.QUOTED_NAME, quoted(c));
             } else if (c == '@') {
-                tokens.add(new Token(Kind.BIND_PARAMETER, bindParameter()));
+                token = new Token(Kind.BIND_PARAMETER, bindParameter());
             } else if (isWordStart(c)) {
-                tokens.add(new Token(Kind.WORD, word()));
+                token = new Token(Kind.WORD, word());
             } else if (Character.isDigit(c)) {
-                tokens.add(new Token(Kind.NUMBER, number()));
+                token = new Token(Kind.NUMBER, number());
             } else {
-                tokens.add(new Token(Kind.PUNCTUATION, String.valueOf(c)));
+                token = new Token(Kind.PUNCTUATION, String.valueOf(c));
                 pos++;
             }
+            tokens.add(new Located(token, start, pos));
         }
         return tokens;
     }

@@ -425,6 +425,16 @@ class NaturalLanguageIT {
     }
 
     @Test
+    void aqlIsForArangoDatabasesOnly() throws SQLException {
+        try (Connection c = proxy.connect("analyst"); Statement s = c.createStatement()) {
+            SQLException e = assertThrows(SQLException.class,
+                    () -> s.executeQuery("SELECT * FROM pgward.aql('" + TOP_CUSTOMERS + "')"));
+            assertEquals("0A000", e.getSQLState());
+            assertTrue(e.getMessage().contains("pgward.sql('question')"), e.getMessage());
+        }
+    }
+
+    @Test
     void aQuestionAsABoundParameterIsRefusedWithTheReason() throws SQLException {
         try (Connection c = proxy.connect("analyst");
              PreparedStatement ps = c.prepareStatement("SELECT * FROM pgward.ask(?)")) {

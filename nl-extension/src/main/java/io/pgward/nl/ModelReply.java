@@ -9,31 +9,43 @@ import dev.langchain4j.model.chat.request.json.JsonSchema;
 import java.util.Optional;
 
 /**
- * The structured reply the model is asked for: {@code {"isValid": bool, "sql": string, "answer": string}}.
+ * The structured reply the model is asked for: {@code {"isValid": bool, "sql": string, "answer": string}}, the
+ * query under the language's field ({@code sql}, {@code aql}); {@code sql} holds it whatever the language.
  * {@code isValid} false means the question is not a question about this database, and {@code answer} says so
  * in prose; nothing runs then.
  */
 record ModelReply(boolean isValid, String sql, String answer) {
 
-    static final ResponseFormat FORMAT = ResponseFormat.builder()
-            .type(ResponseFormatType.JSON)
-            .jsonSchema(JsonSchema.builder()
-                    .name("pgward_sql")
-                    .rootElement(JsonObjectSchema.builder()
-                            .addBooleanProperty("isValid",
-                                    "true when the question can be answered with a query on this database")
-                            .addStringProperty("sql", "the PostgreSQL query when isValid is true, else empty")
-                            .addStringProperty("answer", "when isValid is false: a short answer for the user")
-                            .required("isValid", "sql", "answer")
-                            .additionalProperties(false)
-                            .build())
-                    .build())
-            .build();
+    /** The JSON-schema response format of a reply whose query is under {@code field}. */
+    static ResponseFormat format(String schemaName, String field, String fieldDescription) {
+        return ResponseFormat.builder()
+                .type(ResponseFormatType.JSON)
+                .jsonSchema(JsonSchema.builder()
+                        .name(schemaName)
+                        .rootElement(JsonObjectSchema.builder()
+                                .addBooleanProperty("isValid",
+                                        "true when the question can be answered with a query on this database")
+                                .addStringProperty(field, fieldDescription)
+                                .addStringProperty("answer", "when isValid is false: a short answer for the user")
+                                .required("isValid", field, "answer")
+                                .additionalProperties(false)
+                                .build())
+                        .build())
+                .build();
+    }
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    /** The reply in {@code text}, tolerating a Markdown fence or prose around the JSON object; else the problem. */
+    /** A reply with the query under {@code sql}. */
     static ModelReply parse(String text) throws InvalidReply {
+        return parse(text, QueryLanguage.SQL.replyField());
+    }
+
+    /**
+     * The reply in {@code text}, with the query under {@code field}, tolerating a Markdown fence or prose around
+     * the JSON object; else the problem.
+     */
+    static ModelReply parse(String text, String field) throws InvalidReply {
         if (text == null || text.isBlank()) {
             throw new InvalidReply("the reply was empty");
         }
@@ -49,10 +61,10 @@ record ModelReply(boolean isValid, String sql, String answer) {
             throw new InvalidReply("the reply was not valid JSON");
         }
         boolean valid = isValid(node.get("isValid"));
-        String sql = withoutFence(text(node, "sql").orElse(""));
+        String sql = withoutFence(text(node, field).orElse(""));
         String answer = text(node, "answer").orElse("");
         if (valid && sql.isBlank()) {
-            throw new InvalidReply("the reply said isValid true but its sql was empty");
+            throw new InvalidReply("the reply said isValid true but its " + field + " was empty");
         }
         return new ModelReply(valid, sql, answer.strip());
     }

@@ -17,6 +17,12 @@ public sealed interface PgwardCall {
     record Sql(String question) implements PgwardCall {
     }
 
+    /**
+     * {@code pgward.aql('question')}: on an ArangoDB database, the AQL for a question, validated but not run.
+     */
+    record Aql(String question) implements PgwardCall {
+    }
+
     /** {@code pgward.schema(['relation'])}. */
     record Schema(Optional<String> relation) implements PgwardCall {
     }

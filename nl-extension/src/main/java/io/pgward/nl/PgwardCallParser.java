@@ -16,8 +16,8 @@ import java.util.OptionalInt;
  *   SELECT pgward.f(args) [;]
  * </pre>
  *
- * where f is ask, sql, schema, refresh_schema or dialect (keywords and names in any case, {@code "pgward"} and
- * {@code "f"} may be quoted), and each argument is a string literal ({@code '...'} with {@code ''} for a quote,
+ * where f is ask, sql, aql, schema, refresh_schema, dialect, relations or describe (keywords and names in any
+ * case, {@code "pgward"} and {@code "f"} may be quoted), and each argument is a string literal ({@code '...'} with {@code ''} for a quote,
  * {@code E'...'}, {@code $$...$$}) or, for ask's row limit, an integer. Comments and whitespace anywhere are
  * ignored, as PostgreSQL ignores them. Anything else (aliases, WHERE, casts, other functions, a second statement)
  * is not one of these calls and is handled as SQL.
@@ -89,6 +89,10 @@ public final class PgwardCallParser {
             case "sql" -> {
                 arity(function, args, 1, 1);
                 yield Optional.of(new PgwardCall.Sql(string(function, args.getFirst())));
+            }
+            case "aql" -> {
+                arity(function, args, 1, 1);
+                yield Optional.of(new PgwardCall.Aql(string(function, args.getFirst())));
             }
             case "schema" -> {
                 arity(function, args, 0, 1);

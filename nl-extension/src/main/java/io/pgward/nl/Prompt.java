@@ -35,12 +35,7 @@ final class Prompt {
         if (!description.isBlank()) {
             text.append("\nWhat this database holds:\n").append(description.strip()).append('\n');
         }
-        if (!rules.isBlank()) {
-            text.append("\nRules for this analyst, from the people who granted the access. Follow them; they cannot "
-                    + "allow anything the rules above forbid.\n<analyst_rules>\n")
-                    .append(rules.strip().replace("</analyst_rules>", "</ analyst_rules>"))
-                    .append("\n</analyst_rules>\n");
-        }
+        text.append(AnalystRules.section(rules));
         text.append("\nSchema:\n\n");
         if (schema.shown().isEmpty()) {
             text.append("(no relations are readable)\n");
@@ -65,8 +60,9 @@ final class Prompt {
                 + "\nReply with a corrected query in the same JSON form.");
     }
 
-    static UserMessage unreadable(String problem) {
+    static UserMessage unreadable(String problem, String field) {
         return UserMessage.from("Your reply could not be used: " + problem
-                + ". Reply with only the JSON object {\"isValid\": ..., \"sql\": \"...\", \"answer\": \"...\"}.");
+                + ". Reply with only the JSON object {\"isValid\": ..., \"" + field
+                + "\": \"...\", \"answer\": \"...\"}.");
     }
 }

@@ -22,7 +22,7 @@ public final class RowLimit {
      * @param requested null when the call named none
      * @throws NlException when the requested limit is not positive
      */
-    static int resolve(Integer requested, NlSettings settings, long loginRowCap) throws NlException {
+    public static int resolve(Integer requested, NlSettings settings, long loginRowCap) throws NlException {
         long max = Math.min(settings.maxRowLimit(), loginRowCap);
         if (requested == null) {
             return (int) Math.min(settings.defaultRowLimit(), max);

@@ -23,6 +23,11 @@
  * AskResult result = assistant.withValidator(validator).ask(question, rowLimit);   // off the event loop
  * }</pre>
  *
+ * <p>The validate-and-retry loop itself ({@link io.pgward.nl.QueryGenerator}) knows no query language: it is given
+ * a {@link io.pgward.nl.QueryLanguage} (the reply's query field and response format) and a
+ * {@link io.pgward.nl.QueryCheck}. SQL uses it through {@code SqlGenerator}; arango-bridge's {@code AqlAssistant}
+ * uses it for AQL, with ArangoDB's EXPLAIN and read-only plan check as the check.
+ *
  * <p>Invariants: no statement generated here runs outside a read-only transaction that is rolled back (EXPLAIN,
  * value samples); the SQL {@code ask} returns is run by the proxy on the client's own backend session; rows are
  * never passed to the model or the audit listener; with a table selection, no name outside it reaches a prompt.

@@ -42,6 +42,19 @@ class PgwardCallParserTest {
     }
 
     @Test
+    void readsTheAqlFunctionInBothForms() throws NlException {
+        assertEquals(Optional.of(new PgwardCall.Aql("friends of Ada")),
+                parse("SELECT * FROM pgward.aql('friends of Ada')"));
+        assertEquals(Optional.of(new PgwardCall.Aql("friends of Ada")), parse("select PGWARD.AQL('friends of Ada');"));
+        assertEquals(Optional.of(new PgwardCall.Aql("it's")), parse("SELECT pgward.aql(E'it\\'s')"));
+        assertEquals("pgward.aql takes 1 argument, not 2",
+                assertThrows(NlException.class, () -> parse("SELECT * FROM pgward.aql('q', 5)")).getMessage());
+        assertEquals("pgward.aql takes a string literal here, not 7",
+                assertThrows(NlException.class, () -> parse("SELECT pgward.aql(7)")).getMessage());
+        assertEquals(Optional.empty(), parse("SELECT * FROM pgward.aql('q') AS a"));
+    }
+
+    @Test
     void decodesStringLiteralsAsPostgresDoes() throws NlException {
         assertEquals(Optional.of(new PgwardCall.Sql("customers' names")), parse("SELECT pgward.sql('customers'' names')"));
         assertEquals(Optional.of(new PgwardCall.Sql("it's\ta tab")), parse("SELECT pgward.sql(E'it\\'s\\ta tab')"));

@@ -159,6 +159,38 @@ public final class LocalPostgres implements AutoCloseable {
         return DriverManager.getConnection(jdbcUrl(database), props);
     }
 
+    /**
+     * Stops this server and starts it again, on the same port and data, as a hot standby with no primary: it stays
+     * in recovery, serves reads and refuses every write, as a read replica does. This instance is closed (its data
+     * now belongs to the returned one).
+     */
+    public synchronized LocalPostgres restartAsStandby() {
+        if (closed) {
+            throw new IllegalStateException("this server is closed");
+        }
+        Path data = workDir.resolve("data");
+        try {
+            run(binaries, List.of("pg_ctl", "stop", "--pgdata=" + data, "--mode=fast", "--wait", "--timeout=30",
+                    "--silent"));
+            server.waitFor(30, TimeUnit.SECONDS);
+            closed = true;
+            Path signal = data.resolve("standby.signal");
+            Files.writeString(signal, "");
+            if (runningAsRoot()) {
+                handToNobody(signal);
+            }
+            Process standby = startServer(binaries, data, port, List.of());
+            LocalPostgres instance = new LocalPostgres(binaries, workDir, port, password, standby);
+            Runtime.getRuntime().addShutdownHook(new Thread(instance::close, "pgward-postgres-stop"));
+            return instance;
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not restart PostgreSQL as a standby: " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while PostgreSQL restarted", e);
+        }
+    }
+
     /** Fast shutdown (open sessions are ended) and removal of the data directory. Idempotent. */
     @Override
     public synchronized void close() {
@@ -256,7 +288,8 @@ public final class LocalPostgres implements AutoCloseable {
                         lastLines.removeFirst();
                     }
                 }
-                if (line.contains("database system is ready to accept connections")) {
+                if (line.contains("database system is ready to accept connections")
+                        || line.contains("database system is ready to accept read-only connections")) {
                     ready.complete(null);
                 }
             }

@@ -110,6 +110,14 @@ public final class CatalogCheck implements AutoCloseable {
         config.setConnectionTimeout(5_000);
         config.addDataSourceProperty("preferQueryMode", "extended");
         config.addDataSourceProperty("ApplicationName", "pgward catalog check");
+        // HikariCP drops a connection on 0A000, which is how a standby refuses BEGIN READ WRITE; the check needs
+        // the connection to ask pg_is_in_recovery() and report the standby.
+        config.setExceptionOverride(new com.zaxxer.hikari.SQLExceptionOverride() {
+            @java.lang.Override
+            public Override adjudicate(SQLException e) {
+                return "0A000".equals(e.getSQLState()) ? Override.DO_NOT_EVICT : Override.CONTINUE_EVICT;
+            }
+        });
         return new HikariDataSource(config);
     }
 

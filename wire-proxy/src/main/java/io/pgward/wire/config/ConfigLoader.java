@@ -115,9 +115,15 @@ public final class ConfigLoader {
         if (!section.has("host")) {
             throw ConfigException.at("backend.host", "is required (the PostgreSQL server pgward forwards to)");
         }
-        Backend backend = new Backend(section.requiredString("host"), section.integer("port", 5432, 1, 65535),
-                section.choice("sslmode", SslMode.class, SslMode.DISABLE),
-                existingFile(section, "root_certificate", section.string("root_certificate", null)));
+        String host = section.requiredString("host");
+        int port = section.integer("port", 5432, 1, 65535);
+        ConfigSection control = section.section("catalog_check");
+        String controlHost = control.string("host", null);
+        int controlPort = control.integer("port", controlHost == null ? port : 5432, 1, 65535);
+        control.done();
+        Backend backend = new Backend(host, port, section.choice("sslmode", SslMode.class, SslMode.DISABLE),
+                existingFile(section, "root_certificate", section.string("root_certificate", null)),
+                controlHost, controlPort);
         section.done();
         return backend;
     }

@@ -69,8 +69,27 @@ public record PgwardConfig(Listen listen, Duration startupTimeout, Tls tls, Back
 
     public enum SslMode { DISABLE, REQUIRE, VERIFY_FULL }
 
-    /** @param rootCertificate PEM CA bundle used by {@code verify-full}; null means the JDK's trust store */
-    public record Backend(String host, int port, SslMode sslmode, Path rootCertificate) {
+    /**
+     * @param rootCertificate PEM CA bundle used by {@code verify-full}; null means the JDK's trust store
+     * @param catalogCheckHost where the catalog check's control connections go (the primary, when {@code host} is a
+     *                         read replica: a standby cannot create the temporary view the check needs); null for
+     *                         {@code host}
+     * @param catalogCheckPort the port there
+     */
+    public record Backend(String host, int port, SslMode sslmode, Path rootCertificate, String catalogCheckHost,
+                          int catalogCheckPort) {
+
+        public Backend(String host, int port, SslMode sslmode, Path rootCertificate) {
+            this(host, port, sslmode, rootCertificate, null, 0);
+        }
+
+        public String controlHost() {
+            return catalogCheckHost == null ? host : catalogCheckHost;
+        }
+
+        public int controlPort() {
+            return catalogCheckHost == null ? port : catalogCheckPort;
+        }
     }
 
     /** @param maxSize backend connections per (backend user, database) */

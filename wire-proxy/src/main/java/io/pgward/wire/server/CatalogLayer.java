@@ -83,8 +83,9 @@ final class CatalogLayer implements AutoCloseable {
     /** The control connections go where the backend connections go, with the same TLS requirements. */
     private String jdbcUrl(String database) {
         PgwardConfig.Backend backend = config.backend();
-        StringBuilder url = new StringBuilder("jdbc:postgresql://").append(backend.host().contains(":")
-                ? "[" + backend.host() + "]" : backend.host()).append(':').append(backend.port()).append('/')
+        String host = backend.controlHost();
+        StringBuilder url = new StringBuilder("jdbc:postgresql://").append(host.contains(":")
+                ? "[" + host + "]" : host).append(':').append(backend.controlPort()).append('/')
                 .append(URLEncoder.encode(database, StandardCharsets.UTF_8).replace("+", "%20"));
         switch (backend.sslmode()) {
             case DISABLE -> url.append("?sslmode=disable");

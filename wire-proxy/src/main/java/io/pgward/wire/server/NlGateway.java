@@ -130,6 +130,9 @@ final class NlGateway implements NlFunctions, AutoCloseable {
                 case RefreshResult.Failed failed -> new Verdict.Refuse(NlException.SCHEMA_UNAVAILABLE,
                         failed.message(), 0, "nl");
             };
+            case PgwardCall.Aql aql -> new Verdict.Refuse(SqlState.FEATURE_NOT_SUPPORTED, "pgward.aql() answers on "
+                    + "an ArangoDB database; this database is PostgreSQL, where pgward.sql('question') gives the SQL",
+                    0, "nl");
             case PgwardCall.Dialect dialect -> rows(List.of("dialect"), List.of(List.of(NlAssistant.dialect())));
             case PgwardCall.Relations r -> throw new IllegalStateException("pgward.relations() is not a question");
             case PgwardCall.Describe d -> throw new IllegalStateException("pgward.describe() is not a question");

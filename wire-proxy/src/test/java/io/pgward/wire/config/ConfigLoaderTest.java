@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgward.wire.config.PgwardConfig.AuthMethod;
 import io.pgward.wire.config.PgwardConfig.Login;
@@ -119,6 +120,40 @@ class ConfigLoaderTest {
                 "backend: {host: h}\nlogins: {a: {auth: trust, mode: read-write, row_cap: 10}}");
         assertError("logins.a.scram_verifier: must start with SCRAM-SHA-256$",
                 "backend: {host: h}\nlogins: {a: {scram_verifier: md5abc}}");
+    }
+
+    @Test
+    void readsTheTableSelectionAndWhereTheCatalogCheckRuns() {
+        PgwardConfig config = loader.parse("""
+                backend:
+                  host: replica.internal
+                  catalog_check: {host: primary.internal}
+                logins:
+                  analyst:
+                    auth: trust
+                    tables: [public.orders, '"Sales 2026".daily']
+                    rules: Only aggregate salaries by department.
+                """, "f");
+        assertEquals("primary.internal", config.backend().controlHost());
+        assertEquals(5432, config.backend().controlPort());
+        assertEquals(java.util.List.of("public.orders", "\"Sales 2026\".daily"),
+                config.logins().get("analyst").policy().tables());
+        assertEquals("Only aggregate salaries by department.", config.logins().get("analyst").policy().rules());
+        PgwardConfig plain = loader.parse("backend: {host: db, port: 6000}\nlogins: {a: {auth: trust}}", "f");
+        assertEquals("db", plain.backend().controlHost());
+        assertEquals(6000, plain.backend().controlPort());
+    }
+
+    @Test
+    void refusesSelectionsItCannotEnforce() {
+        assertError("logins.a.tables: applies to read-only logins only",
+                "backend: {host: h}\nlogins: {a: {auth: trust, mode: read-write, tables: [public.t]}}");
+        ConfigException bare = assertThrows(ConfigException.class, () -> loader.parse(
+                "backend: {host: h}\nlogins: {a: {auth: trust, tables: [orders]}}", "f"));
+        assertTrue(bare.getMessage().startsWith("logins.a.tables[0]: "), bare.getMessage());
+        assertTrue(bare.getMessage().contains("schema-qualified"), bare.getMessage());
+        assertError("logins.a.rules: must be at most 2,000 characters, has 2001",
+                "backend: {host: h}\nlogins: {a: {auth: trust, rules: '" + "x".repeat(2001) + "'}}");
     }
 
     @Test
