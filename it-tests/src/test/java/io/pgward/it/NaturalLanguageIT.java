@@ -425,6 +425,19 @@ class NaturalLanguageIT {
     }
 
     @Test
+    void aFailingProviderIsAnErrorAndTheSessionGoesOn() throws SQLException {
+        try (Connection c = proxy.connect("analyst"); Statement s = c.createStatement()) {
+            SQLException e = assertThrows(SQLException.class,
+                    () -> s.executeQuery("SELECT * FROM pgward.ask('a question the model server has no reply for')"));
+            assertEquals("XX000", e.getSQLState());
+            assertTrue(e.getMessage().contains("the LLM provider failed"), e.getMessage());
+            try (ResultSet rs = s.executeQuery("SELECT count(*) FROM orders")) {
+                assertTrue(rs.next());
+            }
+        }
+    }
+
+    @Test
     void aqlIsForArangoDatabasesOnly() throws SQLException {
         try (Connection c = proxy.connect("analyst"); Statement s = c.createStatement()) {
             SQLException e = assertThrows(SQLException.class,
