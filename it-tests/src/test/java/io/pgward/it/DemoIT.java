@@ -71,6 +71,38 @@ class DemoIT {
         }
     }
 
+    @Test
+    void demoAnswersQuestionsWithTheModelGivenOnTheCommandLine() throws Exception {
+        Path psql = RealClients.require("psql");
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        String question = "how many orders are there";
+        String sql = "SELECT count(*) AS orders FROM public.orders LIMIT 1";
+        try (ScriptedLlmServer llm = new ScriptedLlmServer()) {
+            llm.script(question, ScriptedLlmServer.sql(sql));
+            ProcessBuilder builder = new ProcessBuilder(java.toString(), "-cp", System.getProperty("java.class.path"),
+                    "io.pgward.wire.cli.Main", "demo", "--scale", "0.01", "--port", "0",
+                    "--llm-provider", "openai", "--llm-base-url", llm.baseUrl().toString(),
+                    "--llm-model", ScriptedLlmServer.MODEL).redirectErrorStream(true);
+            builder.environment().keySet().removeIf(name -> name.startsWith("PGWARD_LLM_") || name.endsWith("_API_KEY"));
+            Process demo = builder.start();
+            try {
+                String analyst = awaitConnectLines(demo)[1];
+                RealClients.Result asked = RealClients.run(List.of(psql.toString(), analyst, "-At", "-c",
+                        "select * from pgward.ask('" + question + "')"));
+                assertEquals(0, asked.exit(), asked.err());
+                assertEquals("1000", asked.out().strip());
+                assertTrue(asked.err().contains(sql), asked.err());
+                String prompt = llm.requestsFor(question).getFirst().at("/messages/0/content").asText();
+                assertTrue(prompt.contains("orders.status is an enum"), "the demo's description:\n" + prompt);
+                assertTrue(prompt.contains("<analyst_rules>"), prompt);
+                assertFalse(prompt.contains("salaries"), prompt);
+            } finally {
+                demo.destroy();
+                assertTrue(demo.waitFor(60, TimeUnit.SECONDS), "demo exits on SIGTERM");
+            }
+        }
+    }
+
     /** The app and analyst connection strings the demo prints. */
     private static String[] awaitConnectLines(Process demo) throws IOException {
         BufferedReader reader = new BufferedReader(new InputStreamReader(demo.getInputStream(), StandardCharsets.UTF_8));

@@ -96,7 +96,7 @@ final class ProxyFixture implements AutoCloseable {
             PgwardConfig.Login l = logins.get(loginName);
             logins.put(loginName, l.withPolicy(change.apply(l.policy())));
             return new PgwardConfig(config.listen(), config.startupTimeout(), config.tls(), config.backend(),
-                    config.pool(), logins, config.audit(), config.arango());
+                    config.pool(), logins, config.audit(), config.arango(), config.nl());
         };
     }
 

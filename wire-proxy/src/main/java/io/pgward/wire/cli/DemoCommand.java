@@ -1,12 +1,15 @@
 package io.pgward.wire.cli;
 
+import io.pgward.nl.ProviderConfig;
 import io.pgward.sampledb.DatasetSize;
 import io.pgward.sampledb.LocalPostgres;
 import io.pgward.wire.demo.DemoDatabase;
+import io.pgward.wire.demo.DemoModel;
 import io.pgward.wire.demo.DemoSetup;
 import io.pgward.wire.server.PgwardServer;
 import java.io.PrintWriter;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
@@ -38,6 +41,23 @@ final class DemoCommand implements Callable<Integer> {
                     + "Default: ${DEFAULT-VALUE}.")
     private double scale;
 
+    @Option(names = "--llm-provider", paramLabel = "TYPE",
+            description = "LLM for questions in plain language: openai (OpenAI or any OpenAI-compatible server), "
+                    + "anthropic or ollama. Default: the variable PGWARD_LLM_PROVIDER, else none. The API key comes "
+                    + "from OPENAI_API_KEY or ANTHROPIC_API_KEY.")
+    private String llmProvider;
+
+    @Option(names = "--llm-model", paramLabel = "NAME",
+            description = "Model name. Default: the variable PGWARD_LLM_MODEL, else gpt-4o-mini, claude-sonnet-4-5 "
+                    + "or qwen2.5-coder:7b.")
+    private String llmModel;
+
+    @Option(names = "--llm-base-url", paramLabel = "URL",
+            description = "Server URL, e.g. http://localhost:8000/v1 (vLLM), http://localhost:8080/v1 (llama.cpp), "
+                    + "http://localhost:1234/v1 (LM Studio), http://localhost:11434 (Ollama). Default: "
+                    + "the variable PGWARD_LLM_BASE_URL, else the provider's own.")
+    private String llmBaseUrl;
+
     @Override
     public Integer call() throws Exception {
         for (int p : new int[] {port, pgPort}) {
@@ -51,6 +71,12 @@ final class DemoCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--scale: " + e.getMessage());
         }
+        Optional<ProviderConfig> model;
+        try {
+            model = DemoModel.choose(llmProvider, llmModel, llmBaseUrl, System::getenv);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
         if (port != 0) {
             LocalPostgres.ensurePortFree(port);
         }
@@ -60,7 +86,7 @@ final class DemoCommand implements Callable<Integer> {
         DemoDatabase database = DemoDatabase.start(pgPort, size);
         PgwardServer server;
         try {
-            server = RunCommand.start(DemoSetup.config(database, port));
+            server = RunCommand.start(DemoSetup.config(database, port, model));
         } catch (RuntimeException e) {
             database.close();
             throw e;
@@ -71,13 +97,44 @@ final class DemoCommand implements Callable<Integer> {
             database.close();
             stopped.countDown();
         }, "pgward-demo-stop"));
-        out.println(banner(database, server.port()));
+        out.println(banner(database, server.port(), questions(model)));
         out.flush();
         stopped.await();
         return 0;
     }
 
-    static String banner(DemoDatabase demo, int port) {
+    /** How to ask a question, or how to make the demo answer them. */
+    static String questions(Optional<ProviderConfig> model) {
+        if (model.isPresent()) {
+            return String.format(Locale.ROOT, """
+                    Questions in plain language go to %s at %s. As the analyst, try:
+                      select * from pgward.ask('top 5 customers by revenue');
+                      /* nl: orders per status */
+                      select * from pgward.sql('average order value per region');
+                    pgward shows the SQL it ran in a NOTICE; that SQL passed every guard layer first.
+                    """, model.get().model(), baseUrl(model.get()));
+        }
+        return """
+                Questions in plain language are off: no LLM was given (pgward.schema() answers anyway).
+                To ask questions, start the demo with one of:
+                  OPENAI_API_KEY=... pgward demo --llm-provider openai [--llm-model gpt-4o-mini]
+                  ANTHROPIC_API_KEY=... pgward demo --llm-provider anthropic
+                  pgward demo --llm-provider ollama --llm-model qwen2.5-coder:7b [--llm-base-url http://localhost:11434]
+                  pgward demo --llm-provider openai --llm-base-url http://localhost:8000/v1 --llm-model <name>
+                (or set PGWARD_LLM_PROVIDER, PGWARD_LLM_MODEL and PGWARD_LLM_BASE_URL).
+                """;
+    }
+
+    private static String baseUrl(ProviderConfig model) {
+        return switch (model) {
+            case ProviderConfig.OpenAiCompatible openAi -> openAi.baseUrl().toString();
+            case ProviderConfig.Anthropic anthropic -> anthropic.baseUrl().map(Object::toString)
+                    .orElse("Anthropic's API");
+            case ProviderConfig.Ollama ollama -> ollama.baseUrl().toString();
+        };
+    }
+
+    static String banner(DemoDatabase demo, int port, String questions) {
         return String.format(Locale.ROOT, """
 
                 pgward is listening on 127.0.0.1:%d in front of PostgreSQL %s (127.0.0.1:%d),
@@ -90,13 +147,14 @@ final class DemoCommand implements Callable<Integer> {
                   Try:  select count(*) from orders;
 
                 The analyst login is read-only: every statement is checked by pgward's guard, and its backend
-                session is read-only too. Not enforced yet in this build: the table selection, so the analyst
-                can still read hr.salaries and payment_tokens. Every decision is logged below as a JSON line.
-                TLS is offered (sslmode=require works) with a self-signed certificate made for this run.
+                session is read-only too. Its table selection leaves out hr.salaries and payment_tokens.
+                Every decision is logged below as a JSON line. TLS is offered (sslmode=require works) with a
+                self-signed certificate made for this run.
 
+                %s
                 Press Ctrl-C to stop; the database is deleted on exit.""",
                 port, demo.serverVersion(), demo.postgres().port(), demo.size().customers(), demo.size().orders(),
                 DemoDatabase.DATABASE, DemoSetup.ANALYST, DemoSetup.ANALYST, port, DemoDatabase.DATABASE,
-                DemoSetup.APP, DemoSetup.APP, port, DemoDatabase.DATABASE, demo.uri());
+                DemoSetup.APP, DemoSetup.APP, port, DemoDatabase.DATABASE, demo.uri(), questions);
     }
 }

@@ -68,7 +68,8 @@ final class RunCommand implements Callable<Integer> {
     /** Connects to every configured ArangoDB database; one that cannot be used stops pgward. */
     private static ArangoServing startArango(PgwardConfig config) {
         try {
-            return ArangoServing.start(config.arango(), config.logins().values());
+            return ArangoServing.start(config.arango(), config.logins().values(),
+                    config.nl().orElse(io.pgward.nl.NlSettings.defaults()), null);
         } catch (ArangoStartupException | IllegalArgumentException e) {
             throw new StartupException(e.getMessage());
         }

@@ -81,7 +81,7 @@ public final class ConfigLoader {
         ConfigSection top = new ConfigSection("", root, environment);
         PgwardConfig config = new PgwardConfig(listen(top), top.duration("startup_timeout", Duration.ofSeconds(10)),
                 tls(top.section("tls")), backend(top.section("backend")), pool(top.section("pool")), logins(top),
-                audit(top.section("audit")), ArangoSection.read(top));
+                audit(top.section("audit")), ArangoSection.read(top), NlConfig.read(top));
         top.done();
         return config;
     }

@@ -40,6 +40,11 @@ final class ConfigSection {
         return node != null && node.has(key) && !node.get(key).isNull();
     }
 
+    /** Whether the key is written at all, even with an empty value ({@code nl:} alone). */
+    boolean present(String key) {
+        return node != null && node.has(key);
+    }
+
     String string(String key, String fallback) {
         read.add(key);
         if (!has(key)) {

@@ -1,10 +1,12 @@
 package io.pgward.wire.config;
 
 import io.pgward.arango.ArangoConfig;
+import io.pgward.nl.NlSettings;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * pgward's whole configuration, immutable and validated when loaded (see {@link ConfigLoader}).
@@ -17,18 +19,27 @@ import java.util.Map;
  * @param logins the logins clients may use, by name, in file order
  * @param audit where one JSON line per statement decision goes
  * @param arango the ArangoDB databases pgward serves under database names of their own, in file order
+ * @param nl the {@code nl:} section; empty when absent, and then no {@code pgward.*} natural-language function
+ *           answers
  */
 public record PgwardConfig(Listen listen, Duration startupTimeout, Tls tls, Backend backend, Pool pool,
-                           Map<String, Login> logins, Audit audit, List<ArangoConfig> arango) {
+                           Map<String, Login> logins, Audit audit, List<ArangoConfig> arango,
+                           Optional<NlSettings> nl) {
 
     public PgwardConfig {
         arango = List.copyOf(arango);
+        java.util.Objects.requireNonNull(nl, "nl");
     }
 
-    /** A configuration without ArangoDB databases. */
+    /** A configuration without ArangoDB databases and without an {@code nl:} section. */
     public PgwardConfig(Listen listen, Duration startupTimeout, Tls tls, Backend backend, Pool pool,
                         Map<String, Login> logins, Audit audit) {
-        this(listen, startupTimeout, tls, backend, pool, logins, audit, List.of());
+        this(listen, startupTimeout, tls, backend, pool, logins, audit, List.of(), Optional.empty());
+    }
+
+    public PgwardConfig withNl(NlSettings settings) {
+        return new PgwardConfig(listen, startupTimeout, tls, backend, pool, logins, audit, arango,
+                Optional.of(settings));
     }
 
     /** A configuration without an audit log (tests, embedding). */
@@ -38,11 +49,11 @@ public record PgwardConfig(Listen listen, Duration startupTimeout, Tls tls, Back
     }
 
     public PgwardConfig withArango(List<ArangoConfig> databases) {
-        return new PgwardConfig(listen, startupTimeout, tls, backend, pool, logins, audit, databases);
+        return new PgwardConfig(listen, startupTimeout, tls, backend, pool, logins, audit, databases, nl);
     }
 
     public PgwardConfig withAudit(Audit changed) {
-        return new PgwardConfig(listen, startupTimeout, tls, backend, pool, logins, changed, arango);
+        return new PgwardConfig(listen, startupTimeout, tls, backend, pool, logins, changed, arango, nl);
     }
 
     public enum AuditTarget { STDOUT, FILE, OFF }

@@ -1,5 +1,7 @@
 package io.pgward.wire.demo;
 
+import io.pgward.nl.NlSettings;
+import io.pgward.nl.ProviderConfig;
 import io.pgward.wire.config.PgwardConfig;
 import io.pgward.wire.config.Secret;
 import io.pgward.wire.tls.SelfSignedCertificate;
@@ -11,6 +13,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The configuration {@code pgward demo} runs with: pgward on 127.0.0.1 in front of the demo database, TLS
@@ -26,13 +29,30 @@ public final class DemoSetup {
     static final List<String> ANALYST_TABLES = List.of("public.orders", "public.customers", "public.products",
             "public.order_items", "public.v_sales", "public.mv_region_revenue");
 
+    /** What the questions' prompts say about the shop; the setting that most improves the SQL. */
+    static final String DESCRIPTION = "The sample web shop. customers (region, country, segment) place orders; "
+            + "each order has order_items, one per product line (quantity and unit_price at the time of the "
+            + "order). orders.status is an enum: pending, paid, shipped, delivered, cancelled, refunded; revenue "
+            + "counts orders that are neither cancelled nor refunded, orders.total is the order's amount. v_sales "
+            + "is one row per order line with customer and product details; mv_region_revenue is monthly revenue "
+            + "and order count per customer region.";
+
+    /** The analyst's rules, shown to the LLM inside {@code <analyst_rules>}. */
+    static final String ANALYST_RULES = "Refer to customers by name, never by email. Round amounts to two decimals.";
+
     public static final String ANALYST = "analyst";
     public static final String APP = "app";
 
     private DemoSetup() {
     }
 
+    /** Without an LLM: the schema functions answer, questions say how to configure one. */
     public static PgwardConfig config(DemoDatabase database, int port) {
+        return config(database, port, Optional.empty());
+    }
+
+    /** With {@code model}, the analyst can ask questions ({@code pgward.ask}, the {@code nl:} comment form). */
+    public static PgwardConfig config(DemoDatabase database, int port, Optional<ProviderConfig> model) {
         Path certificates;
         try {
             certificates = Files.createTempDirectory("pgward-demo-tls-");
@@ -47,13 +67,17 @@ public final class DemoSetup {
         Map<String, PgwardConfig.Login> logins = new LinkedHashMap<>();
         logins.put(ANALYST, new PgwardConfig.Login(ANALYST, PgwardConfig.AuthMethod.SCRAM_SHA_256,
                 new Secret(ANALYST), null, DemoDatabase.ANALYST_ROLE, backendPassword,
-                new PgwardConfig.Policy(PgwardConfig.Mode.READ_ONLY, null, ANALYST_ROW_CAP, ANALYST_TABLES, null)));
+                new PgwardConfig.Policy(PgwardConfig.Mode.READ_ONLY, null, ANALYST_ROW_CAP, ANALYST_TABLES,
+                        ANALYST_RULES)));
         logins.put(APP, new PgwardConfig.Login(APP, PgwardConfig.AuthMethod.SCRAM_SHA_256,
                 new Secret(APP), null, DemoDatabase.APP_ROLE, backendPassword, PgwardConfig.Mode.READ_WRITE));
         return new PgwardConfig(new PgwardConfig.Listen("127.0.0.1", port), Duration.ofSeconds(10),
                 new PgwardConfig.Tls(PgwardConfig.TlsMode.ALLOW, pem.certificate(), pem.key()),
                 new PgwardConfig.Backend(database.postgres().host(), database.postgres().port(),
                         PgwardConfig.SslMode.DISABLE, null),
-                new PgwardConfig.Pool(50, Duration.ofSeconds(5)), logins, PgwardConfig.Audit.STDOUT);
+                new PgwardConfig.Pool(50, Duration.ofSeconds(5)), logins, PgwardConfig.Audit.STDOUT, List.of(),
+                Optional.of(new NlSettings(model, DESCRIPTION, NlSettings.DEFAULT_MAX_ATTEMPTS,
+                        NlSettings.DEFAULT_PROMPT_BUDGET_CHARS, NlSettings.DEFAULT_TOP_K, NlSettings.DEFAULT_ROW_LIMIT,
+                        NlSettings.MAX_ROW_LIMIT, NlSettings.DEFAULT_EXPLAIN_TIMEOUT)));
     }
 }

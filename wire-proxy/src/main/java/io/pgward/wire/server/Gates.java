@@ -1,10 +1,13 @@
 package io.pgward.wire.server;
 
 import io.pgward.guard.ReadOnlyGuard;
+import io.pgward.nl.NlSettings;
+import io.pgward.wire.audit.AuditLog;
 import io.pgward.wire.config.PgwardConfig;
 import io.pgward.wire.session.GateRequest;
 import io.pgward.wire.session.StatementGate;
 import io.pgward.wire.session.Verdict;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
@@ -25,22 +28,35 @@ public final class Gates implements Function<PgwardConfig.Login, StatementGate>,
     private final CatalogLayer catalog;
     private final StatementGate readWrite;
     private final PgwardFunctions functions;
+    private final NlGateway nl;
 
-    private Gates(CatalogLayer catalog, NlFunctions nl) {
+    private Gates(CatalogLayer catalog, Optional<NlSettings> nlSettings) {
         this.catalog = catalog;
         this.guard = catalog == null ? GUARD : new ReadOnlyGuard(true);
+        this.nl = catalog == null ? null : nlSettings.map(settings -> new NlGateway(settings, guard)).orElse(null);
         this.readWrite = catalog == null ? StatementGate.ALLOW_ALL : new SchemaWatch(catalog);
-        this.functions = catalog == null ? null : new PgwardFunctions(catalog, nl);
+        this.functions = catalog == null ? null
+                : new PgwardFunctions(catalog, nl == null ? NlFunctions.NOT_CONFIGURED : nl);
     }
 
-    /** Every layer: what pgward runs with. */
+    /**
+     * Every layer: what pgward runs with. With an {@code nl:} section, the natural-language {@code pgward.*}
+     * functions answer; without one, each says how to configure it.
+     */
     public static Gates standard(PgwardConfig config) {
-        return new Gates(new CatalogLayer(config), NlFunctions.NOT_CONFIGURED);
+        return new Gates(new CatalogLayer(config), config.nl());
     }
 
     /** Layers L1, L2 and L4 without the catalog check: no table selection can be enforced. */
     public static Gates withoutCatalog() {
-        return new Gates(null, null);
+        return new Gates(null, Optional.empty());
+    }
+
+    /** Where the natural-language functions write questions, attempts and verdicts; the server calls it. */
+    public void auditTo(AuditLog audit) {
+        if (nl != null) {
+            nl.auditTo(audit);
+        }
     }
 
 
@@ -60,6 +76,9 @@ public final class Gates implements Function<PgwardConfig.Login, StatementGate>,
 
     @Override
     public void close() {
+        if (nl != null) {
+            nl.close();
+        }
         if (catalog != null) {
             catalog.close();
             guard.close();

@@ -47,7 +47,14 @@ final class PgwardFunctions {
         if (!sql.toLowerCase(Locale.ROOT).contains("pgward") && !sql.contains("nl:")) {
             return Optional.empty();
         }
-        return PgwardCallParser.recognize(sql, request.standardConformingStrings());
+        Optional<PgwardCall> call = PgwardCallParser.recognize(sql, request.standardConformingStrings());
+        if (call.isEmpty() && request.kind() == GateRequest.Kind.PARSE
+                && NlGateway.bindsQuestion(sql, request.standardConformingStrings())) {
+            throw new NlException(NlException.INVALID_PARAMETER, "pgward answers pgward.ask, pgward.sql and "
+                    + "pgward.schema when the statement is prepared, before its parameters are bound: write the "
+                    + "question into the statement as a string literal instead of $1");
+        }
+        return call;
     }
 
     CompletionStage<Verdict> answer(PgwardCall call, PgwardConfig.Login login, GateRequest request) {

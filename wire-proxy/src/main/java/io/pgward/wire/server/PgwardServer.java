@@ -55,6 +55,9 @@ public final class PgwardServer implements AutoCloseable {
                     case FILE -> AuditLog.toFile(config.audit().file());
                     case OFF -> null;
                 }, Map.copyOf(localDatabases));
+        if (gates instanceof Gates standard) {
+            standard.auditTo(context.audit());
+        }
         log.info("pgward using {} transport with {} I/O threads", transport.name(), threads);
     }
 
