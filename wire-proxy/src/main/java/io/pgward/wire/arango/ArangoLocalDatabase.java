@@ -81,7 +81,8 @@ public final class ArangoLocalDatabase implements LocalDatabase {
 
     @Override
     public boolean isEmpty(String statement) {
-        return AqlText.isEmpty(statement);
+        // A comment that asks a question (/* nl: ... */) is a statement here, as on a PostgreSQL database.
+        return AqlText.isEmpty(statement) && io.pgward.nl.NlComment.question(statement).isEmpty();
     }
 
     @Override
