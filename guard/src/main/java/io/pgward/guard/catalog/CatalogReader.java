@@ -75,13 +75,40 @@ final class CatalogReader {
         this(connection, new BuiltInRows.Generation());
     }
 
+    /** The relation rows' query without its WHERE clause; {@link #rememberRelations} reads its rows. */
+    static final String RELATION_SELECT = """
+            SELECT c.oid, pg_catalog.quote_ident(n.nspname) || '.' || pg_catalog.quote_ident(c.relname),
+                   c.relkind, c.relrowsecurity
+            FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace""";
+    private static final RowReader<Relation> RELATION = rs -> new Relation(rs.getLong(1), rs.getString(2),
+            rs.getString(3).charAt(0), rs.getBoolean(4));
+
+    /** The type rows' query without its WHERE clause; {@link #rememberTypes} reads its rows. */
+    static final String TYPE_SELECT = """
+            SELECT t.oid, pg_catalog.format_type(t.oid, NULL), n.nspname, t.typname,
+                   NOT EXISTS (SELECT FROM pg_catalog.pg_proc p
+                               JOIN pg_catalog.pg_namespace pn ON pn.oid = p.pronamespace
+                               WHERE p.oid IN (t.typinput, t.typoutput, t.typreceive, t.typsend)
+                                 AND pn.nspname OPERATOR(pg_catalog.<>) 'pg_catalog'),
+                   t.typelem, t.typbasetype, t.typrelid
+            FROM pg_catalog.pg_type t JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace""";
+    private static final RowReader<Type> TYPE = rs -> new Type(rs.getLong(1), rs.getString(2), rs.getString(3),
+            rs.getString(4), rs.getBoolean(5), rs.getLong(6), rs.getLong(7), rs.getLong(8));
+
+    private static final String BY_OIDS = " WHERE %s.oid = ANY (CAST(? AS pg_catalog.oid[]))";
+
     Map<Long, Relation> relations(Collection<Long> oids) throws SQLException {
-        return lookup(oids, relationRows, builtIns.relations, """
-                SELECT c.oid, pg_catalog.quote_ident(n.nspname) || '.' || pg_catalog.quote_ident(c.relname),
-                       c.relkind, c.relrowsecurity
-                FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-                WHERE c.oid = ANY (CAST(? AS pg_catalog.oid[]))""",
-                rs -> new Relation(rs.getLong(1), rs.getString(2), rs.getString(3).charAt(0), rs.getBoolean(4)));
+        return lookup(oids, relationRows, builtIns.relations, RELATION_SELECT + BY_OIDS.formatted("c"), RELATION);
+    }
+
+    /** Keeps the rows of a {@link #RELATION_SELECT} the caller ran, so that they are not read again. */
+    void rememberRelations(ResultSet rs) throws SQLException {
+        remember(rs, relationRows, builtIns.relations, RELATION);
+    }
+
+    /** Keeps the rows of a {@link #TYPE_SELECT} the caller ran, so that they are not read again. */
+    void rememberTypes(ResultSet rs) throws SQLException {
+        remember(rs, typeRows, builtIns.types, TYPE);
     }
 
     Map<Long, Function> functions(Collection<Long> oids) throws SQLException {
@@ -149,17 +176,7 @@ final class CatalogReader {
     }
 
     Map<Long, Type> types(Collection<Long> oids) throws SQLException {
-        return lookup(oids, typeRows, builtIns.types, """
-                SELECT t.oid, pg_catalog.format_type(t.oid, NULL), n.nspname, t.typname,
-                       NOT EXISTS (SELECT FROM pg_catalog.pg_proc p
-                                   JOIN pg_catalog.pg_namespace pn ON pn.oid = p.pronamespace
-                                   WHERE p.oid IN (t.typinput, t.typoutput, t.typreceive, t.typsend)
-                                     AND pn.nspname OPERATOR(pg_catalog.<>) 'pg_catalog'),
-                       t.typelem, t.typbasetype, t.typrelid
-                FROM pg_catalog.pg_type t JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace
-                WHERE t.oid = ANY (CAST(? AS pg_catalog.oid[]))""",
-                rs -> new Type(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getBoolean(5),
-                        rs.getLong(6), rs.getLong(7), rs.getLong(8)));
+        return lookup(oids, typeRows, builtIns.types, TYPE_SELECT + BY_OIDS.formatted("t"), TYPE);
     }
 
     /** The stored queries of the views and materialized views among {@code relations}. */
@@ -215,6 +232,24 @@ final class CatalogReader {
         void row(ResultSet rs) throws SQLException;
     }
 
+    private static <T> void remember(ResultSet rs, Map<Long, T> memo, Map<Long, T> shared, RowReader<T> reader)
+            throws SQLException {
+        while (rs.next()) {
+            keep(rs, memo, shared, reader);
+        }
+    }
+
+    private static <T> T keep(ResultSet rs, Map<Long, T> memo, Map<Long, T> shared, RowReader<T> reader)
+            throws SQLException {
+        long oid = rs.getLong(1);
+        T row = reader.read(rs);
+        memo.put(oid, row);
+        if (BuiltInRows.builtIn(oid)) {
+            shared.put(oid, row);
+        }
+        return row;
+    }
+
     @FunctionalInterface
     private interface RowReader<T> {
         T read(ResultSet rs) throws SQLException;
@@ -239,15 +274,7 @@ final class CatalogReader {
                 missing.add(oid);
             }
         }
-        query(sql, missing, rs -> {
-            long oid = rs.getLong(1);
-            T row = reader.read(rs);
-            out.put(oid, row);
-            memo.put(oid, row);
-            if (BuiltInRows.builtIn(oid)) {
-                shared.put(oid, row);
-            }
-        });
+        query(sql, missing, rs -> out.put(rs.getLong(1), keep(rs, memo, shared, reader)));
         return out;
     }
 

@@ -329,12 +329,25 @@ final class CheckTransaction {
 
     // ---------------------------------------------------------------------------------------------------------
 
+    /** Selects the check view's rewrite rule r, joined to its relation c. */
+    private static final String VIEW_RULE = "c.relname = '" + VIEW + "' AND c.relnamespace = "
+            + "pg_catalog.pg_my_temp_schema()";
+
+    /** The OIDs of the objects in {@code catalog} that the check view's rule depends on. */
+    private static String dependencies(String catalog) {
+        return "SELECT d.refobjid FROM pg_catalog.pg_depend d JOIN pg_catalog.pg_rewrite r ON r.oid = d.objid "
+                + "JOIN pg_catalog.pg_class c ON c.oid = r.ev_class "
+                + "WHERE d.classid = 'pg_catalog.pg_rewrite'::pg_catalog.regclass "
+                + "AND d.refclassid = 'pg_catalog." + catalog + "'::pg_catalog.regclass AND " + VIEW_RULE;
+    }
+
     /** Runs with search_path = pg_catalog, pg_temp: every name below resolves in the catalog. */
     private CatalogVerdict judge() throws SQLException {
         long view;
         String tree;
         List<long[]> dependencies = new ArrayList<>();
-        // The safe path first, in the same round trip: the query below is parsed after it took effect.
+        // One round trip: the safe path first (each query below is parsed after it took effect), the view's tree
+        // and dependencies, and the rows of the relations and types it depends on, which the rules read next.
         try (Statement s = connection.createStatement()) {
             s.execute("SELECT pg_catalog.set_config('search_path', '" + SAFE_PATH + "', true); "
                     + "SELECT r.ev_class, r.ev_action::pg_catalog.text, "
@@ -342,7 +355,9 @@ final class CheckTransaction {
                     + "d.refobjid::pg_catalog.text FROM pg_catalog.pg_depend d "
                     + "WHERE d.classid = 'pg_catalog.pg_rewrite'::pg_catalog.regclass AND d.objid = r.oid), ' ') "
                     + "FROM pg_catalog.pg_rewrite r JOIN pg_catalog.pg_class c ON c.oid = r.ev_class "
-                    + "WHERE c.relname = '" + VIEW + "' AND c.relnamespace = pg_catalog.pg_my_temp_schema()");
+                    + "WHERE " + VIEW_RULE + "; "
+                    + CatalogReader.RELATION_SELECT + " WHERE c.oid IN (" + dependencies("pg_class") + "); "
+                    + CatalogReader.TYPE_SELECT + " WHERE t.oid IN (" + dependencies("pg_type") + ")");
             if (!s.getMoreResults()) {
                 throw new SQLException("the check view's rewrite rule was not read");
             }
@@ -358,6 +373,14 @@ final class CheckTransaction {
                     dependencies.add(new long[] {Long.parseLong(parts[0]), Long.parseLong(parts[1])});
                 }
             }
+            if (!s.getMoreResults()) {
+                throw new SQLException("the relations the check view depends on were not read");
+            }
+            catalog.rememberRelations(s.getResultSet());
+            if (!s.getMoreResults()) {
+                throw new SQLException("the types the check view depends on were not read");
+            }
+            catalog.rememberTypes(s.getResultSet());
         }
         References statement = QueryTreeWalker.walk(NodeTreeParser.parse(tree), Set.of(view));
         for (long[] dependency : dependencies) {
