@@ -19,8 +19,8 @@ import java.util.Properties;
  * logins answer from their verdict cache. Logins take turns statement by statement, and the order rotates, so
  * that a change in the machine's load hits all three alike.
  *
- * <p>Usage: java -cp postgresql.jar CatalogCheckLatency.java HOST PORT DB NEW REPEATS WARMUP
- * LABEL:USER:PASSWORD...
+ * <p>Usage: java -cp postgresql.jar CatalogCheckLatency.java HOST DB NEW REPEATS WARMUP
+ * LABEL:PORT:USER:PASSWORD... The last login is the one the others are compared with.
  */
 public final class CatalogCheckLatency {
 
@@ -38,18 +38,18 @@ public final class CatalogCheckLatency {
 
     public static void main(String[] args) throws Exception {
         if (args.length < 7) {
-            throw new IllegalArgumentException("usage: HOST PORT DB NEW REPEATS WARMUP LABEL:USER:PASSWORD...");
+            throw new IllegalArgumentException("usage: HOST DB NEW REPEATS WARMUP LABEL:PORT:USER:PASSWORD...");
         }
-        String url = "jdbc:postgresql://" + args[0] + ":" + args[1] + "/" + args[2];
-        int fresh = Integer.parseInt(args[3]);
-        int repeats = Integer.parseInt(args[4]);
-        int warmup = Integer.parseInt(args[5]);
+        int fresh = Integer.parseInt(args[2]);
+        int repeats = Integer.parseInt(args[3]);
+        int warmup = Integer.parseInt(args[4]);
         List<Login> logins = new ArrayList<>();
-        for (String spec : Arrays.copyOfRange(args, 6, args.length)) {
-            String[] parts = spec.split(":", 3);
+        for (String spec : Arrays.copyOfRange(args, 5, args.length)) {
+            String[] parts = spec.split(":", 4);
+            String url = "jdbc:postgresql://" + args[0] + ":" + parts[1] + "/" + args[1];
             Properties props = new Properties();
-            props.setProperty("user", parts[1]);
-            props.setProperty("password", parts[2]);
+            props.setProperty("user", parts[2]);
+            props.setProperty("password", parts[3]);
             props.setProperty("sslmode", "disable");
             // Simple protocol: each statement is one Query message, as psql and pgbench -M simple send it.
             props.setProperty("preferQueryMode", "simple");
