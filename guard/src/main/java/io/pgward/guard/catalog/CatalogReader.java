@@ -58,21 +58,32 @@ final class CatalogReader {
 
     private final Connection connection;
     private final BuiltInRows.Generation builtIns;
+    private final BeforeQuery beforeQuery;
     // Rows already read in this transaction: the catalog cannot change under it in a way the check must see.
     private final Map<Long, Relation> relationRows = new HashMap<>();
     private final Map<Long, Function> functionRows = new HashMap<>();
     private final Map<Long, Operator> operatorRows = new HashMap<>();
     private final Map<Long, Type> typeRows = new HashMap<>();
 
-    /** Reads the rows of built-in objects from {@code builtIns} when it has them, and adds those it reads. */
-    CatalogReader(Connection connection, BuiltInRows.Generation builtIns) {
+    /** Runs before each query this reader sends, e.g. to put the safe search_path in place. */
+    @FunctionalInterface
+    interface BeforeQuery {
+        void run() throws SQLException;
+    }
+
+    /**
+     * Reads the rows of built-in objects from {@code builtIns} when it has them, and adds those it reads;
+     * {@code beforeQuery} runs before every query it sends.
+     */
+    CatalogReader(Connection connection, BuiltInRows.Generation builtIns, BeforeQuery beforeQuery) {
         this.connection = connection;
         this.builtIns = builtIns;
+        this.beforeQuery = beforeQuery;
     }
 
     /** A reader that reads every row from the catalog. */
     CatalogReader(Connection connection) {
-        this(connection, new BuiltInRows.Generation());
+        this(connection, new BuiltInRows.Generation(), () -> { });
     }
 
     /** The relation rows' query without its WHERE clause; {@link #rememberRelations} reads its rows. */
@@ -122,6 +133,7 @@ final class CatalogReader {
         if (names.isEmpty()) {
             return out;
         }
+        beforeQuery.run();
         try (PreparedStatement ps = connection.prepareStatement(FUNCTION_SELECT
                 + " WHERE p.proname = ANY (CAST(? AS pg_catalog.text[]))")) {
             ps.setObject(1, textArray(names), Types.OTHER);
@@ -163,6 +175,7 @@ final class CatalogReader {
         if (names.isEmpty()) {
             return false;
         }
+        beforeQuery.run();
         try (PreparedStatement ps = connection.prepareStatement("""
                 SELECT EXISTS (SELECT FROM pg_catalog.pg_operator o
                                JOIN pg_catalog.pg_namespace n ON n.oid = o.oprnamespace
@@ -282,6 +295,7 @@ final class CatalogReader {
         if (oids.isEmpty()) {
             return;
         }
+        beforeQuery.run();
         try (PreparedStatement ps = connection.prepareStatement(sql)) {
             ps.setObject(1, oids.stream().map(String::valueOf).collect(Collectors.joining(",", "{", "}")),
                     Types.OTHER);

@@ -30,8 +30,8 @@ import org.postgresql.util.ServerErrorMessage;
  *     set_config: statement_timeout, role, search_path = pg_catalog, pg_temp      (all LOCAL)
  *     read the domain CHECK expressions
  *     set_config: search_path = the session's, standard_conforming_strings = the session's
- *   judge the domain CHECK expressions              -- before anything of the statement is parsed; when there are
- *                                                   -- any, with search_path = pg_catalog, pg_temp again
+ *   judge the domain CHECK expressions              -- before anything of the statement is parsed; a catalog read
+ *                                                   -- this needs sets search_path = pg_catalog, pg_temp first
  *   [PREPARE pgward_params (...) AS query; read pg_prepared_statements; DEALLOCATE]   -- infer $n types
  *   CREATE TEMPORARY VIEW pgward_check AS SELECT 1 FROM (query with $n as typed NULLs) AS pgward_query
  *   one round trip:
@@ -66,6 +66,8 @@ final class CheckTransaction {
     private final StatementShape shape;
     private final Duration timeout;
     private final CatalogReader catalog;
+    // The session's search_path is in effect, not the safe one: a catalog query must restore the safe one first.
+    private boolean sessionPath;
 
     private CheckTransaction(Connection connection, CheckRequest request, StatementShape shape, Duration timeout,
                              BuiltInRows.Generation builtIns) {
@@ -73,7 +75,7 @@ final class CheckTransaction {
         this.request = request;
         this.shape = shape;
         this.timeout = timeout;
-        this.catalog = new CatalogReader(connection, builtIns);
+        this.catalog = new CatalogReader(connection, builtIns, this::safePathForCatalog);
     }
 
     /**
@@ -132,14 +134,18 @@ final class CheckTransaction {
 
     private CatalogVerdict inTransaction(List<Map.Entry<String, String>> domainChecks)
             throws SQLException, PostgresVerdict {
+        sessionPath = true;
         if (!domainChecks.isEmpty()) {
-            // Judging them may read the catalog, which only the safe path makes trustworthy.
-            settings(safePath());
+            // Every database has some (information_schema's). Judging them reads the catalog only for rows not
+            // known yet, and such a read puts the safe path back first (safePathForCatalog).
             Optional<CatalogVerdict.Refuse> domains = riskyDomains(domainChecks);
             if (domains.isPresent()) {
                 return domains.get();
             }
-            settings(sessionSettings());
+            if (!sessionPath) {
+                settings(sessionSettings());
+                sessionPath = true;
+            }
         }
         QueryText query = QueryText.withTypedNulls(request.sql(), shape, parameterTypeNames());
         String wrapped = VIEW_PREFIX + query.text() + VIEW_SUFFIX;
@@ -161,6 +167,13 @@ final class CheckTransaction {
                 ps.setString(p++, s.value());
             }
             return p;
+        }
+    }
+
+    private void safePathForCatalog() throws SQLException {
+        if (sessionPath) {
+            settings(safePath());
+            sessionPath = false;
         }
     }
 
@@ -382,6 +395,7 @@ final class CheckTransaction {
             }
             catalog.rememberTypes(s.getResultSet());
         }
+        sessionPath = false;
         References statement = QueryTreeWalker.walk(NodeTreeParser.parse(tree), Set.of(view));
         for (long[] dependency : dependencies) {
             long oid = dependency[1];

@@ -11,7 +11,11 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -87,6 +91,60 @@ class BuiltInRowsTest {
             assertEquals(0, check.builtInRows().size());
             assertEquals(CatalogVerdict.ALLOW, check.checkNow(request("SELECT lower('c')")));
             assertTrue(check.builtInRows().functions.containsKey(lower));
+        }
+    }
+
+    @Test
+    void aStatementWhoseBuiltInRowsAreKnownTakesFourRoundTrips() throws Exception {
+        BuiltInRows.Generation rows = new BuiltInRows.Generation();
+        try (var pool = CatalogCheck.controlPool(db.jdbcUrl(), db.user(), db.password(), 1);
+             Connection connection = pool.getConnection()) {
+            AtomicInteger executions = new AtomicInteger();
+            Connection counted = counting(connection, executions);
+            assertEquals(CatalogVerdict.ALLOW, CheckTransaction.run(counted,
+                    request("SELECT * FROM public.notes WHERE id = 1"), shape("SELECT * FROM public.notes WHERE id = 1"),
+                    Duration.ofSeconds(5), rows));
+            int first = executions.getAndSet(0);
+            assertEquals(CatalogVerdict.ALLOW, CheckTransaction.run(counted,
+                    request("SELECT * FROM public.notes WHERE id = 2"), shape("SELECT * FROM public.notes WHERE id = 2"),
+                    Duration.ofSeconds(5), rows));
+            // BEGIN with the settings and the domain CHECK expressions (information_schema has some, judged from
+            // the shared rows without a query); CREATE TEMPORARY VIEW; the tree with the rows it depends on;
+            // ROLLBACK. The first check also read the built-in operators, functions and types.
+            assertEquals(4, executions.get(), "round trips of the second check");
+            assertTrue(first > executions.get(), "the first check read built-in rows: " + first + " round trips");
+        }
+    }
+
+    private static StatementShape shape(String sql) throws Exception {
+        return StatementShape.of(sql, true);
+    }
+
+    /** A connection whose statements count their executions: with pgjdbc, one execution is one round trip. */
+    private static Connection counting(Connection connection, AtomicInteger executions) {
+        return (Connection) Proxy.newProxyInstance(BuiltInRowsTest.class.getClassLoader(),
+                new Class<?>[] {Connection.class}, (proxy, method, args) -> {
+                    Object result = invoke(connection, method, args);
+                    if (result instanceof Statement statement) {
+                        Class<?> type = statement instanceof java.sql.PreparedStatement
+                                ? java.sql.PreparedStatement.class : Statement.class;
+                        return Proxy.newProxyInstance(BuiltInRowsTest.class.getClassLoader(), new Class<?>[] {type},
+                                (p, m, a) -> {
+                                    if (m.getName().startsWith("execute")) {
+                                        executions.incrementAndGet();
+                                    }
+                                    return invoke(statement, m, a);
+                                });
+                    }
+                    return result;
+                });
+    }
+
+    private static Object invoke(Object target, Method method, Object[] args) throws Throwable {
+        try {
+            return method.invoke(target, args);
+        } catch (InvocationTargetException e) {
+            throw e.getCause();
         }
     }
 }
