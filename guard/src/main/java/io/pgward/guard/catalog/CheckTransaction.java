@@ -9,6 +9,7 @@ import java.sql.Statement;
 import java.sql.Types;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -134,7 +135,6 @@ final class CheckTransaction {
 
     private CatalogVerdict inTransaction(List<Map.Entry<String, String>> domainChecks)
             throws SQLException, PostgresVerdict {
-        sessionPath = true;
         if (!domainChecks.isEmpty()) {
             // Every database has some (information_schema's). Judging them reads the catalog only for rows not
             // known yet, and such a read puts the safe path back first (safePathForCatalog).
@@ -156,8 +156,8 @@ final class CheckTransaction {
     /** LOCAL settings as one SELECT of set_config calls, in order; its parameters are {@link Setting#value}s. */
     private record Setting(String name, String value) {
         static String select(List<Setting> settings) {
-            return "SELECT " + String.join(", ", settings.stream()
-                    .map(s -> "pg_catalog.set_config(?, ?, true)").toList());
+            return "SELECT " + String.join(", ", Collections.nCopies(settings.size(),
+                    "pg_catalog.set_config(?, ?, true)"));
         }
 
         static int bind(PreparedStatement ps, List<Setting> settings, int first) throws SQLException {
@@ -206,9 +206,12 @@ final class CheckTransaction {
             if (!ps.getMoreResults()) {
                 throw new SQLException("the domain CHECK expressions were not returned");
             }
+            List<Map.Entry<String, String>> domainChecks;
             try (ResultSet rs = ps.getResultSet()) {
-                return CatalogReader.domainChecks(rs);
+                domainChecks = CatalogReader.domainChecks(rs);
             }
+            sessionPath = true;
+            return domainChecks;
         }
     }
 
