@@ -32,7 +32,8 @@ import org.slf4j.LoggerFactory;
  *       statement text, parameter types); a cached statement costs no round trip. The cache is dropped whenever
  *       the schema changes: a poll of {@link SchemaFingerprint} notices changes by anyone within one poll
  *       interval, and {@link #invalidate()} drops it at once (the proxy calls it when a read-write login runs
- *       DDL). A check that started before a change never stores its verdict.</li>
+ *       DDL). A check that started before a change never stores its verdict. The catalog rows of built-in
+ *       objects are shared by the checks on the same terms ({@link BuiltInRows}).</li>
  *   <li>Blocking JDBC runs on this class's own executor (virtual threads); {@link #check} returns at once.
  *       Concurrent checks of one request share one round trip.</li>
  * </ul>
@@ -72,6 +73,7 @@ public final class CatalogCheck implements AutoCloseable {
     private final HikariDataSource pool;
     private final Options options;
     private final VerdictCache cache;
+    private final BuiltInRows builtIns = new BuiltInRows();
     private final ConcurrentHashMap<InFlight, CompletableFuture<CatalogVerdict>> inFlight = new ConcurrentHashMap<>();
     private final List<Runnable> schemaListeners = new CopyOnWriteArrayList<>();
     private final ExecutorService executor = Executors.newThreadPerTaskExecutor(
@@ -175,7 +177,8 @@ public final class CatalogCheck implements AutoCloseable {
         Connection connection = null;
         try {
             connection = pool.getConnection();
-            CatalogVerdict verdict = CheckTransaction.run(connection, request, shape, options.timeout());
+            CatalogVerdict verdict = CheckTransaction.run(connection, request, shape, options.timeout(),
+                    builtIns.current());
             if (cacheable(verdict)) {
                 cache.put(request, verdict, epoch);
             }
@@ -232,6 +235,7 @@ public final class CatalogCheck implements AutoCloseable {
     /** Drops every cached verdict and tells the schema listeners, now. */
     public void invalidate() {
         cache.clear();
+        builtIns.clear();
         for (Runnable listener : schemaListeners) {
             try {
                 listener.run();
@@ -247,6 +251,11 @@ public final class CatalogCheck implements AutoCloseable {
      */
     public void onSchemaChange(Runnable listener) {
         schemaListeners.add(Objects.requireNonNull(listener, "listener"));
+    }
+
+    /** The built-in catalog rows the checks share now. */
+    BuiltInRows.Generation builtInRows() {
+        return builtIns.current();
     }
 
     /** Verdicts currently cached. */
@@ -268,6 +277,7 @@ public final class CatalogCheck implements AutoCloseable {
             log.warn("reading the schema fingerprint failed: {}", e.getMessage());
             fingerprint = null;
             cache.clear();
+            builtIns.clear();
         }
     }
 

@@ -57,50 +57,74 @@ final class CatalogReader {
     }
 
     private final Connection connection;
+    private final BuiltInRows.Generation builtIns;
+    private final BeforeQuery beforeQuery;
     // Rows already read in this transaction: the catalog cannot change under it in a way the check must see.
     private final Map<Long, Relation> relationRows = new HashMap<>();
     private final Map<Long, Function> functionRows = new HashMap<>();
     private final Map<Long, Operator> operatorRows = new HashMap<>();
     private final Map<Long, Type> typeRows = new HashMap<>();
 
-    CatalogReader(Connection connection) {
-        this.connection = connection;
+    /** Runs before each query this reader sends, e.g. to put the safe search_path in place. */
+    @FunctionalInterface
+    interface BeforeQuery {
+        void run() throws SQLException;
     }
 
+    /**
+     * Reads the rows of built-in objects from {@code builtIns} when it has them, and adds those it reads;
+     * {@code beforeQuery} runs before every query it sends.
+     */
+    CatalogReader(Connection connection, BuiltInRows.Generation builtIns, BeforeQuery beforeQuery) {
+        this.connection = connection;
+        this.builtIns = builtIns;
+        this.beforeQuery = beforeQuery;
+    }
+
+    /** A reader that reads every row from the catalog. */
+    CatalogReader(Connection connection) {
+        this(connection, new BuiltInRows.Generation(), () -> { });
+    }
+
+    /** The relation rows' query without its WHERE clause; {@link #rememberRelations} reads its rows. */
+    static final String RELATION_SELECT = """
+            SELECT c.oid, pg_catalog.quote_ident(n.nspname) || '.' || pg_catalog.quote_ident(c.relname),
+                   c.relkind, c.relrowsecurity
+            FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace""";
+    private static final RowReader<Relation> RELATION = rs -> new Relation(rs.getLong(1), rs.getString(2),
+            rs.getString(3).charAt(0), rs.getBoolean(4));
+
+    /** The type rows' query without its WHERE clause; {@link #rememberTypes} reads its rows. */
+    static final String TYPE_SELECT = """
+            SELECT t.oid, pg_catalog.format_type(t.oid, NULL), n.nspname, t.typname,
+                   NOT EXISTS (SELECT FROM pg_catalog.pg_proc p
+                               JOIN pg_catalog.pg_namespace pn ON pn.oid = p.pronamespace
+                               WHERE p.oid IN (t.typinput, t.typoutput, t.typreceive, t.typsend)
+                                 AND pn.nspname OPERATOR(pg_catalog.<>) 'pg_catalog'),
+                   t.typelem, t.typbasetype, t.typrelid
+            FROM pg_catalog.pg_type t JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace""";
+    private static final RowReader<Type> TYPE = rs -> new Type(rs.getLong(1), rs.getString(2), rs.getString(3),
+            rs.getString(4), rs.getBoolean(5), rs.getLong(6), rs.getLong(7), rs.getLong(8));
+
+    private static final String BY_OIDS = " WHERE %s.oid = ANY (CAST(? AS pg_catalog.oid[]))";
+
     Map<Long, Relation> relations(Collection<Long> oids) throws SQLException {
-        Map<Long, Relation> out = new HashMap<>();
-        List<Long> missing = new ArrayList<>();
-        for (long oid : oids) {
-            if (relationRows.containsKey(oid)) {
-                out.put(oid, relationRows.get(oid));
-            } else {
-                missing.add(oid);
-            }
-        }
-        oids = missing;
-        query("""
-                SELECT c.oid, pg_catalog.quote_ident(n.nspname) || '.' || pg_catalog.quote_ident(c.relname),
-                       c.relkind, c.relrowsecurity
-                FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-                WHERE c.oid = ANY (CAST(? AS pg_catalog.oid[]))""", oids, rs -> remember(out, relationRows, rs.getLong(1),
-                new Relation(rs.getLong(1), rs.getString(2), rs.getString(3).charAt(0), rs.getBoolean(4))));
-        return out;
+        return lookup(oids, relationRows, builtIns.relations, RELATION_SELECT + BY_OIDS.formatted("c"), RELATION);
+    }
+
+    /** Keeps the rows of a {@link #RELATION_SELECT} the caller ran, so that they are not read again. */
+    void rememberRelations(ResultSet rs) throws SQLException {
+        remember(rs, relationRows, builtIns.relations, RELATION);
+    }
+
+    /** Keeps the rows of a {@link #TYPE_SELECT} the caller ran, so that they are not read again. */
+    void rememberTypes(ResultSet rs) throws SQLException {
+        remember(rs, typeRows, builtIns.types, TYPE);
     }
 
     Map<Long, Function> functions(Collection<Long> oids) throws SQLException {
-        Map<Long, Function> out = new HashMap<>();
-        List<Long> missing = new ArrayList<>();
-        for (long oid : oids) {
-            if (functionRows.containsKey(oid)) {
-                out.put(oid, functionRows.get(oid));
-            } else {
-                missing.add(oid);
-            }
-        }
-        oids = missing;
-        query(FUNCTION_SELECT + " WHERE p.oid = ANY (CAST(? AS pg_catalog.oid[]))", oids,
-                rs -> remember(out, functionRows, rs.getLong(1), function(rs)));
-        return out;
+        return lookup(oids, functionRows, builtIns.functions,
+                FUNCTION_SELECT + " WHERE p.oid = ANY (CAST(? AS pg_catalog.oid[]))", CatalogReader::function);
     }
 
     /** Every function, in any schema, with one of these names: what a name in a string body may call. */
@@ -109,6 +133,7 @@ final class CatalogReader {
         if (names.isEmpty()) {
             return out;
         }
+        beforeQuery.run();
         try (PreparedStatement ps = connection.prepareStatement(FUNCTION_SELECT
                 + " WHERE p.proname = ANY (CAST(? AS pg_catalog.text[]))")) {
             ps.setObject(1, textArray(names), Types.OTHER);
@@ -138,23 +163,11 @@ final class CatalogReader {
     }
 
     Map<Long, Operator> operators(Collection<Long> oids) throws SQLException {
-        Map<Long, Operator> out = new HashMap<>();
-        List<Long> missing = new ArrayList<>();
-        for (long oid : oids) {
-            if (operatorRows.containsKey(oid)) {
-                out.put(oid, operatorRows.get(oid));
-            } else {
-                missing.add(oid);
-            }
-        }
-        oids = missing;
-        query("""
+        return lookup(oids, operatorRows, builtIns.operators, """
                 SELECT o.oid, n.nspname, pg_catalog.quote_ident(n.nspname) || '.' || o.oprname, o.oprcode::pg_catalog.oid
                 FROM pg_catalog.pg_operator o JOIN pg_catalog.pg_namespace n ON n.oid = o.oprnamespace
-                WHERE o.oid = ANY (CAST(? AS pg_catalog.oid[]))""", oids,
-                rs -> remember(out, operatorRows, rs.getLong(1), new Operator(rs.getLong(1), rs.getString(2), rs.getString(3),
-                        rs.getLong(4))));
-        return out;
+                WHERE o.oid = ANY (CAST(? AS pg_catalog.oid[]))""",
+                rs -> new Operator(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getLong(4)));
     }
 
     /** Whether an operator with one of these names exists outside pg_catalog. */
@@ -162,6 +175,7 @@ final class CatalogReader {
         if (names.isEmpty()) {
             return false;
         }
+        beforeQuery.run();
         try (PreparedStatement ps = connection.prepareStatement("""
                 SELECT EXISTS (SELECT FROM pg_catalog.pg_operator o
                                JOIN pg_catalog.pg_namespace n ON n.oid = o.oprnamespace
@@ -175,28 +189,7 @@ final class CatalogReader {
     }
 
     Map<Long, Type> types(Collection<Long> oids) throws SQLException {
-        Map<Long, Type> out = new HashMap<>();
-        List<Long> missing = new ArrayList<>();
-        for (long oid : oids) {
-            if (typeRows.containsKey(oid)) {
-                out.put(oid, typeRows.get(oid));
-            } else {
-                missing.add(oid);
-            }
-        }
-        oids = missing;
-        query("""
-                SELECT t.oid, pg_catalog.format_type(t.oid, NULL), n.nspname, t.typname,
-                       NOT EXISTS (SELECT FROM pg_catalog.pg_proc p
-                                   JOIN pg_catalog.pg_namespace pn ON pn.oid = p.pronamespace
-                                   WHERE p.oid IN (t.typinput, t.typoutput, t.typreceive, t.typsend)
-                                     AND pn.nspname OPERATOR(pg_catalog.<>) 'pg_catalog'),
-                       t.typelem, t.typbasetype, t.typrelid
-                FROM pg_catalog.pg_type t JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace
-                WHERE t.oid = ANY (CAST(? AS pg_catalog.oid[]))""", oids,
-                rs -> remember(out, typeRows, rs.getLong(1), new Type(rs.getLong(1), rs.getString(2), rs.getString(3),
-                        rs.getString(4), rs.getBoolean(5), rs.getLong(6), rs.getLong(7), rs.getLong(8))));
-        return out;
+        return lookup(oids, typeRows, builtIns.types, TYPE_SELECT + BY_OIDS.formatted("t"), TYPE);
     }
 
     /** The stored queries of the views and materialized views among {@code relations}. */
@@ -226,28 +219,25 @@ final class CatalogReader {
         return out;
     }
 
-    /** Each domain's CHECK expressions: the domain's qualified name and the expression tree. */
-    List<Map.Entry<String, String>> domainChecks() throws SQLException {
+    /**
+     * Each domain's CHECK expressions: the domain's qualified name and the expression tree. The caller sends it
+     * together with the statements that open the check's transaction, and reads it with {@link #domainChecks}.
+     */
+    static final String DOMAIN_CHECKS = """
+            SELECT pg_catalog.quote_ident(n.nspname) || '.' || pg_catalog.quote_ident(t.typname),
+                   c.conbin::pg_catalog.text
+            FROM pg_catalog.pg_constraint c
+            JOIN pg_catalog.pg_type t ON t.oid = c.contypid
+            JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace
+            WHERE c.contypid OPERATOR(pg_catalog.<>) 0 AND c.contype OPERATOR(pg_catalog.=) 'c'
+            ORDER BY 1""";
+
+    static List<Map.Entry<String, String>> domainChecks(ResultSet rs) throws SQLException {
         List<Map.Entry<String, String>> out = new ArrayList<>();
-        try (PreparedStatement ps = connection.prepareStatement("""
-                SELECT pg_catalog.quote_ident(n.nspname) || '.' || pg_catalog.quote_ident(t.typname),
-                       c.conbin::pg_catalog.text
-                FROM pg_catalog.pg_constraint c
-                JOIN pg_catalog.pg_type t ON t.oid = c.contypid
-                JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace
-                WHERE c.contypid OPERATOR(pg_catalog.<>) 0 AND c.contype OPERATOR(pg_catalog.=) 'c'
-                ORDER BY 1""");
-             ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-                out.add(Map.entry(rs.getString(1), rs.getString(2)));
-            }
+        while (rs.next()) {
+            out.add(Map.entry(rs.getString(1), rs.getString(2)));
         }
         return out;
-    }
-
-    private static <T> void remember(Map<Long, T> out, Map<Long, T> memo, long oid, T row) {
-        out.put(oid, row);
-        memo.put(oid, row);
     }
 
     @FunctionalInterface
@@ -255,10 +245,57 @@ final class CatalogReader {
         void row(ResultSet rs) throws SQLException;
     }
 
+    private static <T> void remember(ResultSet rs, Map<Long, T> memo, Map<Long, T> shared, RowReader<T> reader)
+            throws SQLException {
+        while (rs.next()) {
+            keep(rs, memo, shared, reader);
+        }
+    }
+
+    private static <T> T keep(ResultSet rs, Map<Long, T> memo, Map<Long, T> shared, RowReader<T> reader)
+            throws SQLException {
+        long oid = rs.getLong(1);
+        T row = reader.read(rs);
+        memo.put(oid, row);
+        if (BuiltInRows.builtIn(oid)) {
+            shared.put(oid, row);
+        }
+        return row;
+    }
+
+    @FunctionalInterface
+    private interface RowReader<T> {
+        T read(ResultSet rs) throws SQLException;
+    }
+
+    /**
+     * The rows of {@code oids} that exist, from this transaction's memo, then the shared built-in rows, then one
+     * query for the rest. Its first column is the OID.
+     */
+    private <T> Map<Long, T> lookup(Collection<Long> oids, Map<Long, T> memo, Map<Long, T> shared, String sql,
+                                    RowReader<T> reader) throws SQLException {
+        Map<Long, T> out = new HashMap<>();
+        List<Long> missing = new ArrayList<>();
+        for (long oid : oids) {
+            T row = memo.get(oid);
+            if (row == null && BuiltInRows.builtIn(oid)) {
+                row = shared.get(oid);
+            }
+            if (row != null) {
+                out.put(oid, row);
+            } else {
+                missing.add(oid);
+            }
+        }
+        query(sql, missing, rs -> out.put(rs.getLong(1), keep(rs, memo, shared, reader)));
+        return out;
+    }
+
     private void query(String sql, Collection<Long> oids, RowHandler handler) throws SQLException {
         if (oids.isEmpty()) {
             return;
         }
+        beforeQuery.run();
         try (PreparedStatement ps = connection.prepareStatement(sql)) {
             ps.setObject(1, oids.stream().map(String::valueOf).collect(Collectors.joining(",", "{", "}")),
                     Types.OTHER);

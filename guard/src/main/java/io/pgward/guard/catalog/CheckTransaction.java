@@ -9,6 +9,7 @@ import java.sql.Statement;
 import java.sql.Types;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -25,16 +26,27 @@ import org.postgresql.util.ServerErrorMessage;
  * temporary view, and pgward reads the stored parse tree back. The transaction always rolls back.
  *
  * <pre>
- *   BEGIN TRANSACTION READ WRITE                    -- a temporary view is a write, even for a read-only role
- *   set_config: statement_timeout, role, search_path = pg_catalog, pg_temp      (all LOCAL)
- *   domain CHECK expressions read and judged        -- before anything of the statement is parsed
- *   set_config: search_path = the session's, standard_conforming_strings = the session's
+ *   one round trip:
+ *     BEGIN TRANSACTION READ WRITE                  -- a temporary view is a write, even for a read-only role
+ *     set_config: statement_timeout, role, search_path = pg_catalog, pg_temp      (all LOCAL)
+ *     read the domain CHECK expressions
+ *     set_config: search_path = the session's, standard_conforming_strings = the session's
+ *   judge the domain CHECK expressions              -- before anything of the statement is parsed; a catalog read
+ *                                                   -- this needs sets search_path = pg_catalog, pg_temp first
  *   [PREPARE pgward_params (...) AS query; read pg_prepared_statements; DEALLOCATE]   -- infer $n types
  *   CREATE TEMPORARY VIEW pgward_check AS SELECT 1 FROM (query with $n as typed NULLs) AS pgward_query
- *   set_config: search_path = pg_catalog, pg_temp
- *   read pg_rewrite.ev_action and pg_depend of the view; views, policies, functions, types it reaches
+ *   one round trip:
+ *     set_config: search_path = pg_catalog, pg_temp
+ *     read pg_rewrite.ev_action and pg_depend of the view
+ *   read the views, policies, functions, operators and types it reaches  -- built-in ones from BuiltInRows
  *   ROLLBACK
  * </pre>
+ *
+ * <p>The fixed statements of one round trip go as one pgjdbc statement text, which pgjdbc sends as a Parse,
+ * Bind and Execute per statement followed by one Sync; PostgreSQL handles them in order, so each is parsed with
+ * the settings the one before it made. The client's text never shares a round trip: it is parsed by pgjdbc with
+ * the session's standard_conforming_strings already in effect (the server reports the setting when it changes),
+ * and PostgreSQL receives it as a Parse of its own.
  *
  * <p>Wrapping the query as a subquery of {@code SELECT 1} keeps the view's own column list trivial, so duplicate
  * output names and record or void columns cannot make the view fail. The text goes to the server as one extended-
@@ -55,13 +67,16 @@ final class CheckTransaction {
     private final StatementShape shape;
     private final Duration timeout;
     private final CatalogReader catalog;
+    // The session's search_path is in effect, not the safe one: a catalog query must restore the safe one first.
+    private boolean sessionPath;
 
-    private CheckTransaction(Connection connection, CheckRequest request, StatementShape shape, Duration timeout) {
+    private CheckTransaction(Connection connection, CheckRequest request, StatementShape shape, Duration timeout,
+                             BuiltInRows.Generation builtIns) {
         this.connection = connection;
         this.request = request;
         this.shape = shape;
         this.timeout = timeout;
-        this.catalog = new CatalogReader(connection);
+        this.catalog = new CatalogReader(connection, builtIns, this::safePathForCatalog);
     }
 
     /**
@@ -70,12 +85,19 @@ final class CheckTransaction {
      */
     static CatalogVerdict run(Connection connection, CheckRequest request, StatementShape shape, Duration timeout)
             throws SQLException {
-        return new CheckTransaction(connection, request, shape, timeout).run();
+        return run(connection, request, shape, timeout, new BuiltInRows.Generation());
+    }
+
+    /** As {@link #run(Connection, CheckRequest, StatementShape, Duration)}, reading built-in rows from a cache. */
+    static CatalogVerdict run(Connection connection, CheckRequest request, StatementShape shape, Duration timeout,
+                              BuiltInRows.Generation builtIns) throws SQLException {
+        return new CheckTransaction(connection, request, shape, timeout, builtIns).run();
     }
 
     private CatalogVerdict run() throws SQLException {
-        try (Statement s = connection.createStatement()) {
-            s.execute("BEGIN TRANSACTION READ WRITE");
+        List<Map.Entry<String, String>> domainChecks;
+        try {
+            domainChecks = begin();
         } catch (SQLException e) {
             // A standby refuses read-write mode (0A000 "cannot set transaction read-write mode during recovery").
             if (inRecovery()) {
@@ -85,7 +107,7 @@ final class CheckTransaction {
         }
         CatalogVerdict verdict;
         try {
-            verdict = inTransaction();
+            verdict = inTransaction(domainChecks);
         } catch (PostgresVerdict v) {
             verdict = v.verdict;
         } finally {
@@ -111,48 +133,100 @@ final class CheckTransaction {
         }
     }
 
-    private CatalogVerdict inTransaction() throws SQLException, PostgresVerdict {
-        settings(Map.of("statement_timeout", Long.toString(Math.max(1, timeout.toMillis())),
-                "search_path", SAFE_PATH), request.role());
-        Optional<CatalogVerdict.Refuse> domains = riskyDomains();
-        if (domains.isPresent()) {
-            return domains.get();
+    private CatalogVerdict inTransaction(List<Map.Entry<String, String>> domainChecks)
+            throws SQLException, PostgresVerdict {
+        if (!domainChecks.isEmpty()) {
+            // Every database has some (information_schema's). Judging them reads the catalog only for rows not
+            // known yet, and such a read puts the safe path back first (safePathForCatalog).
+            Optional<CatalogVerdict.Refuse> domains = riskyDomains(domainChecks);
+            if (domains.isPresent()) {
+                return domains.get();
+            }
+            if (!sessionPath) {
+                settings(sessionSettings());
+                sessionPath = true;
+            }
         }
-        settings(Map.of("search_path", request.searchPath(),
-                "standard_conforming_strings", request.standardConformingStrings() ? "on" : "off"), null);
         QueryText query = QueryText.withTypedNulls(request.sql(), shape, parameterTypeNames());
         String wrapped = VIEW_PREFIX + query.text() + VIEW_SUFFIX;
         execute(wrapped, query, VIEW_PREFIX.length());
-        settings(Map.of("search_path", SAFE_PATH), null);
         return judge();
     }
 
-    private void settings(Map<String, String> values, String role) throws SQLException {
-        List<String> names = new ArrayList<>(values.keySet());
-        List<String> calls = new ArrayList<>();
-        for (int i = 0; i < names.size(); i++) {
-            calls.add("pg_catalog.set_config(?, ?, true)");
+    /** LOCAL settings as one SELECT of set_config calls, in order; its parameters are {@link Setting#value}s. */
+    private record Setting(String name, String value) {
+        static String select(List<Setting> settings) {
+            return "SELECT " + String.join(", ", Collections.nCopies(settings.size(),
+                    "pg_catalog.set_config(?, ?, true)"));
         }
-        if (role != null) {
-            calls.add("pg_catalog.set_config('role', ?, true)");
+
+        static int bind(PreparedStatement ps, List<Setting> settings, int first) throws SQLException {
+            int p = first;
+            for (Setting s : settings) {
+                ps.setString(p++, s.name());
+                ps.setString(p++, s.value());
+            }
+            return p;
         }
-        try (PreparedStatement ps = connection.prepareStatement("SELECT " + String.join(", ", calls))) {
-            int p = 1;
-            for (String name : names) {
-                ps.setString(p++, name);
-                ps.setString(p++, values.get(name));
+    }
+
+    private void safePathForCatalog() throws SQLException {
+        if (sessionPath) {
+            settings(safePath());
+            sessionPath = false;
+        }
+    }
+
+    private static List<Setting> safePath() {
+        return List.of(new Setting("search_path", SAFE_PATH));
+    }
+
+    private List<Setting> sessionSettings() {
+        return List.of(new Setting("search_path", request.searchPath()),
+                new Setting("standard_conforming_strings", request.standardConformingStrings() ? "on" : "off"));
+    }
+
+    /**
+     * Opens the transaction, takes the role with the safe path, reads the domain CHECK expressions and then
+     * takes the session's search_path and standard_conforming_strings, all in one round trip.
+     */
+    private List<Map.Entry<String, String>> begin() throws SQLException {
+        List<Setting> opening = new ArrayList<>(List.of(
+                new Setting("statement_timeout", Long.toString(Math.max(1, timeout.toMillis())))));
+        opening.addAll(safePath());
+        if (request.role() != null) {
+            opening.add(new Setting("role", request.role()));
+        }
+        List<Setting> session = sessionSettings();
+        try (PreparedStatement ps = connection.prepareStatement("BEGIN TRANSACTION READ WRITE; "
+                + Setting.select(opening) + "; " + CatalogReader.DOMAIN_CHECKS + "; " + Setting.select(session))) {
+            Setting.bind(ps, session, Setting.bind(ps, opening, 1));
+            ps.execute();
+            ps.getMoreResults(); // the settings' row
+            if (!ps.getMoreResults()) {
+                throw new SQLException("the domain CHECK expressions were not returned");
             }
-            if (role != null) {
-                ps.setString(p, role);
+            List<Map.Entry<String, String>> domainChecks;
+            try (ResultSet rs = ps.getResultSet()) {
+                domainChecks = CatalogReader.domainChecks(rs);
             }
+            sessionPath = true;
+            return domainChecks;
+        }
+    }
+
+    private void settings(List<Setting> settings) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(Setting.select(settings))) {
+            Setting.bind(ps, settings, 1);
             ps.executeQuery().close();
         }
     }
 
-    private Optional<CatalogVerdict.Refuse> riskyDomains() throws SQLException {
+    private Optional<CatalogVerdict.Refuse> riskyDomains(List<Map.Entry<String, String>> domainChecks)
+            throws SQLException {
         List<String> risky = new ArrayList<>();
         CodeRules rules = new CodeRules(catalog, true);
-        for (Map.Entry<String, String> domain : catalog.domainChecks()) {
+        for (Map.Entry<String, String> domain : domainChecks) {
             References check = QueryTreeWalker.walk(NodeTreeParser.parse(domain.getValue()), Set.of());
             if (!check.relations.isEmpty() || !check.nonReading.isEmpty()
                     || rules.riskInDomainCheck(check) != null) {
@@ -271,18 +345,39 @@ final class CheckTransaction {
 
     // ---------------------------------------------------------------------------------------------------------
 
+    /** Selects the check view's rewrite rule r, joined to its relation c. */
+    private static final String VIEW_RULE = "c.relname = '" + VIEW + "' AND c.relnamespace = "
+            + "pg_catalog.pg_my_temp_schema()";
+
+    /** The OIDs of the objects in {@code catalog} that the check view's rule depends on. */
+    private static String dependencies(String catalog) {
+        return "SELECT d.refobjid FROM pg_catalog.pg_depend d JOIN pg_catalog.pg_rewrite r ON r.oid = d.objid "
+                + "JOIN pg_catalog.pg_class c ON c.oid = r.ev_class "
+                + "WHERE d.classid = 'pg_catalog.pg_rewrite'::pg_catalog.regclass "
+                + "AND d.refclassid = 'pg_catalog." + catalog + "'::pg_catalog.regclass AND " + VIEW_RULE;
+    }
+
     /** Runs with search_path = pg_catalog, pg_temp: every name below resolves in the catalog. */
     private CatalogVerdict judge() throws SQLException {
         long view;
         String tree;
         List<long[]> dependencies = new ArrayList<>();
-        try (Statement s = connection.createStatement();
-             ResultSet rs = s.executeQuery("SELECT r.ev_class, r.ev_action::pg_catalog.text, "
-                     + "pg_catalog.array_to_string(ARRAY(SELECT d.refclassid::pg_catalog.text || ':' || "
-                     + "d.refobjid::pg_catalog.text FROM pg_catalog.pg_depend d "
-                     + "WHERE d.classid = 'pg_catalog.pg_rewrite'::pg_catalog.regclass AND d.objid = r.oid), ' ') "
-                     + "FROM pg_catalog.pg_rewrite r JOIN pg_catalog.pg_class c ON c.oid = r.ev_class "
-                     + "WHERE c.relname = '" + VIEW + "' AND c.relnamespace = pg_catalog.pg_my_temp_schema()")) {
+        // One round trip: the safe path first (each query below is parsed after it took effect), the view's tree
+        // and dependencies, and the rows of the relations and types it depends on, which the rules read next.
+        try (Statement s = connection.createStatement()) {
+            s.execute("SELECT pg_catalog.set_config('search_path', '" + SAFE_PATH + "', true); "
+                    + "SELECT r.ev_class, r.ev_action::pg_catalog.text, "
+                    + "pg_catalog.array_to_string(ARRAY(SELECT d.refclassid::pg_catalog.text || ':' || "
+                    + "d.refobjid::pg_catalog.text FROM pg_catalog.pg_depend d "
+                    + "WHERE d.classid = 'pg_catalog.pg_rewrite'::pg_catalog.regclass AND d.objid = r.oid), ' ') "
+                    + "FROM pg_catalog.pg_rewrite r JOIN pg_catalog.pg_class c ON c.oid = r.ev_class "
+                    + "WHERE " + VIEW_RULE + "; "
+                    + CatalogReader.RELATION_SELECT + " WHERE c.oid IN (" + dependencies("pg_class") + "); "
+                    + CatalogReader.TYPE_SELECT + " WHERE t.oid IN (" + dependencies("pg_type") + ")");
+            if (!s.getMoreResults()) {
+                throw new SQLException("the check view's rewrite rule was not read");
+            }
+            ResultSet rs = s.getResultSet();
             if (!rs.next()) {
                 throw new SQLException("the check view's rewrite rule is missing");
             }
@@ -294,7 +389,16 @@ final class CheckTransaction {
                     dependencies.add(new long[] {Long.parseLong(parts[0]), Long.parseLong(parts[1])});
                 }
             }
+            if (!s.getMoreResults()) {
+                throw new SQLException("the relations the check view depends on were not read");
+            }
+            catalog.rememberRelations(s.getResultSet());
+            if (!s.getMoreResults()) {
+                throw new SQLException("the types the check view depends on were not read");
+            }
+            catalog.rememberTypes(s.getResultSet());
         }
+        sessionPath = false;
         References statement = QueryTreeWalker.walk(NodeTreeParser.parse(tree), Set.of(view));
         for (long[] dependency : dependencies) {
             long oid = dependency[1];

@@ -24,6 +24,11 @@ final class LoginCatalog {
     private final CatalogCheck check;
     private final HikariDataSource control;
     private final LiveSelection selection;
+    // The last resolution and its TableSelection: every statement asks for it, and it changes only with the schema.
+    private volatile Converted converted;
+
+    private record Converted(ResolvedSelection from, TableSelection to) {
+    }
 
     LoginCatalog(String login, CatalogCheck check, HikariDataSource control, SelectedNames names) throws SQLException {
         this.login = login;
@@ -50,9 +55,15 @@ final class LoginCatalog {
         if (!resolved.isSet() && !resolved.noneExists()) {
             return TableSelection.NONE;
         }
-        return new TableSelection(resolved.relations().stream()
+        Converted last = converted;
+        if (last != null && last.from() == resolved) {
+            return last.to();
+        }
+        TableSelection selection = new TableSelection(resolved.relations().stream()
                 .map(r -> new io.pgward.guard.catalog.SelectedRelation(r.oid(), r.displayName())).toList(),
                 resolved.noneExists());
+        converted = new Converted(resolved, selection);
+        return selection;
     }
 
     ResolvedSelection resolved() {

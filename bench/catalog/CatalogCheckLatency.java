@@ -1,0 +1,178 @@
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Properties;
+
+/**
+ * Per-statement latency through pgward for three logins side by side: a read-only login with a table selection,
+ * a read-only login without one, and a read-write login. Run by bench/catalog-check.sh, which starts pgward;
+ * prints Markdown tables to stdout.
+ *
+ * <p>New statements: each text is sent once (its literal differs every time), so a read-only login pays the full
+ * guard, catalog check included. Repeated statements: one text per login sent again and again, so the read-only
+ * logins answer from their verdict cache. Logins take turns statement by statement, and the order rotates, so
+ * that a change in the machine's load hits all three alike.
+ *
+ * <p>Usage: java -cp postgresql.jar CatalogCheckLatency.java HOST DB NEW REPEATS WARMUP
+ * LABEL:PORT:USER:PASSWORD... The last login is the one the others are compared with.
+ */
+public final class CatalogCheckLatency {
+
+    /** The statement shapes measured; {@code %d} is where the per-text literal goes. */
+    private static final String[][] SHAPES = {
+            {"point query, one table", "SELECT * FROM orders WHERE id = %d"},
+            {"join of three tables", "SELECT c.name, sum(i.quantity * i.unit_price) FROM orders o "
+                    + "JOIN customers c ON c.id = o.customer_id JOIN order_items i ON i.order_id = o.id "
+                    + "WHERE o.id = %d GROUP BY c.name"},
+            {"selected view (its definition is walked too)", "SELECT * FROM v_sales WHERE order_id = %d"},
+    };
+
+    private record Login(String label, Connection connection) {
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length < 7) {
+            throw new IllegalArgumentException("usage: HOST DB NEW REPEATS WARMUP LABEL:PORT:USER:PASSWORD...");
+        }
+        int fresh = Integer.parseInt(args[2]);
+        int repeats = Integer.parseInt(args[3]);
+        int warmup = Integer.parseInt(args[4]);
+        List<Login> logins = new ArrayList<>();
+        for (String spec : Arrays.copyOfRange(args, 5, args.length)) {
+            String[] parts = spec.split(":", 4);
+            String url = "jdbc:postgresql://" + args[0] + ":" + parts[1] + "/" + args[1];
+            Properties props = new Properties();
+            props.setProperty("user", parts[2]);
+            props.setProperty("password", parts[3]);
+            props.setProperty("sslmode", "disable");
+            // Simple protocol: each statement is one Query message, as psql and pgbench -M simple send it.
+            props.setProperty("preferQueryMode", "simple");
+            logins.add(new Login(parts[0], DriverManager.getConnection(url, props)));
+        }
+        // Literals count up from a value taken from the clock, so a second run against the same pgward does
+        // not find the first run's texts in the verdict cache.
+        long literal = System.currentTimeMillis() % 1_000_000_000L * 1_000;
+
+        progress("warm-up: %d new and %d repeated statements per login and shape", warmup, warmup * 5);
+        for (String[] shape : SHAPES) {
+            for (int i = 0; i < warmup; i++) {
+                for (Login login : logins) {
+                    run(login, String.format(Locale.ROOT, shape[1], literal++));
+                }
+            }
+            for (int i = 0; i < warmup * 5; i++) {
+                for (Login login : logins) {
+                    run(login, String.format(Locale.ROOT, shape[1], -1));
+                }
+            }
+        }
+
+        System.out.println("## New statements (every text sent once)");
+        System.out.println();
+        System.out.printf(Locale.ROOT, "%d texts per login and shape. Latency from sending the Query to the last "
+                + "row, in ms.%n%n", fresh);
+        table(logins, "first-sight cost");
+        long[][][] freshTimes = new long[SHAPES.length][logins.size()][fresh];
+        for (int s = 0; s < SHAPES.length; s++) {
+            progress("new statements: %s", SHAPES[s][0]);
+            for (int i = 0; i < fresh; i++) {
+                for (int k = 0; k < logins.size(); k++) {
+                    int l = (k + i) % logins.size();
+                    freshTimes[s][l][i] = run(logins.get(l), String.format(Locale.ROOT, SHAPES[s][1], literal++));
+                }
+            }
+            row(SHAPES[s][0], freshTimes[s], true);
+        }
+        System.out.println();
+
+        System.out.println("## Repeated statements (one text per login, sent again and again)");
+        System.out.println();
+        System.out.printf(Locale.ROOT, "%d executions per login and shape after one unmeasured first sight. "
+                + "Latency in ms.%n%n", repeats);
+        table(logins, "ratio");
+        for (String[] shape : SHAPES) {
+            progress("repeated statements: %s", shape[0]);
+            String text = String.format(Locale.ROOT, shape[1], 42);
+            long[][] times = new long[logins.size()][repeats];
+            for (Login login : logins) {
+                run(login, text);
+            }
+            for (int i = 0; i < repeats; i++) {
+                for (int k = 0; k < logins.size(); k++) {
+                    int l = (k + i) % logins.size();
+                    times[l][i] = run(logins.get(l), text);
+                }
+            }
+            row(shape[0], times, false);
+        }
+        System.out.println();
+        for (Login login : logins) {
+            login.connection().close();
+        }
+    }
+
+    /** The header: median and p99 for each login, then the comparison of each login with the last one. */
+    private static void table(List<Login> logins, String comparison) {
+        StringBuilder head = new StringBuilder("| statement |");
+        StringBuilder rule = new StringBuilder("|---|");
+        for (Login login : logins) {
+            head.append(" ").append(login.label()).append(" median | ").append(login.label()).append(" p99 |");
+            rule.append("--:|--:|");
+        }
+        String last = logins.getLast().label();
+        for (Login login : logins.subList(0, logins.size() - 1)) {
+            head.append(" ").append(login.label()).append(comparison.equals("ratio")
+                    ? " / " + last + " (median) |" : ": median − " + last + " median |");
+            rule.append("--:|");
+        }
+        System.out.println(head);
+        System.out.println(rule);
+    }
+
+    private static void row(String name, long[][] times, boolean difference) {
+        StringBuilder line = new StringBuilder("| ").append(name).append(" |");
+        double[] medians = new double[times.length];
+        for (int l = 0; l < times.length; l++) {
+            long[] sorted = times[l].clone();
+            Arrays.sort(sorted);
+            medians[l] = quantile(sorted, 0.5);
+            line.append(String.format(Locale.ROOT, " %.3f | %.3f |", medians[l] / 1e6, quantile(sorted, 0.99) / 1e6));
+        }
+        double base = medians[times.length - 1];
+        for (int l = 0; l < times.length - 1; l++) {
+            line.append(difference
+                    ? String.format(Locale.ROOT, " %.2f ms |", (medians[l] - base) / 1e6)
+                    : String.format(Locale.ROOT, " %.2f |", medians[l] / base));
+        }
+        System.out.println(line);
+    }
+
+    /** The nearest-rank quantile of sorted values. */
+    private static double quantile(long[] sorted, double q) {
+        int rank = (int) Math.ceil(q * sorted.length);
+        return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
+    }
+
+    /** Runs one statement and reads its rows; nanoseconds. An error ends the run: nothing here may be refused. */
+    private static long run(Login login, String sql) throws SQLException {
+        long start = System.nanoTime();
+        try (Statement s = login.connection().createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            while (rs.next()) {
+                rs.getObject(1);
+            }
+        } catch (SQLException e) {
+            throw new SQLException(login.label() + " failed on " + sql + ": " + e.getMessage(), e.getSQLState(), e);
+        }
+        return System.nanoTime() - start;
+    }
+
+    private static void progress(String format, Object... values) {
+        System.err.printf(Locale.ROOT, "  " + format + "%n", values);
+    }
+}

@@ -1,0 +1,150 @@
+package io.pgward.guard.catalog;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pgward.testkit.PostgresTest;
+import io.pgward.testkit.TestDatabase;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The catalog rows of built-in objects that checks share ({@link BuiltInRows}): what is kept, that a check reads
+ * them from the cache rather than the catalog, and that a schema change drops them.
+ */
+@PostgresTest
+class BuiltInRowsTest {
+
+    private static final String PATH = "\"$user\", public";
+    private static TestDatabase db;
+    private static long lower;
+    private static long userFunction;
+
+    @BeforeAll
+    static void start(TestDatabase database) throws Exception {
+        db = database;
+        try (Connection c = db.connect(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE public.notes(id int, body text)");
+            s.execute("CREATE FUNCTION public.shout(t text) RETURNS text IMMUTABLE LANGUAGE sql "
+                    + "RETURN pg_catalog.upper(t)");
+            lower = oid(s, "SELECT 'pg_catalog.lower(text)'::regprocedure::oid");
+            userFunction = oid(s, "SELECT 'public.shout(text)'::regprocedure::oid");
+        }
+    }
+
+    private static long oid(Statement s, String sql) throws SQLException {
+        try (ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    private static CatalogCheck newCheck() {
+        return new CatalogCheck(CatalogCheck.controlPool(db.jdbcUrl(), db.user(), db.password(), 2),
+                new CatalogCheck.Options(Duration.ofSeconds(5), 100, Duration.ZERO));
+    }
+
+    private static CheckRequest request(String sql) {
+        return CheckRequest.of(TableSelection.NONE, null, PATH, sql);
+    }
+
+    @Test
+    void builtInRowsAreKeptAndRowsOfLaterObjectsAreNot() throws Exception {
+        try (CatalogCheck check = newCheck()) {
+            // shout is owned by a superuser, so the user-function rule refuses it, after reading every row.
+            CatalogVerdict.Refuse r = assertInstanceOf(CatalogVerdict.Refuse.class,
+                    check.checkNow(request("SELECT lower(body), shout(body) FROM public.notes WHERE id = 1")));
+            assertEquals(CatalogRefusals.FUNCTION, r.rule());
+            BuiltInRows.Generation rows = check.builtInRows();
+            assertTrue(rows.functions.containsKey(lower), "lower(text) is kept");
+            assertFalse(rows.functions.containsKey(userFunction), "a function created after initdb is not kept");
+            assertTrue(Stream.of(rows.functions, rows.operators, rows.types, rows.relations)
+                    .flatMap(m -> m.keySet().stream()).allMatch(BuiltInRows::builtIn),
+                    "only OIDs below FirstNormalObjectId: " + rows.types.keySet());
+            assertFalse(rows.operators.isEmpty(), "the = of id = 1 is kept");
+        }
+    }
+
+    @Test
+    void aCheckReadsTheSharedRowsUntilTheSchemaChanges() throws Exception {
+        try (CatalogCheck check = newCheck()) {
+            assertEquals(CatalogVerdict.ALLOW, check.checkNow(request("SELECT lower('a')")));
+            // A row that differs from the catalog's shows which one the next check relied on.
+            check.builtInRows().functions.put(lower, new CatalogReader.Function(lower, "public", "lower",
+                    "public.lower", 'f', 'v', false, false, "c", false, "lower", null));
+            CatalogVerdict.Refuse r = assertInstanceOf(CatalogVerdict.Refuse.class,
+                    check.checkNow(request("SELECT lower('b')")));
+            assertEquals(CatalogRefusals.FUNCTION, r.rule());
+            check.invalidate();
+            assertEquals(0, check.builtInRows().size());
+            assertEquals(CatalogVerdict.ALLOW, check.checkNow(request("SELECT lower('c')")));
+            assertTrue(check.builtInRows().functions.containsKey(lower));
+        }
+    }
+
+    @Test
+    void aStatementWhoseBuiltInRowsAreKnownTakesFourRoundTrips() throws Exception {
+        BuiltInRows.Generation rows = new BuiltInRows.Generation();
+        try (var pool = CatalogCheck.controlPool(db.jdbcUrl(), db.user(), db.password(), 1);
+             Connection connection = pool.getConnection()) {
+            AtomicInteger executions = new AtomicInteger();
+            Connection counted = counting(connection, executions);
+            assertEquals(CatalogVerdict.ALLOW, CheckTransaction.run(counted,
+                    request("SELECT * FROM public.notes WHERE id = 1"), shape("SELECT * FROM public.notes WHERE id = 1"),
+                    Duration.ofSeconds(5), rows));
+            int first = executions.getAndSet(0);
+            assertEquals(CatalogVerdict.ALLOW, CheckTransaction.run(counted,
+                    request("SELECT * FROM public.notes WHERE id = 2"), shape("SELECT * FROM public.notes WHERE id = 2"),
+                    Duration.ofSeconds(5), rows));
+            // BEGIN with the settings and the domain CHECK expressions (information_schema has some, judged from
+            // the shared rows without a query); CREATE TEMPORARY VIEW; the tree with the rows it depends on;
+            // ROLLBACK. The first check also read the built-in operators, functions and types.
+            assertEquals(4, executions.get(), "round trips of the second check");
+            assertTrue(first > executions.get(), "the first check read built-in rows: " + first + " round trips");
+        }
+    }
+
+    private static StatementShape shape(String sql) throws Exception {
+        return StatementShape.of(sql, true);
+    }
+
+    /** A connection whose statements count their executions: with pgjdbc, one execution is one round trip. */
+    private static Connection counting(Connection connection, AtomicInteger executions) {
+        return (Connection) Proxy.newProxyInstance(BuiltInRowsTest.class.getClassLoader(),
+                new Class<?>[] {Connection.class}, (proxy, method, args) -> {
+                    Object result = invoke(connection, method, args);
+                    if (result instanceof Statement statement) {
+                        Class<?> type = statement instanceof java.sql.PreparedStatement
+                                ? java.sql.PreparedStatement.class : Statement.class;
+                        return Proxy.newProxyInstance(BuiltInRowsTest.class.getClassLoader(), new Class<?>[] {type},
+                                (p, m, a) -> {
+                                    if (m.getName().startsWith("execute")) {
+                                        executions.incrementAndGet();
+                                    }
+                                    return invoke(statement, m, a);
+                                });
+                    }
+                    return result;
+                });
+    }
+
+    private static Object invoke(Object target, Method method, Object[] args) throws Throwable {
+        try {
+            return method.invoke(target, args);
+        } catch (InvocationTargetException e) {
+            throw e.getCause();
+        }
+    }
+}
