@@ -106,6 +106,11 @@ class RelationsAndDescribeIT {
                     () -> s.executeQuery("SELECT * FROM salaries"));
             assertTrue(unqualified.getMessage().contains("it reads hr.salaries"), unqualified.getMessage());
             s.execute("RESET search_path");
+            SQLException catalog = assertThrows(SQLException.class,
+                    () -> s.executeQuery("SELECT * FROM pg_catalog.pg_authid"));
+            assertTrue(catalog.getMessage().startsWith("ERROR: pgward refused this query: it reads "
+                    + "pg_catalog.pg_authid, which this login's table selection does not include."),
+                    catalog.getMessage());
             try (ResultSet rs = s.executeQuery("SELECT count(*) FROM orders")) {
                 assertTrue(rs.next());
             }
