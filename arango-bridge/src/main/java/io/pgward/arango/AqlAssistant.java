@@ -3,11 +3,11 @@ package io.pgward.arango;
 import dev.langchain4j.data.message.ChatMessage;
 import dev.langchain4j.model.chat.ChatModel;
 import io.pgward.nl.Attempt;
-import io.pgward.nl.ChatModels;
 import io.pgward.nl.Generation;
 import io.pgward.nl.NlAssistant;
 import io.pgward.nl.NlAuditListener;
 import io.pgward.nl.NlException;
+import io.pgward.nl.AssistantOptions;
 import io.pgward.nl.NlSettings;
 import io.pgward.nl.QueryCheck;
 import io.pgward.nl.QueryGenerator;
@@ -47,10 +47,11 @@ public final class AqlAssistant {
         this.login = builder.login;
         this.bridge = builder.bridge;
         this.settings = builder.settings;
-        this.model = builder.model;
-        this.rules = builder.rules;
-        this.rowCap = Math.min(builder.rowCap, bridge.config().limits().maxRows());
-        this.audit = builder.audit;
+        AssistantOptions.Values options = builder.values();
+        this.model = options.model();
+        this.rules = options.rules();
+        this.rowCap = Math.min(options.rowCap(), bridge.config().limits().maxRows());
+        this.audit = options.audit();
     }
 
     /**
@@ -183,45 +184,20 @@ public final class AqlAssistant {
         return attempts.reversed().stream().map(Attempt::sql).filter(s -> !s.isEmpty()).findFirst();
     }
 
-    public static final class Builder {
+    public static final class Builder extends AssistantOptions<Builder> {
         private final String login;
         private final ArangoBridge bridge;
         private final NlSettings settings;
-        private Optional<ChatModel> model;
-        private String rules = "";
-        private long rowCap = Long.MAX_VALUE;
-        private NlAuditListener audit = NlAuditListener.NONE;
 
         private Builder(String login, ArangoBridge bridge, NlSettings settings) {
+            super(settings);
             this.login = Objects.requireNonNull(login, "login");
             this.bridge = Objects.requireNonNull(bridge, "bridge");
-            this.settings = Objects.requireNonNull(settings, "settings");
-            this.model = settings.provider().map(ChatModels::create);
+            this.settings = settings;
         }
 
-        /** The chat model; without one, it is created from {@link NlSettings#provider()}. */
-        public Builder chatModel(ChatModel chatModel) {
-            this.model = Optional.of(Objects.requireNonNull(chatModel, "chatModel"));
-            return this;
-        }
-
-        /** The login's {@code rules} text, shown to the model inside {@code <analyst_rules>} tags. */
-        public Builder rules(String text) {
-            this.rules = Objects.requireNonNull(text, "rules");
-            return this;
-        }
-
-        /** The login's row cap; {@code pgward.ask} never asks for more rows (nor for more than the database's). */
-        public Builder rowCap(long cap) {
-            if (cap < 1) {
-                throw new IllegalArgumentException("row cap must be at least 1, was " + cap);
-            }
-            this.rowCap = cap;
-            return this;
-        }
-
-        public Builder audit(NlAuditListener listener) {
-            this.audit = Objects.requireNonNull(listener, "audit");
+        @Override
+        protected Builder self() {
             return this;
         }
 

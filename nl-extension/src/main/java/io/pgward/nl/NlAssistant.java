@@ -140,55 +140,27 @@ public final class NlAssistant {
         return attempts.reversed().stream().map(Attempt::sql).filter(s -> !s.isEmpty()).findFirst();
     }
 
-    public static final class Builder {
+    public static final class Builder extends AssistantOptions<Builder> {
         private final String login;
         private final NlSettings settings;
         private final SchemaCatalog catalog;
-        private Optional<ChatModel> model;
-        private String rules = "";
-        private long rowCap = Long.MAX_VALUE;
         private StatementValidator validator;
-        private NlAuditListener audit = NlAuditListener.NONE;
 
         private Builder(String login, NlSettings settings, SchemaCatalog catalog) {
+            super(settings);
             this.login = Objects.requireNonNull(login, "login");
-            this.settings = Objects.requireNonNull(settings, "settings");
+            this.settings = settings;
             this.catalog = Objects.requireNonNull(catalog, "catalog");
-            this.model = settings.provider().map(ChatModels::create);
         }
 
-        /**
-         * The chat model to use. Without one, the builder creates one from {@link NlSettings#provider()}; a
-         * pgward with many logins creates it once with {@link ChatModels#create} and passes it to each.
-         */
-        public Builder chatModel(ChatModel chatModel) {
-            this.model = Optional.of(chatModel);
-            return this;
-        }
-
-        /** The login's {@code rules} text, shown to the model inside {@code <analyst_rules>} tags. */
-        public Builder rules(String text) {
-            this.rules = Objects.requireNonNull(text, "rules");
-            return this;
-        }
-
-        /** The login's row cap; {@code pgward.ask} never asks for more rows. */
-        public Builder rowCap(long cap) {
-            if (cap < 1) {
-                throw new IllegalArgumentException("row cap must be at least 1, was " + cap);
-            }
-            this.rowCap = cap;
+        @Override
+        protected Builder self() {
             return this;
         }
 
         /** Required: every guard layer of the login, then {@link ExplainValidator}. */
         public Builder validator(StatementValidator statementValidator) {
             this.validator = Objects.requireNonNull(statementValidator, "validator");
-            return this;
-        }
-
-        public Builder audit(NlAuditListener listener) {
-            this.audit = Objects.requireNonNull(listener, "audit");
             return this;
         }
 
