@@ -120,10 +120,11 @@ public final class ConfigLoader {
         ConfigSection control = section.section("catalog_check");
         String controlHost = control.string("host", null);
         int controlPort = control.integer("port", controlHost == null ? port : 5432, 1, 65535);
+        int controlConnections = control.integer("connections", Backend.DEFAULT_CATALOG_CHECK_CONNECTIONS, 1, 100);
         control.done();
         Backend backend = new Backend(host, port, section.choice("sslmode", SslMode.class, SslMode.DISABLE),
                 existingFile(section, "root_certificate", section.string("root_certificate", null)),
-                controlHost, controlPort);
+                controlHost, controlPort, controlConnections);
         section.done();
         return backend;
     }

@@ -88,12 +88,16 @@ public record PgwardConfig(Listen listen, Duration startupTimeout, Tls tls, Back
      *                         read replica: a standby cannot create the temporary view the check needs); null for
      *                         {@code host}
      * @param catalogCheckPort the port there
+     * @param catalogCheckConnections control connections of the catalog check per (backend role, database): how
+     *                                many new statements of one role are checked at the same time
      */
     public record Backend(String host, int port, SslMode sslmode, Path rootCertificate, String catalogCheckHost,
-                          int catalogCheckPort) {
+                          int catalogCheckPort, int catalogCheckConnections) {
+
+        public static final int DEFAULT_CATALOG_CHECK_CONNECTIONS = 2;
 
         public Backend(String host, int port, SslMode sslmode, Path rootCertificate) {
-            this(host, port, sslmode, rootCertificate, null, 0);
+            this(host, port, sslmode, rootCertificate, null, 0, DEFAULT_CATALOG_CHECK_CONNECTIONS);
         }
 
         public String controlHost() {

@@ -65,7 +65,8 @@ final class CatalogLayer implements AutoCloseable {
             }
             String password = login.backendPassword() == null ? null : login.backendPassword().value();
             String url = jdbcUrl(database);
-            HikariDataSource checkPool = CatalogCheck.controlPool(url, login.backendUser(), password, 2);
+            HikariDataSource checkPool = CatalogCheck.controlPool(url, login.backendUser(), password,
+                    config.backend().catalogCheckConnections());
             try {
                 HikariDataSource control = CatalogCheck.controlPool(url, login.backendUser(), password, 2);
                 return new Pools(new CatalogCheck(checkPool, CatalogCheck.Options.DEFAULTS), control);

@@ -225,7 +225,7 @@ class ConfigLoaderTest {
         PgwardConfig config = loader.parse("""
                 backend:
                   host: replica.internal
-                  catalog_check: {host: primary.internal}
+                  catalog_check: {host: primary.internal, connections: 6}
                 logins:
                   analyst:
                     auth: trust
@@ -234,12 +234,14 @@ class ConfigLoaderTest {
                 """, "f");
         assertEquals("primary.internal", config.backend().controlHost());
         assertEquals(5432, config.backend().controlPort());
+        assertEquals(6, config.backend().catalogCheckConnections());
         assertEquals(java.util.List.of("public.orders", "\"Sales 2026\".daily"),
                 config.logins().get("analyst").policy().tables());
         assertEquals("Only aggregate salaries by department.", config.logins().get("analyst").policy().rules());
         PgwardConfig plain = loader.parse("backend: {host: db, port: 6000}\nlogins: {a: {auth: trust}}", "f");
         assertEquals("db", plain.backend().controlHost());
         assertEquals(6000, plain.backend().controlPort());
+        assertEquals(2, plain.backend().catalogCheckConnections());
     }
 
     @Test
