@@ -1,5 +1,8 @@
 package io.pgward.guard.catalog;
 
+import static io.pgward.guard.lexer.Tokens.closingParen;
+import static io.pgward.guard.lexer.Tokens.isSymbol;
+
 import io.pgward.guard.lexer.LexerException;
 import io.pgward.guard.lexer.SqlLexer;
 import io.pgward.guard.lexer.Token;
@@ -155,28 +158,5 @@ record StatementShape(Kind kind, List<Token> tokens, int from, int to) {
             }
         }
         return depth == 0;
-    }
-
-    private static boolean isSymbol(Token t, String symbol) {
-        return (t.kind() == Token.Kind.PUNCTUATION || t.kind() == Token.Kind.OPERATOR) && t.text().equals(symbol);
-    }
-
-    private static int closingParen(List<Token> tokens, int open) {
-        int depth = 0;
-        for (int i = open; i < tokens.size(); i++) {
-            Token t = tokens.get(i);
-            if (t.kind() != Token.Kind.PUNCTUATION) {
-                continue;
-            }
-            if (t.text().equals("(") || t.text().equals("[")) {
-                depth++;
-            } else if (t.text().equals(")") || t.text().equals("]")) {
-                depth--;
-                if (depth == 0) {
-                    return t.text().equals(")") ? i : -1;
-                }
-            }
-        }
-        return -1;
     }
 }

@@ -1,6 +1,7 @@
 package io.pgward.guard.classify;
 
 import io.pgward.guard.lexer.Token;
+import io.pgward.guard.lexer.Tokens;
 import io.pgward.guard.lexer.Token.Kind;
 import java.util.List;
 import java.util.Locale;
@@ -88,7 +89,7 @@ final class TokenReader {
     }
 
     static boolean isSymbol(Token t, String symbol) {
-        return (t.kind() == Kind.PUNCTUATION || t.kind() == Kind.OPERATOR) && t.text().equals(symbol);
+        return Tokens.isSymbol(t, symbol);
     }
 
     /** An identifier as PostgreSQL reads it: an unquoted word folded to lower case, or a quoted name as written. */
@@ -116,21 +117,6 @@ final class TokenReader {
 
     /** Index of the parenthesis that closes the one at {@code open}, or -1 if it is not closed. */
     static int closingParen(List<Token> tokens, int open) {
-        int depth = 0;
-        for (int i = open; i < tokens.size(); i++) {
-            Token t = tokens.get(i);
-            if (t.kind() != Kind.PUNCTUATION) {
-                continue;
-            }
-            if (t.text().equals("(") || t.text().equals("[")) {
-                depth++;
-            } else if (t.text().equals(")") || t.text().equals("]")) {
-                depth--;
-                if (depth == 0) {
-                    return t.text().equals(")") ? i : -1;
-                }
-            }
-        }
-        return -1;
+        return Tokens.closingParen(tokens, open);
     }
 }

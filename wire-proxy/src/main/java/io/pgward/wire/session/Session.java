@@ -321,7 +321,6 @@ public final class Session {
         message.bytes().release();
     }
 
-
     private void substitute(FrontendMessage message, Verdict.Refuse refusal, boolean endsBatch) {
         String token = refusalPrefix + (++substitutionCount);
         ByteBuf replacement = message instanceof FrontendMessage.Parse p
@@ -361,12 +360,8 @@ public final class Session {
 
     /** Parse of a statement pgward answers: the backend prepares the answer as a query under the same name. */
     private void answerThroughBackend(FrontendMessage.Parse parse, Verdict.Answer answer) {
-        for (String notice : answer.notices()) {
-            client.write(LocalAnswer.notice(client.alloc(), notice));
-        }
-        String sql = LocalAnswer.asQuery(answer, parameterCount(parse));
-        parse.release();
-        backend.channel().write(Messages.parse(backend.channel().alloc(), parse.statement(), sql));
+        rewrite(parse, new Verdict.Rewrite(LocalAnswer.asQuery(answer, parameterCount(parse)), answer.notices()),
+                false);
     }
 
     /** How many $n the client's statement uses, so that its Bind fits the substituted statement. */
