@@ -257,6 +257,30 @@ class LocalSessionIT {
     }
 
     @Test
+    void malformedMessagesEndOnlyTheirOwnSession() throws IOException {
+        try (RawClient bystander = login()) {
+            try (RawClient garbage = login()) {
+                garbage.send('Y', new byte[] {1, 2, 3});
+                garbage.flush();
+                List<RawClient.Message> reply = garbage.readUntilClosed();
+                assertEquals("FATAL", reply.getLast().fields().get('S'));
+                assertEquals("08P01", reply.getLast().fields().get('C'));
+            }
+            try (RawClient truncated = login()) {
+                // A Bind that announces a parameter value longer than the message holds.
+                truncated.parse("", "params");
+                truncated.send('B', new byte[] {0, 0, 0, 0, 0, 1, 0, 0, 0, 100, 'x'});
+                truncated.sync();
+                List<RawClient.Message> reply = truncated.readUntilClosed();
+                assertEquals("FATAL", reply.getLast().fields().get('S'));
+                assertEquals("08P01", reply.getLast().fields().get('C'));
+            }
+            bystander.query("rows 1");
+            assertEquals("NTDCZ", types(bystander.readUntilReady()), "the other session carries on");
+        }
+    }
+
+    @Test
     void anErrorSkipsEverythingUpToSync() throws IOException {
         try (RawClient client = login()) {
             parse(client, "", "fail");

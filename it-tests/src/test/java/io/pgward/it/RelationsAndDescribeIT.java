@@ -94,6 +94,21 @@ class RelationsAndDescribeIT {
     }
 
     @Test
+    void hostileNamesAndArgumentsGetErrorsAndTheSessionCarriesOn() throws SQLException {
+        try (Connection c = proxy.connect("analyst"); Statement s = c.createStatement()) {
+            for (String call : List.of("pgward.describe('\"unterminated')", "pgward.describe('a.b.c.d')",
+                    "pgward.describe('')", "pgward.describe('orders''; DROP TABLE orders; --')",
+                    "pgward.describe(42)", "pgward.relations('x')")) {
+                SQLException e = assertThrows(SQLException.class, () -> s.executeQuery("SELECT * FROM " + call), call);
+                assertTrue(e.getSQLState() != null && !e.getSQLState().startsWith("08"), call + ": " + e);
+            }
+            try (ResultSet rs = s.executeQuery("SELECT count(*) FROM orders")) {
+                assertTrue(rs.next());
+            }
+        }
+    }
+
+    @Test
     void whatIsNotSelectedIsRefusedWithTheSelectionNamed() throws SQLException {
         try (Connection c = proxy.connect("analyst"); Statement s = c.createStatement()) {
             SQLException e = assertThrows(SQLException.class, () -> s.executeQuery("SELECT * FROM hr.salaries"));
