@@ -6,6 +6,7 @@ import io.netty.handler.codec.ByteToMessageDecoder;
 import io.pgward.wire.protocol.ProtocolException;
 import io.pgward.wire.protocol.StartupPacket;
 import io.pgward.wire.protocol.Wire;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -51,7 +52,7 @@ public final class StartupDecoder extends ByteToMessageDecoder {
             case StartupPacket.GSSENC_REQUEST_CODE -> exactly(8, length, StartupPacket.GssEncRequest::new);
             case StartupPacket.CANCEL_REQUEST_CODE ->
                     exactly(16, length, () -> new StartupPacket.CancelRequest(packet.readInt(), packet.readInt()));
-            default -> new StartupPacket.StartupMessage(code, parameters(packet, code));
+            default -> startupMessage(packet, code);
         });
     }
 
@@ -63,11 +64,17 @@ public final class StartupDecoder extends ByteToMessageDecoder {
         return packet.get();
     }
 
-    private static Map<String, String> parameters(ByteBuf packet, int version) {
-        Map<String, String> parameters = new LinkedHashMap<>();
-        if (version >>> 16 != 3) {
-            return parameters;
+    private static StartupPacket.StartupMessage startupMessage(ByteBuf packet, int version) {
+        List<Map.Entry<String, String>> pairs = new ArrayList<>();
+        if (version >>> 16 == 3) {
+            readPairs(packet, pairs);
         }
+        Map<String, String> parameters = new LinkedHashMap<>();
+        pairs.forEach(pair -> parameters.put(pair.getKey(), pair.getValue()));
+        return new StartupPacket.StartupMessage(version, parameters, pairs);
+    }
+
+    private static void readPairs(ByteBuf packet, List<Map.Entry<String, String>> pairs) {
         if (!packet.isReadable() || packet.getByte(packet.writerIndex() - 1) != 0) {
             throw new ProtocolException("invalid startup packet layout: expected terminator as last byte");
         }
@@ -77,12 +84,12 @@ public final class StartupDecoder extends ByteToMessageDecoder {
                 if (packet.isReadable()) {
                     throw new ProtocolException("invalid startup packet layout: expected terminator as last byte");
                 }
-                return parameters;
+                return;
             }
             if (!packet.isReadable()) {
                 throw new ProtocolException("invalid startup packet layout: expected terminator as last byte");
             }
-            parameters.put(name, Wire.readCString(packet));
+            pairs.add(Map.entry(name, Wire.readCString(packet)));
         }
         throw new ProtocolException("invalid startup packet layout: expected terminator as last byte");
     }

@@ -1,5 +1,7 @@
 package io.pgward.wire.protocol;
 
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -27,9 +29,24 @@ public sealed interface StartupPacket {
     /**
      * Wire: {@code int32 len | int32 version | (cstring name, cstring value)* | 0}.
      *
-     * @param parameters in the order the client sent them
+     * @param parameters by name, the last value of a name sent twice, in the order the names first came
+     * @param pairs every pair exactly as sent, repeats included: PostgreSQL applies them in this order, so a
+     *              setting sent twice (or under two spellings) takes the value of the last one
      */
-    record StartupMessage(int version, Map<String, String> parameters) implements StartupPacket {
+    record StartupMessage(int version, Map<String, String> parameters, List<Map.Entry<String, String>> pairs)
+            implements StartupPacket {
+
+        public StartupMessage {
+            parameters = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(parameters));
+            pairs = List.copyOf(pairs);
+        }
+
+        /** A message without repeated names. */
+        public StartupMessage(int version, Map<String, String> parameters) {
+            this(version, parameters, parameters.entrySet().stream().map(e -> Map.entry(e.getKey(), e.getValue()))
+                    .toList());
+        }
+
         public int major() {
             return version >>> 16;
         }
