@@ -187,6 +187,19 @@ final class SessionCommands {
         return Decision.ALLOW;
     }
 
+    /**
+     * A setting given when the connection starts (a startup packet key, or {@code -c name=value} in
+     * {@code options}), judged exactly as {@code SET name = 'value'}: the same allow-list, the same value rules.
+     *
+     * @param name the setting's name in lower case, as PostgreSQL compares setting names
+     */
+    static Decision startupSetting(String name, String value, ReadOnlyPolicy policy) {
+        if (!SETTABLE.contains(name)) {
+            return refuseSetting("SET " + name, policy, null);
+        }
+        return checkValue(name, List.of(value), policy, null);
+    }
+
     /** {@code RESET name | ALL | TIME ZONE | ROLE | SESSION AUTHORIZATION | TRANSACTION ISOLATION LEVEL}. */
     static Decision reset(List<Token> tokens, ReadOnlyPolicy policy) {
         TokenReader r = new TokenReader(tokens, 1);

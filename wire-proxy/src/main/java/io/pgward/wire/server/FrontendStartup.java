@@ -66,6 +66,8 @@ final class FrontendStartup extends ChannelInboundHandlerAdapter {
     private String user;
     private String database;
     private Map<String, String> parameters;
+    /** The startup packet's pairs as sent, repeats included, for reading its settings as PostgreSQL does. */
+    private List<Map.Entry<String, String>> pairs;
     private LoginDirectory.Entry entry;
     private ScramServerExchange scram;
     private byte[] md5Salt;
@@ -167,6 +169,7 @@ final class FrontendStartup extends ChannelInboundHandlerAdapter {
         if (database.isEmpty()) {
             database = user;
         }
+        pairs = m.pairs();
         parameters = new LinkedHashMap<>();
         List<String> unrecognized = new ArrayList<>();
         m.parameters().forEach((name, value) -> {
@@ -234,27 +237,33 @@ final class FrontendStartup extends ChannelInboundHandlerAdapter {
     private void connectBackend(ChannelHandlerContext ctx) {
         phase = Phase.CONNECTING;
         PgwardConfig.Login login = entry.login();
+        BackendTarget target;
+        if (login.mode() == PgwardConfig.Mode.READ_ONLY) {
+            switch (ReadOnlyStartup.decide(pairs, login)) {
+                case ReadOnlyStartup.Refused refused -> {
+                    ConnectionLog.info(log, connection, "refused the startup settings of read-only login \"{}\" "
+                            + "({}): {}", user, refused.rule(), refused.error().message());
+                    fail(ctx, refused.error());
+                    return;
+                }
+                case ReadOnlyStartup.Accepted accepted -> target = new BackendTarget(login.backendUser(),
+                        login.backendPassword(), database, accepted.parameters(), accepted.pins());
+            }
+        } else {
+            // Read-write logins pass their settings through; a configured timeout comes last, so it wins over
+            // any spelling of statement_timeout before it (PostgreSQL applies the keys in packet order).
+            Map<String, String> startup = new LinkedHashMap<>(parameters);
+            if (login.policy().statementTimeout() != null) {
+                startup.keySet().removeIf(name -> StartupSettings.asciiLowerCase(name).equals("statement_timeout"));
+                startup.put("statement_timeout", Long.toString(login.policy().statementTimeout().toMillis()));
+            }
+            target = new BackendTarget(login.backendUser(), login.backendPassword(), database, startup);
+        }
         LocalDatabase local = server.localDatabases().get(database);
         if (local != null) {
             startLocal(ctx, local);
             return;
         }
-        Map<String, String> startup = new LinkedHashMap<>(parameters);
-        // Startup parameters beat anything the client put in `options`, so these cannot be undone there.
-        if (login.mode() == PgwardConfig.Mode.READ_ONLY && !ClientEncoding.readable(startup.get("client_encoding"))) {
-            fail(ctx, PgError.fatal(SqlState.FEATURE_NOT_SUPPORTED, "pgward does not accept client_encoding \""
-                    + startup.get("client_encoding") + "\" for the read-only login \"" + login.name()
-                    + "\": statements in it cannot be checked reliably; use UTF8"));
-            return;
-        }
-        if (login.mode() == PgwardConfig.Mode.READ_ONLY) {
-            startup.remove("transaction_read_only");
-            startup.put("default_transaction_read_only", "on");
-        }
-        if (login.policy().statementTimeout() != null) {
-            startup.put("statement_timeout", Long.toString(login.policy().statementTimeout().toMillis()));
-        }
-        BackendTarget target = new BackendTarget(login.backendUser(), login.backendPassword(), database, startup);
         ctx.channel().config().setAutoRead(false);
         server.pool().acquire(ctx.channel().eventLoop(), target).addListener((Future<BackendConnection> f) -> {
             if (!ctx.channel().isActive()) {
