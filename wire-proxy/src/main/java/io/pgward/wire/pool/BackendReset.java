@@ -10,7 +10,8 @@ import io.pgward.wire.protocol.Wire;
 /**
  * Makes a backend connection clean for the next client: {@code ROLLBACK} when a transaction is open, then
  * {@code DISCARD ALL} (which refuses to run inside a transaction block, hence two steps). Only a clean
- * {@code ReadyForQuery(I)} after both returns the connection to the pool; any error closes it.
+ * {@code ReadyForQuery(I)} after both returns the connection to the pool; any error, and any ParameterStatus that
+ * contradicts the target's {@link PinnedSettings}, closes it.
  */
 public final class BackendReset extends ChannelInboundHandlerAdapter {
 
@@ -42,7 +43,13 @@ public final class BackendReset extends ChannelInboundHandlerAdapter {
                     case 'E' -> failed = true;
                     case 'S' -> {
                         var body = frame.body();
-                        connection.parameters().put(Wire.readCString(body), Wire.readCString(body));
+                        String name = Wire.readCString(body);
+                        String value = Wire.readCString(body);
+                        connection.parameters().put(name, value);
+                        // DISCARD ALL returns to the startup values; a pinned setting reported otherwise means
+                        // the connection is not what pgward opened it as.
+                        PinnedSettings pins = connection.target().pins();
+                        failed |= pins != null && pins.violation(name, value) != null;
                     }
                     case 'Z' -> readyForQuery(ctx, (char) frame.body().getByte(0));
                     default -> { }

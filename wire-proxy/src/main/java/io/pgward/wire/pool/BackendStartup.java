@@ -11,7 +11,10 @@ import io.pgward.wire.protocol.Messages;
 import io.pgward.wire.protocol.PgError;
 import io.pgward.wire.protocol.SqlState;
 import io.pgward.wire.protocol.Wire;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -26,6 +29,18 @@ import java.util.Map;
  *                                   ◀─ AuthenticationOk, ParameterStatus*, BackendKeyData
  *                                   ◀─ ReadyForQuery(I)  → promise completes
  * </pre>
+ *
+ * <p>For a target with {@link PinnedSettings} (a read-only login) the connection is checked once before anyone
+ * uses it: every ParameterStatus report must agree with the pins, and after the first ReadyForQuery pgward runs
+ * {@link PinnedSettings#CHECK_QUERY} and compares the session's effective values (statement_timeout is not
+ * reported, and a login event trigger or a pooler in between could have changed any of them). A mismatch fails
+ * the promise and closes the connection, so it never reaches a client or the pool.
+ *
+ * <pre>
+ *                                   ◀─ ReadyForQuery(I)
+ *     Query(CHECK_QUERY)                     ─▶
+ *                                   ◀─ RowDescription, DataRow, CommandComplete, ReadyForQuery(I) → checked
+ * </pre>
  */
 final class BackendStartup extends ChannelInboundHandlerAdapter {
 
@@ -35,6 +50,9 @@ final class BackendStartup extends ChannelInboundHandlerAdapter {
     private final Map<String, String> parameters = new LinkedHashMap<>();
     private int processId;
     private int secretKey;
+    /** The check query of a pinned target is running. */
+    private boolean checking;
+    private List<String> checkedRow;
 
     BackendStartup(BackendTarget target, Promise<BackendConnection> promise) {
         this.target = target;
@@ -56,7 +74,11 @@ final class BackendStartup extends ChannelInboundHandlerAdapter {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         try {
             if (!(msg instanceof BackendMessage.Frame frame)) {
-                // Notices during startup are for the server log of a session that does not exist yet.
+                // Notices during startup are for the server log of a session that does not exist yet; the one
+                // row worth reading is the check query's.
+                if (checking && checkedRow == null && msg instanceof BackendMessage.Run run) {
+                    checkedRow = firstRow(run.bytes());
+                }
                 return;
             }
             ByteBuf body = frame.body();
@@ -67,11 +89,9 @@ final class BackendStartup extends ChannelInboundHandlerAdapter {
                     processId = body.readInt();
                     secretKey = body.readInt();
                 }
-                case 'E' -> fail(ctx, fromServer(body));
-                case 'Z' -> {
-                    ctx.pipeline().remove(this);
-                    promise.trySuccess(new BackendConnection(ctx.channel(), target, processId, secretKey, parameters));
-                }
+                case 'E' -> fail(ctx, checking ? mismatch("the check of its settings failed: "
+                        + fromServer(body).message()) : fromServer(body));
+                case 'Z' -> readyForQuery(ctx);
                 default -> { }
             }
         } catch (RuntimeException e) {
@@ -80,6 +100,55 @@ final class BackendStartup extends ChannelInboundHandlerAdapter {
         } finally {
             ReferenceCountUtil.release(msg instanceof BackendMessage m ? m.bytes() : msg);
         }
+    }
+
+    private void readyForQuery(ChannelHandlerContext ctx) {
+        PinnedSettings pins = target.pins();
+        if (pins != null) {
+            String violation = parameters.entrySet().stream().map(e -> pins.violation(e.getKey(), e.getValue()))
+                    .filter(java.util.Objects::nonNull).findFirst().orElse(null);
+            if (violation == null && !checking) {
+                checking = true;
+                ctx.writeAndFlush(Messages.query(ctx.alloc(), PinnedSettings.CHECK_QUERY));
+                return;
+            }
+            if (violation == null) {
+                violation = pins.checkViolation(checkedRow);
+            }
+            if (violation != null) {
+                fail(ctx, mismatch(violation));
+                return;
+            }
+        }
+        ctx.pipeline().remove(this);
+        promise.trySuccess(new BackendConnection(ctx.channel(), target, processId, secretKey, parameters));
+    }
+
+    private PgError mismatch(String violation) {
+        return PgError.fatal(SqlState.INSUFFICIENT_PRIVILEGE, "pgward will not use the new connection to the "
+                + "database server as \"" + target.user() + "\": its session does not have the settings the read-only "
+                + "policy pins (" + violation + ")");
+    }
+
+    /** The text values of the first DataRow in a run of messages (the check query returns text). */
+    static List<String> firstRow(ByteBuf messages) {
+        int at = messages.readerIndex();
+        while (messages.writerIndex() - at >= 5) {
+            int length = messages.getInt(at + 1);
+            if (messages.getByte(at) == 'D') {
+                List<String> row = new ArrayList<>();
+                int columns = messages.getShort(at + 5);
+                int field = at + 7;
+                for (int i = 0; i < columns; i++) {
+                    int size = messages.getInt(field);
+                    row.add(size < 0 ? null : messages.toString(field + 4, size, StandardCharsets.UTF_8));
+                    field += 4 + Math.max(size, 0);
+                }
+                return row;
+            }
+            at += 1 + length;
+        }
+        return null;
     }
 
     private void authenticate(ChannelHandlerContext ctx, ByteBuf body) {
