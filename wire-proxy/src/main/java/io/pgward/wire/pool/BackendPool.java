@@ -166,6 +166,9 @@ public final class BackendPool {
         Waiter waiter;
         synchronized (this) {
             Slot slot = slots.get(key);
+            if (slot == null) {
+                return;  // a connection this pool never counted (one made without it) frees no place
+            }
             waiter = slot.waiters.pollFirst();
             if (waiter == null) {
                 slot.open--;

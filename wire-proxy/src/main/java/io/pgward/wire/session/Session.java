@@ -18,6 +18,7 @@ import io.pgward.wire.protocol.Messages;
 import io.pgward.wire.protocol.PgError;
 import io.pgward.wire.protocol.ProtocolException;
 import io.pgward.wire.protocol.SqlState;
+import io.pgward.wire.protocol.Utf8;
 import io.pgward.wire.protocol.Wire;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -34,6 +35,12 @@ import org.slf4j.LoggerFactory;
  * <p>Client messages pass in order. Query, Parse and FunctionCall go through the {@link StatementGate}; all
  * others are forwarded as they arrived. While a verdict is pending, later messages wait in {@code backlog}.
  * Backend output is forwarded as runs of bytes; only ReadyForQuery, ErrorResponse and ParameterStatus are read.
+ *
+ * <p><b>Pinned settings.</b> When the backend's target carries {@link io.pgward.wire.pool.PinnedSettings} (a
+ * read-only login), the session holds the server to them: SQL text that is not valid UTF-8 is refused with the
+ * server's own error (22021) instead of being judged, and a ParameterStatus that reports client_encoding,
+ * standard_conforming_strings or default_transaction_read_only at another value ends the session with FATAL and
+ * closes the backend connection, which never returns to the pool (fail closed).
  *
  * <p><b>Refusals are executed by PostgreSQL itself.</b> A refused statement is replaced by a statement that
  * cannot parse, named with a per-session random token ({@code pgward_refused_<nonce>_<n>}); the server's syntax
@@ -78,6 +85,8 @@ public final class Session {
     /** A local answer decided while the backend still owed replies; written once it is idle. */
     private Verdict.Answer deferredAnswer;
     private boolean backendSentFatal;
+    /** The backend reported a setting its read-only policy pins to another value: never reused. */
+    private boolean backendTainted;
     private boolean ended;
     /** The login's row cap, null when it has none. */
     private final RowCap rowCap;
@@ -184,6 +193,13 @@ public final class Session {
 
     private void judge(FrontendMessage message, GateRequest.Kind kind, String sql, int[] parameterTypes) {
         long started = System.nanoTime();
+        String invalid = backend.target().pins() == null ? null : invalidUtf8(message);
+        if (invalid != null) {
+            // Decoded with replacement characters, the text is not what the server reads: refused, not judged.
+            apply(message, audited(sql, started, new Verdict.Refuse(Utf8.INVALID_SQLSTATE,
+                    Utf8.invalidMessage(invalid), 0, "invalid-encoding")));
+            return;
+        }
         CompletableFuture<Verdict> verdict;
         try {
             verdict = gate.check(new GateRequest(kind, sql, parameterTypes, login, database,
@@ -209,6 +225,25 @@ public final class Session {
             backend.channel().flush();
             client.flush();
         }));
+    }
+
+    /**
+     * The first sequence in the SQL text of a Query or Parse that is not valid UTF-8, as PostgreSQL names it; null
+     * when the text is valid (or the message carries no SQL text).
+     */
+    private static String invalidUtf8(FrontendMessage message) {
+        ByteBuf frame = message.frame();
+        int end = frame.writerIndex();
+        int from = frame.readerIndex() + 5;
+        switch (message) {
+            case FrontendMessage.Query q -> { }
+            case FrontendMessage.Parse p -> from = frame.indexOf(from, end, (byte) 0) + 1;
+            default -> {
+                return null;
+            }
+        }
+        int to = frame.indexOf(from, end, (byte) 0);
+        return to < 0 ? null : Utf8.invalidSequence(frame, from, to);
     }
 
     private Verdict audited(String sql, long started, Verdict verdict) {
@@ -456,6 +491,18 @@ public final class Session {
                 ByteBuf body = frame.body();
                 String name = Wire.readCString(body);
                 String value = Wire.readCString(body);
+                String violation = backend.target().pins() == null ? null
+                        : backend.target().pins().violation(name, value);
+                if (violation != null) {
+                    // Fail closed: the server now reads statements differently from how pgward judged them.
+                    frame.bytes().release();
+                    ConnectionLog.warn(log, connection, "ending the session of read-only login {}: the database "
+                            + "server reports {}", login, violation);
+                    backendTainted = true;
+                    end(PgError.fatal(SqlState.INSUFFICIENT_PRIVILEGE, "pgward ended the session of the read-only "
+                            + "login \"" + login + "\": the database server reports " + violation));
+                    return;
+                }
                 backend.parameters().put(name, value);
                 if ("search_path".equals(name) && gate.wantsSearchPath()) {
                     searchPath = value;
@@ -643,10 +690,11 @@ public final class Session {
             client.close();
         }
         Channel channel = backend.channel();
-        if (channel.pipeline().get("session") != null) {
+        // A tainted backend is closed at once; its handler stays to release what the current read still holds.
+        if (!backendTainted && channel.pipeline().get("session") != null) {
             channel.pipeline().remove("session");
         }
-        if (!channel.isActive()) {
+        if (!channel.isActive() || backendTainted) {
             pool.discard(backend);
         } else if (outstanding == 0) {
             BackendReset.start(pool, backend);

@@ -25,6 +25,12 @@ public final class BackendConnections {
                 Map.of("server_version", "17.6", "TimeZone", "UTC"));
     }
 
+    /** As {@link #over}, for a read-only login whose backend settings are pinned. */
+    public static BackendConnection pinned(Channel channel, String user, String database, PinnedSettings pins) {
+        return new BackendConnection(channel, new BackendTarget(user, null, database, pins.startupParameters(), pins),
+                4711, 1234, Map.of("server_version", "17.6", "client_encoding", "UTF8"));
+    }
+
     /**
      * A pool whose connector points at 127.0.0.1:1, where nothing listens. Sessions need a pool to hand their
      * connection back to; tests that use this one never make it connect.

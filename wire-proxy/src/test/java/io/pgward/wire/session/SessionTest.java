@@ -18,6 +18,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.pgward.wire.pool.BackendConnection;
 import io.pgward.wire.pool.BackendConnections;
+import io.pgward.wire.pool.PinnedSettings;
 import io.pgward.wire.protocol.BackendMessage;
 import io.pgward.wire.protocol.FrontendMessage;
 import io.pgward.wire.protocol.Messages;
@@ -62,11 +63,17 @@ class SessionTest {
     private int ends;
 
     private void start(StatementGate gate) {
+        start(gate, null);
+    }
+
+    /** With pins: the session of a read-only login. */
+    private void start(StatementGate gate, PinnedSettings pins) {
         client = new EmbeddedChannel();
         client.config().setAllocator(alloc);
         server = new EmbeddedChannel();
         server.config().setAllocator(alloc);
-        backend = BackendConnections.over(server, "app", "shop");
+        backend = pins == null ? BackendConnections.over(server, "app", "shop")
+                : BackendConnections.pinned(server, "app", "shop", pins);
         StatementGate recording = request -> {
             asked.add(request);
             return gate.check(request);
@@ -324,6 +331,98 @@ class SessionTest {
         List<Sent> toClient = sentTo(client);
         assertEquals(List.of('C', 'S', 'Z'), types(toClient));
         assertArrayEquals(original, toClient.get(1).bytes());
+    }
+
+    // ---------------------------------------------------------------- the settings a read-only policy pins
+
+    @Test
+    void endsAPinnedSessionWhoseServerReportsAnotherClientEncodingAndClosesTheBackend() {
+        for (String[] report : new String[][] {{"client_encoding", "SJIS"}, {"standard_conforming_strings", "off"},
+                {"default_transaction_read_only", "off"}}) {
+            asked.clear();
+            start(request -> completedFuture(Verdict.ALLOW), new PinnedSettings(1000L));
+            clientSends(query("SELECT 1"));
+            sentTo(server);
+            serverSends(commandComplete("SELECT 1"), new BackendMessage.Frame('S',
+                    Messages.parameterStatus(alloc, report[0], report[1])), readyForQuery('I'));
+
+            List<Sent> toClient = sentTo(client);
+            assertEquals(List.of('C', 'E'), types(toClient), "the report is not relayed; nothing after it is");
+            assertEquals(Map.of('S', "FATAL", 'V', "FATAL", 'C', "42501", 'M', "pgward ended the session of the "
+                    + "read-only login \"alice\": the database server reports " + report[0] + " is " + report[1]
+                    + " (pgward needs " + (report[0].equals("client_encoding") ? "UTF8" : "on") + ")"),
+                    toClient.get(1).fields());
+            assertFalse(client.isOpen());
+            assertFalse(server.isOpen(), "the backend is closed, not reset for the pool");
+            assertEquals(List.of(), sentTo(server), "no DISCARD ALL: the connection is not reused");
+            assertTrue(nothingUnreadAndFinished());
+        }
+    }
+
+    @Test
+    void relaysTheSameReportsForASessionWithoutPins() {
+        start(REFUSE_DROP);
+        clientSends(query("SET client_encoding = 'SJIS'"));
+        sentTo(server);
+        serverSends(commandComplete("SET"), new BackendMessage.Frame('S',
+                Messages.parameterStatus(alloc, "client_encoding", "SJIS")), readyForQuery('I'));
+        assertEquals(List.of('C', 'S', 'Z'), types(sentTo(client)));
+        assertTrue(client.isOpen());
+    }
+
+    @Test
+    void refusesTextThatIsNotUtf8InAPinnedSessionWithPostgresError() {
+        start(request -> completedFuture(Verdict.ALLOW), new PinnedSettings(null));
+        // SJIS: 0x81 0x5c is one character there, and no character at all in UTF-8.
+        byte[] sjis = {'S', 'E', 'L', 'E', 'C', 'T', ' ', 'E', '\'', (byte) 0x81, '\\', '\'', ' ', '-', '-', '\''};
+        ByteBuf frame = Wire.message(alloc, 'Q', b -> b.writeBytes(sjis).writeByte(0));
+        clientSends(new FrontendMessage.Query(new String(sjis, StandardCharsets.UTF_8), frame));
+        List<Sent> toBackend = sentTo(server);
+        assertEquals("pgward_refused_abc_1", toBackend.getFirst().cstring(0));
+        assertEquals(List.of(), asked, "the text is refused, not judged");
+
+        serverSends(errorResponse("42601", "syntax error at or near \"pgward_refused_abc_1\""), readyForQuery('I'));
+        List<Sent> toClient = sentTo(client);
+        assertEquals(List.of('E', 'Z'), types(toClient));
+        assertEquals("22021", toClient.getFirst().fields().get('C'));
+        assertEquals("invalid byte sequence for encoding \"UTF8\": 0x81", toClient.getFirst().fields().get('M'));
+    }
+
+    @Test
+    void refusesAParseWhoseTextIsNotUtf8AndSkipsToSync() {
+        start(request -> completedFuture(Verdict.ALLOW), new PinnedSettings(null));
+        byte[] sql = {'S', 'E', 'L', 'E', 'C', 'T', ' ', '\'', (byte) 0xe4, (byte) 0xb8, '\''};
+        ByteBuf frame = Wire.message(alloc, 'P', b -> {
+            Wire.writeCString(b, "s1");
+            b.writeBytes(sql).writeByte(0).writeShort(0);
+        });
+        clientSends(new FrontendMessage.Parse("s1", new String(sql, StandardCharsets.UTF_8), new int[0], frame),
+                bind("", "s1"), execute(""), sync());
+        List<Sent> toBackend = sentTo(server);
+        assertEquals(List.of('P', 'B', 'E', 'S'), types(toBackend));
+        assertEquals("pgward_refused_abc_1", toBackend.getFirst().cstring(1));
+        serverSends(errorResponse("42601", "syntax error at or near \"pgward_refused_abc_1\""), readyForQuery('I'));
+        List<Sent> toClient = sentTo(client);
+        assertEquals(List.of('E', 'Z'), types(toClient));
+        assertEquals("invalid byte sequence for encoding \"UTF8\": 0xe4 0xb8 0x27",
+                toClient.getFirst().fields().get('M'));
+    }
+
+    @Test
+    void judgesValidUtf8InAPinnedSessionAsUsual() {
+        start(request -> completedFuture(Verdict.ALLOW), new PinnedSettings(null));
+        byte[] sql = {'S', 'E', 'L', 'E', 'C', 'T', ' ', 'E', '\'', (byte) 0xc3, (byte) 0x81, '\\', '\'', '\''};
+        ByteBuf frame = Wire.message(alloc, 'Q', b -> b.writeBytes(sql).writeByte(0));
+        clientSends(new FrontendMessage.Query(new String(sql, StandardCharsets.UTF_8), frame));
+        assertEquals(1, asked.size());
+        assertEquals("SELECT E'\u00c1\\''", sentTo(server).getFirst().cstring(0));
+    }
+
+    /** Ends one round of a test that starts several sessions. */
+    private boolean nothingUnreadAndFinished() {
+        boolean left = detachAndFinish(client) | detachAndFinish(server);
+        alloc.assertAllReleased();
+        return !left;
     }
 
     // ---------------------------------------------------------------- the gate takes its time, or fails

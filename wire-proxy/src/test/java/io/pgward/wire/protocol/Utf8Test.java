@@ -1,0 +1,36 @@
+package io.pgward.wire.protocol;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.netty.buffer.Unpooled;
+import java.util.HexFormat;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** UTF-8 validity and the error text, as PostgreSQL's pg_utf8_islegal and report_invalid_encoding give them. */
+class Utf8Test {
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(nullValues = "valid", value = {
+            "53454c454354, valid",
+            "c381, valid",                       // Á
+            "e4b8a5, valid",                     // 严
+            "f09f9880, valid",                   // an emoji
+            "f48fbfbf, valid",                   // U+10FFFF
+            "c3815c27, valid",                   // the SJIS attack's bytes are valid UTF-8: Á\\'
+            "815c27, 0x81",                      // SJIS 0x81 0x5c
+            "41e4b85c, 0xe4 0xb8 0x5c",          // BIG5 bytes that are no UTF-8 character
+            "c0af, 0xc0 0xaf",                   // overlong /
+            "c1bf, 0xc1 0xbf",
+            "e080af, 0xe0 0x80 0xaf",            // overlong
+            "eda080, 0xed 0xa0 0x80",            // a surrogate
+            "f4908080, 0xf4 0x90 0x80 0x80",     // above U+10FFFF
+            "f5808080, 0xf5 0x80 0x80 0x80",  // pg_utf_mblen reads 0xf5 as a lead of four
+            "fe, 0xfe",
+            "e4b8, 0xe4 0xb8",                   // cut short at the end
+            "41c3, 0xc3"})
+    void findsTheFirstInvalidSequence(String hex, String expected) {
+        byte[] bytes = HexFormat.of().parseHex(hex);
+        assertEquals(expected, Utf8.invalidSequence(Unpooled.wrappedBuffer(bytes), 0, bytes.length));
+    }
+}
