@@ -58,10 +58,15 @@ final class RawClient implements AutoCloseable {
     }
 
     void startup(Map<String, String> parameters) throws IOException {
+        startup(List.copyOf(parameters.entrySet()));
+    }
+
+    /** A StartupMessage with exactly these pairs in this order, repeats included. */
+    void startup(List<Map.Entry<String, String>> pairs) throws IOException {
         java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
         DataOutputStream data = new DataOutputStream(body);
         data.writeInt(196608);
-        for (Map.Entry<String, String> e : parameters.entrySet()) {
+        for (Map.Entry<String, String> e : pairs) {
             cstring(data, e.getKey());
             cstring(data, e.getValue());
         }
@@ -89,6 +94,22 @@ final class RawClient implements AutoCloseable {
     void query(String sql) throws IOException {
         send('Q', cstrings(sql));
         flush();
+    }
+
+    /** A Query whose text is these bytes, whatever encoding they are in. */
+    void query(byte[] sql) throws IOException {
+        byte[] body = java.util.Arrays.copyOf(sql, sql.length + 1);
+        send('Q', body);
+        flush();
+    }
+
+    /** A Parse whose text is these bytes, without parameter types. */
+    void parse(String name, byte[] sql) throws IOException {
+        java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
+        cstring(new DataOutputStream(body), name);
+        body.write(sql);
+        body.write(new byte[] {0, 0, 0});
+        send('P', body.toByteArray());
     }
 
     void parse(String name, String sql) throws IOException {

@@ -92,6 +92,11 @@ final class RealClients {
      * fails when it has not finished within {@link #TIMEOUT}. Output is read as UTF-8.
      */
     static Result run(List<String> command, Path directory) throws IOException {
+        return run(command, directory, Map.of());
+    }
+
+    /** As above, with these variables added to the cleaned environment (e.g. PGOPTIONS for one scenario). */
+    static Result run(List<String> command, Path directory, Map<String, String> variables) throws IOException {
         ProcessBuilder builder = new ProcessBuilder(new ArrayList<>(command))
                 .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
         if (directory != null) {
@@ -100,6 +105,7 @@ final class RealClients {
         Map<String, String> environment = builder.environment();
         environment.keySet().removeIf(name -> name.startsWith("PG") && !name.startsWith("PGWARD_"));
         environment.put("LC_ALL", "C.UTF-8");
+        environment.putAll(variables);
         Process process = builder.start();
         Future<byte[]> out = drain(process.getInputStream());
         Future<byte[]> err = drain(process.getErrorStream());
