@@ -379,6 +379,42 @@ class ReadOnlyEncodingAndStartupIT {
         assertEquals("500ms\n100\n", psql.out());
     }
 
+    @Test
+    void pythonAndNodeDriversConnectAsTheReadOnlyLogin() throws Exception {
+        String query = "SELECT count(*)::text || ' ' || current_setting('transaction_read_only') FROM orders";
+        Map<String, String> python = Map.of(
+                "psycopg2", "import psycopg2, sys\nc = psycopg2.connect(sys.argv[1])\ncur = c.cursor()\n"
+                        + "cur.execute(\"" + query + "\")\nprint(cur.fetchone()[0])",
+                "psycopg", "import psycopg, sys\nc = psycopg.connect(sys.argv[1])\n"
+                        + "print(c.execute(\"" + query + "\").fetchone()[0])",
+                "asyncpg", "import asyncio, asyncpg, sys\nasync def main():\n"
+                        + "    c = await asyncpg.connect(sys.argv[1])\n"
+                        + "    print(await c.fetchval(\"" + query + "\"))\nasyncio.run(main())");
+        for (Map.Entry<String, String> driver : python.entrySet()) {
+            Path interpreter = RealClients.requirePython(driver.getKey(), "python3-" + driver.getKey());
+            RealClients.Result result = RealClients.run(List.of(interpreter.toString(), "-E", "-s", "-B", "-c",
+                    driver.getValue(), proxy.uri("analyst")));
+            assertEquals(0, result.exit(), driver.getKey() + ": " + result.err());
+            assertEquals("100 on\n", result.out(), driver.getKey());
+        }
+        Path node = ClientScript.clientsDirectory().resolve("node");
+        if (!Files.isDirectory(node.resolve("node_modules"))) {
+            RealClients.missing("the Node drivers are not installed: run npm ci in " + node);
+        }
+        // postgres.js reads pg_type for array types by default, outside this login's selection: not a startup matter.
+        Map<String, String> javascript = Map.of(
+                "pg", "import pg from 'pg'; const c = new pg.Client(process.argv[1]); await c.connect(); "
+                        + "console.log((await c.query(\"" + query + "\")).rows[0]['?column?']); await c.end();",
+                "postgres", "import postgres from 'postgres'; const sql = postgres(process.argv[1], {fetch_types: false}); "
+                        + "console.log((await sql.unsafe(\"" + query + "\"))[0]['?column?']); await sql.end();");
+        for (Map.Entry<String, String> driver : javascript.entrySet()) {
+            RealClients.Result result = RealClients.run(List.of(RealClients.require("node", "Node.js 20 or newer")
+                    .toString(), "--input-type=module", "-e", driver.getValue(), proxy.uri("analyst")), node);
+            assertEquals(0, result.exit(), driver.getKey() + ": " + result.err());
+            assertEquals("100 on\n", result.out(), driver.getKey());
+        }
+    }
+
     // ---------------------------------------------------------------- helpers
 
     /** {@code SELECT E'<lead>} followed by the hidden read, as bytes. */
