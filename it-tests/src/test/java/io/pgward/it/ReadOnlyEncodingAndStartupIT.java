@@ -69,20 +69,9 @@ class ReadOnlyEncodingAndStartupIT {
                     + SALARY_2 + ")");
             s.execute("CREATE TABLE orders (id int PRIMARY KEY, total numeric)");
             s.execute("INSERT INTO orders SELECT i, i * 1.5 FROM generate_series(1, 100) i");
-            // A login event trigger (PostgreSQL 17) that changes the session's settings for one application_name:
-            // what pgward's check of a new backend connection must catch.
-            s.execute("""
-                    CREATE FUNCTION public.loosen() RETURNS event_trigger LANGUAGE plpgsql AS $$
-                    BEGIN
-                      IF current_setting('application_name') = 'loosen-timeout' THEN
-                        PERFORM set_config('statement_timeout', '0', false);
-                      ELSIF current_setting('application_name') = 'loosen-encoding' THEN
-                        PERFORM set_config('client_encoding', 'SJIS', false);
-                      ELSIF current_setting('application_name') = 'loosen-read-only' THEN
-                        PERFORM set_config('default_transaction_read_only', 'off', false);
-                      END IF;
-                    END $$""");
-            s.execute("CREATE EVENT TRIGGER loosen ON login EXECUTE FUNCTION public.loosen()");
+            if (db.serverMajor() >= 17) {
+                createLoginTrigger(s);
+            }
             fixture = FixtureState.capture(c);
         }
         UnaryOperator<PgwardConfig> policy = config -> {
@@ -104,8 +93,27 @@ class ReadOnlyEncodingAndStartupIT {
         proxy.close();
         unguarded.close();
         try (Connection c = database.connect(); Statement s = c.createStatement()) {
-            s.execute("DROP EVENT TRIGGER loosen");
+            s.execute("DROP EVENT TRIGGER IF EXISTS loosen");
         }
+    }
+
+    /**
+     * A login event trigger (PostgreSQL 17) that changes the session's settings for one application_name: what
+     * pgward's check of a new backend connection must catch.
+     */
+    private static void createLoginTrigger(Statement s) throws SQLException {
+        s.execute("""
+                CREATE FUNCTION public.loosen() RETURNS event_trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                  IF current_setting('application_name') = 'loosen-timeout' THEN
+                    PERFORM set_config('statement_timeout', '0', false);
+                  ELSIF current_setting('application_name') = 'loosen-encoding' THEN
+                    PERFORM set_config('client_encoding', 'SJIS', false);
+                  ELSIF current_setting('application_name') = 'loosen-read-only' THEN
+                    PERFORM set_config('default_transaction_read_only', 'off', false);
+                  END IF;
+                END $$""");
+        s.execute("CREATE EVENT TRIGGER loosen ON login EXECUTE FUNCTION public.loosen()");
     }
 
     @BeforeEach
@@ -350,6 +358,8 @@ class ReadOnlyEncodingAndStartupIT {
 
     @Test
     void aNewBackendConnectionWhoseSettingsDifferFromThePolicyIsNeverUsed() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(database.serverMajor() >= 17,
+                "login event triggers need PostgreSQL 17");
         for (String[] loosen : new String[][] {{"loosen-timeout", "statement_timeout is 0 ms (pgward needs 1000 ms)"},
                 {"loosen-encoding", "client_encoding is SJIS (pgward needs UTF8)"},
                 {"loosen-read-only", "default_transaction_read_only is off (pgward needs on)"}}) {
