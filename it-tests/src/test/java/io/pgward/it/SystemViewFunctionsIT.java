@@ -104,7 +104,8 @@ class SystemViewFunctionsIT {
             } else {
                 try (Connection conn = proxy.connect("analyst"); Statement s = conn.createStatement()) {
                     SQLException e = assertThrows(SQLException.class, () -> s.execute(c[2]), c[2]);
-                    assertEquals("42883", e.getSQLState(), c[2] + ": " + e.getMessage());
+                    // PostgreSQL does not know it (42883), or the deny-list of every read-only login names it.
+                    assertTrue(List.of("42883", "42501").contains(e.getSQLState()), c[2] + ": " + e.getMessage());
                 }
             }
         }
