@@ -102,6 +102,11 @@ public final class ReadOnlyGuard implements AutoCloseable {
                     && ReadOnlyClassifier.startsQuery(statement.tokens().get(0))) {
                 continue;
             }
+            if (decision instanceof Decision.Refuse r && r.rule().equals(Decision.Rule.SYNTAX_ERROR)) {
+                // PostgreSQL parses the whole text before it runs any of it, and counts the position in characters.
+                int start = statement.tokens().get(0).start();
+                decision = new Decision.Refuse(r.rule(), r.message(), sql.codePointCount(0, start) + 1);
+            }
             if (decision instanceof Decision.Refuse) {
                 return remember(key, Outcome.refused(decision), cursorDependent);
             }
@@ -125,6 +130,10 @@ public final class ReadOnlyGuard implements AutoCloseable {
             if (io.pgward.guard.classify.ReadOnlyClassifier.startsQuery(tokens.get(0)) || READ_WRAPPERS.contains(first)) {
                 reads.add(statement);
                 readsAfterChange |= setsPath || endsTransaction;
+            } else if (first.equals("discard") && statements.size() > 1) {
+                // PostgreSQL runs the statements of one Query in an implicit transaction block, where DISCARD ALL
+                // fails (25001) before anything after it runs: it changes nothing for the statements that follow.
+                continue;
             } else if (first.equals("set") || first.equals("reset") || first.equals("discard")) {
                 setsPath |= tokens.stream().limit(3).anyMatch(t -> PATH_SETTINGS.contains(t.value()));
             } else if (TRANSACTION_ENDS.contains(first)) {

@@ -71,7 +71,7 @@ class ReadOnlyGuardTest {
     @Test
     void saysWhenATextMayChangeSearchPathAndWhetherAReadFollows() {
         for (String sql : List.of("SET search_path = hr", "SET LOCAL search_path TO hr", "SET SCHEMA 'hr'",
-                "RESET search_path", "RESET ALL", "DISCARD ALL", "SET \"search_path\" = hr")) {
+                "RESET search_path", "RESET ALL", "SET \"search_path\" = hr")) {
             ReadOnlyGuard.Outcome outcome = check(guard, sql);
             assertTrue(outcome.setsSearchPath(), sql);
             assertFalse(outcome.readsAfterChange(), sql);
@@ -84,6 +84,31 @@ class ReadOnlyGuardTest {
             assertFalse(outcome.setsSearchPath(), sql);
             assertTrue(outcome.readsAfterChange(), sql);
         }
+    }
+
+    @Test
+    void discardAllChangesSearchPathOnlyOnItsOwn() {
+        assertTrue(check(guard, "DISCARD ALL").setsSearchPath());
+        // In a text of several statements PostgreSQL refuses DISCARD ALL (25001, an implicit transaction block)
+        // before anything after it runs.
+        for (String sql : List.of("DISCARD ALL; SELECT 1", "SELECT 1; DISCARD ALL; SELECT 2")) {
+            ReadOnlyGuard.Outcome outcome = check(guard, sql);
+            assertInstanceOf(Decision.Allow.class, outcome.decision(), sql);
+            assertFalse(outcome.setsSearchPath(), sql);
+            assertFalse(outcome.readsAfterChange(), sql);
+        }
+    }
+
+    @Test
+    void aSyntaxErrorAtTheFirstWordIsPlacedInCharactersAsPostgresqlCountsThem() {
+        Decision.Refuse r = assertInstanceOf(Decision.Refuse.class,
+                check(guard, "/* \uD834\uDD1E */ selec * from orders").decision());
+        assertEquals(Decision.Rule.SYNTAX_ERROR, r.rule());
+        assertEquals("syntax error at or near \"selec\"", r.message());
+        assertEquals(9, r.position());   // the clef is one character, two Java chars
+        r = assertInstanceOf(Decision.Refuse.class, check(guard, "SELECT 1; SELEC 2").decision());
+        assertEquals("syntax error at or near \"SELEC\"", r.message());
+        assertEquals(11, r.position());
     }
 
     @Test

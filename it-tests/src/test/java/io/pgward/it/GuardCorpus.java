@@ -7,16 +7,45 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * The red-team corpus in {@code shared/guard-corpus}: statements with the verdict pgward must reach, and the
- * fixture they run against. CI puts {@code shared/} beside the repository; the build passes its path as
+ * fixtures they run against. CI puts {@code shared/} beside the repository; the build passes its path as
  * {@code pgward.shared.dir}.
  */
 final class GuardCorpus {
 
-    record Case(String id, String sql, boolean refuse, String category, String why) {
+    /** The kinds of expectation the corpus README defines. */
+    enum Expect {
+        /** The statement runs. */
+        ALLOW,
+        /** pgward refuses it, or PostgreSQL stops it before it touches data (unknown name, timeout). */
+        REFUSE,
+        /** Anything but a successful run. */
+        BLOCK,
+        /** Refused, failed, or ran without any of the case's forbidden words in its result. */
+        NO_LEAK
     }
+
+    /**
+     * @param forbidden for {@link Expect#NO_LEAK}: words that must not appear in a result (names and values of
+     *                  relations outside the selection)
+     */
+    record Case(String id, String sql, Expect expect, String category, String why, List<String> forbidden) {
+
+        boolean refuse() {
+            return expect == Expect.REFUSE;
+        }
+
+        /** Names the domain fixture-domain.sql adds: only such a case may change verdict when it exists. */
+        boolean namesTheDomain() {
+            return sql.toLowerCase(Locale.ROOT).contains(DOMAIN);
+        }
+    }
+
+    /** The domain fixture-domain.sql creates. */
+    static final String DOMAIN = "mytype";
 
     private GuardCorpus() {
     }
@@ -39,9 +68,21 @@ final class GuardCorpus {
                 continue;
             }
             JsonNode node = json.readTree(line);
-            cases.add(new Case(node.get("id").asText(), node.get("sql").asText(),
-                    "refuse".equals(node.get("expect").asText()), node.get("category").asText(),
-                    node.path("why").asText()));
+            String expect = node.get("expect").asText();
+            Expect kind = switch (expect) {
+                case "allow" -> Expect.ALLOW;
+                case "refuse" -> Expect.REFUSE;
+                case "block" -> Expect.BLOCK;
+                case "no-leak" -> Expect.NO_LEAK;
+                default -> throw new AssertionError("case " + node.get("id") + ": unknown expect " + expect);
+            };
+            List<String> forbidden = new ArrayList<>();
+            node.path("forbidden").forEach(word -> forbidden.add(word.asText()));
+            if (kind == Expect.NO_LEAK && !node.has("forbidden")) {
+                throw new AssertionError("case " + node.get("id") + ": a no-leak case needs forbidden");
+            }
+            cases.add(new Case(node.get("id").asText(), node.get("sql").asText(), kind,
+                    node.get("category").asText(), node.path("why").asText(), List.copyOf(forbidden)));
         }
         return cases;
     }
@@ -51,10 +92,19 @@ final class GuardCorpus {
      * tolerates an earlier run having made it already.
      */
     static List<String> fixture() throws IOException {
+        return statements("fixture.sql");
+    }
+
+    /** fixture-domain.sql: applied on top of {@link #fixture()} for the second run. */
+    static List<String> domainFixture() throws IOException {
+        return statements("fixture-domain.sql");
+    }
+
+    private static List<String> statements(String file) throws IOException {
         List<String> statements = new ArrayList<>();
-        for (String statement : Files.readString(directory().resolve("fixture.sql")).split(";\\s*\\n")) {
+        for (String statement : Files.readString(directory().resolve(file)).split(";\\s*\\n")) {
             String sql = statement.strip();
-            if (sql.isEmpty()) {
+            if (sql.isEmpty() || sql.lines().allMatch(l -> l.isBlank() || l.strip().startsWith("--"))) {
                 continue;
             }
             if (sql.startsWith("CREATE ROLE ")) {

@@ -225,17 +225,21 @@ final class CatalogReader {
      */
     static final String DOMAIN_CHECKS = """
             SELECT pg_catalog.quote_ident(n.nspname) || '.' || pg_catalog.quote_ident(t.typname),
-                   c.conbin::pg_catalog.text
+                   c.conbin::pg_catalog.text, t.oid
             FROM pg_catalog.pg_constraint c
             JOIN pg_catalog.pg_type t ON t.oid = c.contypid
             JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace
             WHERE c.contypid OPERATOR(pg_catalog.<>) 0 AND c.contype OPERATOR(pg_catalog.=) 'c'
             ORDER BY 1""";
 
-    static List<Map.Entry<String, String>> domainChecks(ResultSet rs) throws SQLException {
-        List<Map.Entry<String, String>> out = new ArrayList<>();
+    /** One CHECK constraint of a domain: the domain's OID and name, and the constraint's stored expression. */
+    record DomainCheck(long type, String name, String check) {
+    }
+
+    static List<DomainCheck> domainChecks(ResultSet rs) throws SQLException {
+        List<DomainCheck> out = new ArrayList<>();
         while (rs.next()) {
-            out.add(Map.entry(rs.getString(1), rs.getString(2)));
+            out.add(new DomainCheck(rs.getLong(3), rs.getString(1), rs.getString(2)));
         }
         return out;
     }

@@ -14,7 +14,6 @@ import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import org.postgresql.core.Parser;
@@ -33,6 +32,7 @@ import org.postgresql.util.ServerErrorMessage;
  *     set_config: search_path = the session's, standard_conforming_strings = the session's
  *   judge the domain CHECK expressions              -- before anything of the statement is parsed; a catalog read
  *                                                   -- this needs sets search_path = pg_catalog, pg_temp first
+ *   [read what reaches the risky domains; refuse a statement that names it]     -- only when there are any
  *   [PREPARE pgward_params (...) AS query; read pg_prepared_statements; DEALLOCATE]   -- infer $n types
  *   CREATE TEMPORARY VIEW pgward_check AS SELECT 1 FROM (query with $n as typed NULLs) AS pgward_query
  *   one round trip:
@@ -69,6 +69,8 @@ final class CheckTransaction {
     private final CatalogReader catalog;
     // The session's search_path is in effect, not the safe one: a catalog query must restore the safe one first.
     private boolean sessionPath;
+    // What reaches the database's risky domains, when it has any (DomainReach); null when it has none.
+    private DomainReach domainReach;
 
     private CheckTransaction(Connection connection, CheckRequest request, StatementShape shape, Duration timeout,
                              BuiltInRows.Generation builtIns) {
@@ -95,7 +97,7 @@ final class CheckTransaction {
     }
 
     private CatalogVerdict run() throws SQLException {
-        List<Map.Entry<String, String>> domainChecks;
+        List<CatalogReader.DomainCheck> domainChecks;
         try {
             domainChecks = begin();
         } catch (SQLException e) {
@@ -133,14 +135,24 @@ final class CheckTransaction {
         }
     }
 
-    private CatalogVerdict inTransaction(List<Map.Entry<String, String>> domainChecks)
+    private CatalogVerdict inTransaction(List<CatalogReader.DomainCheck> domainChecks)
             throws SQLException, PostgresVerdict {
         if (!domainChecks.isEmpty()) {
             // Every database has some (information_schema's). Judging them reads the catalog only for rows not
             // known yet, and such a read puts the safe path back first (safePathForCatalog).
-            Optional<CatalogVerdict.Refuse> domains = riskyDomains(domainChecks);
-            if (domains.isPresent()) {
-                return domains.get();
+            Map<Long, String> risky = riskyDomains(domainChecks);
+            if (!risky.isEmpty()) {
+                // Decided before PostgreSQL sees any of the statement: only a statement that names what is built
+                // on a risky domain can make parse analysis run its CHECK (see DomainReach for the reasons).
+                safePathForCatalog();
+                domainReach = DomainReach.read(connection, risky);
+                List<Long> parameterTypes = new ArrayList<>();
+                for (int n = 1; n <= request.parameterTypes().size(); n++) {
+                    parameterTypes.add(request.parameterType(n));
+                }
+                if (domainReach.named(shape.tokens()) || domainReach.typesAnyOf(parameterTypes)) {
+                    return CatalogRefusals.riskyDomains(domainReach.domainNames());
+                }
             }
             if (!sessionPath) {
                 settings(sessionSettings());
@@ -190,7 +202,7 @@ final class CheckTransaction {
      * Opens the transaction, takes the role with the safe path, reads the domain CHECK expressions and then
      * takes the session's search_path and standard_conforming_strings, all in one round trip.
      */
-    private List<Map.Entry<String, String>> begin() throws SQLException {
+    private List<CatalogReader.DomainCheck> begin() throws SQLException {
         List<Setting> opening = new ArrayList<>(List.of(
                 new Setting("statement_timeout", Long.toString(Math.max(1, timeout.toMillis())))));
         opening.addAll(safePath());
@@ -206,7 +218,7 @@ final class CheckTransaction {
             if (!ps.getMoreResults()) {
                 throw new SQLException("the domain CHECK expressions were not returned");
             }
-            List<Map.Entry<String, String>> domainChecks;
+            List<CatalogReader.DomainCheck> domainChecks;
             try (ResultSet rs = ps.getResultSet()) {
                 domainChecks = CatalogReader.domainChecks(rs);
             }
@@ -222,20 +234,18 @@ final class CheckTransaction {
         }
     }
 
-    private Optional<CatalogVerdict.Refuse> riskyDomains(List<Map.Entry<String, String>> domainChecks)
-            throws SQLException {
-        List<String> risky = new ArrayList<>();
+    /** The domains whose CHECK could run other code or change data (seed 003's rule), by OID, in name order. */
+    private Map<Long, String> riskyDomains(List<CatalogReader.DomainCheck> domainChecks) throws SQLException {
+        Map<Long, String> risky = new java.util.LinkedHashMap<>();
         CodeRules rules = new CodeRules(catalog, true);
-        for (Map.Entry<String, String> domain : domainChecks) {
-            References check = QueryTreeWalker.walk(NodeTreeParser.parse(domain.getValue()), Set.of());
+        for (CatalogReader.DomainCheck domain : domainChecks) {
+            References check = QueryTreeWalker.walk(NodeTreeParser.parse(domain.check()), Set.of());
             if (!check.relations.isEmpty() || !check.nonReading.isEmpty()
                     || rules.riskInDomainCheck(check) != null) {
-                if (!risky.contains(domain.getKey())) {
-                    risky.add(domain.getKey());
-                }
+                risky.putIfAbsent(domain.type(), domain.name());
             }
         }
-        return risky.isEmpty() ? Optional.empty() : Optional.of(CatalogRefusals.riskyDomains(risky));
+        return risky;
     }
 
     /**
@@ -428,7 +438,11 @@ final class CheckTransaction {
         }
         References code = new References();
         code.addAll(statement);
-        reachedCode(read, code);
+        Set<Long> reached = reachedCode(read, code);
+        if (domainReach != null && (domainReach.typesAnyOf(code.types) || domainReach.hasColumnOf(reached))) {
+            // Executing it could coerce a value to a risky domain, or it reads a column of one.
+            return CatalogRefusals.riskyDomains(domainReach.domainNames());
+        }
         return new CodeRules(catalog, selection.isSet()).check(code).<CatalogVerdict>map(r -> r)
                 .orElse(CatalogVerdict.ALLOW);
     }
@@ -464,9 +478,10 @@ final class CheckTransaction {
     /**
      * Adds to {@code code} what runs when {@code relations} are read: the definitions of views and materialized
      * views, and row-security policy expressions, following the relations those read in turn. The relations they
-     * read are not held to the selection: selecting a view grants what the view reads.
+     * read are not held to the selection: selecting a view grants what the view reads. Returns every relation
+     * visited, {@code relations} included.
      */
-    private void reachedCode(Set<Long> relations, References code) throws SQLException {
+    private Set<Long> reachedCode(Set<Long> relations, References code) throws SQLException {
         Set<Long> seen = new LinkedHashSet<>();
         List<Long> work = new ArrayList<>(relations);
         while (!work.isEmpty()) {
@@ -491,5 +506,6 @@ final class CheckTransaction {
                 work.addAll(refs.relations);
             }
         }
+        return seen;
     }
 }

@@ -22,6 +22,33 @@ final class DeniedBuiltIns {
             "pg_partition_ancestors", "pg_partition_root", "pg_relation_is_updatable", "pg_column_is_updatable",
             "pg_describe_object", "pg_identify_object", "pg_identify_object_as_address", "pg_terminate_backend",
             "pg_cancel_backend", "pg_stat_file");
+    /**
+     * The functions the system views are built on (system_views.sql of PostgreSQL 14 to 18). With a selection, a
+     * catalog or statistics view outside it is refused like any other relation; its function must be refused too,
+     * or {@code SELECT * FROM pg_lock_status()} would show what {@code pg_locks} may not. The pg_stat_get_ and
+     * pg_get_ families (pg_stat_activity, the pg_stat and pg_statio views, pg_replication_slots,
+     * pg_backend_memory_contexts, pg_shmem_allocations, pg_wait_events, pg_aios, pg_publication_tables) are
+     * denied by prefix below.
+     */
+    private static final Set<String> VIEW_FUNCTIONS = Set.of(
+            "pg_lock_status",                   // pg_locks
+            "pg_cursor",                        // pg_cursors
+            "pg_prepared_statement",            // pg_prepared_statements
+            "pg_prepared_xact",                 // pg_prepared_xacts
+            "pg_show_all_settings",             // pg_settings
+            "pg_show_all_file_settings",        // pg_file_settings
+            "pg_hba_file_rules",                // pg_hba_file_rules
+            "pg_ident_file_mappings",           // pg_ident_file_mappings (15+)
+            "pg_config",                        // pg_config
+            "pg_available_extensions",          // pg_available_extensions
+            "pg_available_extension_versions",  // pg_available_extension_versions
+            "pg_timezone_names",                // pg_timezone_names
+            "pg_timezone_abbrevs",              // pg_timezone_abbrevs (14 to 17)
+            "pg_timezone_abbrevs_zone",         // pg_timezone_abbrevs (18)
+            "pg_timezone_abbrevs_abbrevs",      // pg_timezone_abbrevs (18)
+            "pg_show_replication_origin_status", // pg_replication_origin_status
+            "pg_mcv_list_items",                // pg_stats_ext
+            "pg_sequence_parameters");          // pg_sequences and information_schema.sequences read the same
     private static final List<String> PREFIXES = List.of("lo_", "pg_read_", "pg_ls_", "pg_stat_get_", "pg_get_",
             "dblink", "has_", "to_reg");
     private static final String SUFFIX = "_is_visible";
@@ -30,7 +57,7 @@ final class DeniedBuiltIns {
     }
 
     static boolean denied(String name) {
-        return NAMES.contains(name) || FAMILIES.stream().anyMatch(name::startsWith)
+        return NAMES.contains(name) || VIEW_FUNCTIONS.contains(name) || FAMILIES.stream().anyMatch(name::startsWith)
                 || PREFIXES.stream().anyMatch(name::startsWith) || name.endsWith(SUFFIX);
     }
 }

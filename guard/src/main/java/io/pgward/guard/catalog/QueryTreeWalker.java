@@ -19,6 +19,12 @@ final class QueryTreeWalker {
     /** PostgreSQL's regconfig and regdictionary type OIDs (pg_type.dat; fixed since 8.3). */
     static final long REGCONFIG = 3734;
     static final long REGDICTIONARY = 3769;
+    /**
+     * pg_catalog.pg_typeof(any), whose result is a regtype (a pinned OID, the same in every release). Its result
+     * names the type of a value the statement already has, whose type the rules have seen, so that regtype is not
+     * a use of an object-identifier type: it resolves no name the statement gives and reaches no other object.
+     */
+    static final long PG_TYPEOF = 1619;
     /** CmdType CMD_SELECT in nodes.h. */
     private static final long CMD_SELECT = 1;
 
@@ -66,7 +72,9 @@ final class QueryTreeWalker {
             TreeValue value = field.getValue();
             Ref ref = oidFields.getOrDefault(name, NodeTags.IGNORED_OID_FIELDS.contains(name) ? Ref.NONE
                     : guess(name));
-            if (!(ref == Ref.TYPE && directConsts.contains(node))) {
+            boolean typeofResult = name.equals("funcresulttype") && node.tag().equals("FUNCEXPR")
+                    && node.number("funcid") == PG_TYPEOF;
+            if (!(ref == Ref.TYPE && directConsts.contains(node)) && !typeofResult) {
                 collect(node, name, ref, value);
             }
             visit(value);

@@ -77,6 +77,11 @@ public sealed interface Decision {
          * (PostgreSQL's own parse) follows and proves it.
          */
         public static final String UNPARSED_QUERY = "unparsed-query";
+        /**
+         * The statement begins with a word no PostgreSQL statement begins with, so PostgreSQL's grammar rejects it:
+         * answered with PostgreSQL's own syntax error (42601) at that word, not a refusal.
+         */
+        public static final String SYNTAX_ERROR = "syntax-error";
         /** The guard itself failed; it fails closed. */
         public static final String GUARD_ERROR = "guard-error";
 

@@ -97,7 +97,8 @@ public final class ReadOnlyClassifier implements AutoCloseable {
             case "fetch", "move" -> fetch(tokens, policy, declaredCursors);
             case "close" -> close(tokens, policy, declaredCursors);
             case "copy" -> copy(statement, policy);
-            default -> Refusals.notAllowed(Decision.Rule.STATEMENT_KIND, kindName(tokens, 0), policy, first);
+            default -> StatementStarts.syntaxErrorAt(first) ? Refusals.syntaxError(first)
+                    : Refusals.notAllowed(Decision.Rule.STATEMENT_KIND, kindName(tokens, 0), policy, first);
         };
     }
 

@@ -31,6 +31,15 @@ final class Refusals {
                 PREFIX + "it could not be parsed to prove it only reads (" + detail + ")", position(at));
     }
 
+    /**
+     * PostgreSQL's error for a statement whose first word begins no statement ({@link StatementStarts}): the word as
+     * written, at its position.
+     */
+    static Decision.Refuse syntaxError(Token word) {
+        return new Decision.Refuse(Decision.Rule.SYNTAX_ERROR, "syntax error at or near \"" + word.text() + "\"",
+                position(word));
+    }
+
     static Decision.Refuse guardError(String detail, Token at) {
         return new Decision.Refuse(Decision.Rule.GUARD_ERROR,
                 PREFIX + "it could not be checked to prove it only reads (" + detail + ")", position(at));

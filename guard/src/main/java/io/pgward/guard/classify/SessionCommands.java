@@ -50,7 +50,7 @@ final class SessionCommands {
             "application_name", "transaction_isolation", "default_transaction_isolation", "transaction_read_only",
             "default_transaction_read_only", "transaction_deferrable", "statement_timeout", "lock_timeout",
             "extra_float_digits", "bytea_output", "max_identifier_length", "client_min_messages", "lc_collate",
-            "lc_ctype", "lc_messages", "lc_monetary", "lc_numeric", "lc_time", "in_hot_standby");
+            "lc_ctype", "lc_messages", "lc_monetary", "lc_numeric", "lc_time", "in_hot_standby", "work_mem", "role");
 
     private static final Set<String> UTF8_NAMES = Set.of("utf8", "unicode");
 
@@ -90,6 +90,14 @@ final class SessionCommands {
             // SET TIME ZONE takes a zone, LOCAL, DEFAULT or an INTERVAL literal: none of them can hurt.
             return r.atEnd() ? Refusals.unparseable("SET TIME ZONE without a value", start) : Decision.ALLOW;
         }
+        if (r.acceptWords("xml", "option")) {
+            // How XML text is parsed and serialised: DOCUMENT or CONTENT.
+            return (r.acceptWord("document") || r.acceptWord("content")) && r.atEnd() ? Decision.ALLOW
+                    : Refusals.unparseable("SET XML OPTION takes DOCUMENT or CONTENT", start);
+        }
+        if (r.acceptWord("constraints")) {
+            return constraints(r, start);
+        }
         String name;
         if (r.acceptWord("schema")) {
             name = "search_path";
@@ -119,6 +127,11 @@ final class SessionCommands {
             return Refusals.unparseable("SET " + name + " without a value", start);
         }
         if (r.peekWord("default") && r.peek(1) == null) {
+            if (name.equals("default_transaction_read_only")) {
+                // The default is the session's reset value, which is the startup parameter pgward gave the
+                // backend session (on); RESET of it stays refused as the corpus decides (tx-11).
+                return Decision.ALLOW;
+            }
             return reset(name, "SET " + name + " TO DEFAULT", policy, start);
         }
         List<String> values = new ArrayList<>();
@@ -144,6 +157,29 @@ final class SessionCommands {
             }
         }
         return checkValue(name, values, policy, start);
+    }
+
+    /**
+     * {@code SET CONSTRAINTS ALL | name [, ...] DEFERRED | IMMEDIATE}: when the current transaction checks deferrable
+     * constraints. A read-only transaction changes no row, so there is nothing to check.
+     */
+    private static Decision constraints(TokenReader r, Token start) {
+        if (!r.acceptWord("all")) {
+            do {
+                Token name = r.next();
+                if (TokenReader.identifier(name) == null) {
+                    return Refusals.unparseable("SET CONSTRAINTS without a constraint name", name == null ? start
+                            : name);
+                }
+                while (r.acceptSymbol(".")) {
+                    if (TokenReader.identifier(r.next()) == null) {
+                        return Refusals.unparseable("SET CONSTRAINTS with a malformed name", start);
+                    }
+                }
+            } while (r.acceptSymbol(","));
+        }
+        return (r.acceptWord("deferred") || r.acceptWord("immediate")) && r.atEnd() ? Decision.ALLOW
+                : Refusals.unparseable("SET CONSTRAINTS takes DEFERRED or IMMEDIATE", start);
     }
 
     private static Decision checkValue(String name, List<String> values, ReadOnlyPolicy policy, Token start) {
@@ -320,8 +356,9 @@ final class SessionCommands {
     /**
      * {@code COMMIT | END [WORK | TRANSACTION] [AND [NO] CHAIN]}, {@code ROLLBACK | ABORT [WORK | TRANSACTION]
      * [AND [NO] CHAIN]} and {@code ROLLBACK [WORK | TRANSACTION] TO [SAVEPOINT] name}. COMMIT / ROLLBACK PREPARED
-     * (two-phase commit) is a statement kind of its own and refused; AND CHAIN is refused too: no client needs it
-     * and the corpus decides so.
+     * (two-phase commit) is a statement kind of its own and refused. ROLLBACK AND CHAIN starts a transaction with
+     * the characteristics of the one it ends, which was read-only (nothing can make a read-only login's
+     * transaction read-write), so it is allowed; COMMIT AND CHAIN is refused as the corpus decides (tx-18).
      */
     static Decision endTransaction(List<Token> tokens, ReadOnlyPolicy policy) {
         TokenReader r = new TokenReader(tokens, 1);
@@ -337,9 +374,11 @@ final class SessionCommands {
             r.acceptWord("savepoint");
             return oneName(r, command + " TO SAVEPOINT", start);
         }
-        if (r.acceptWords("and", "chain")) {
+        if (r.peekWord("and") && r.peek(1) != null && r.peek(1).isWord("chain")
+                && !(start.isWord("rollback") || start.isWord("abort"))) {
             return refuse(Decision.Rule.TRANSACTION_CONTROL, command + " AND CHAIN", policy, start);
         }
+        r.acceptWords("and", "chain");
         r.acceptWords("and", "no", "chain");
         return r.atEnd() ? Decision.ALLOW
                 : Refusals.unparseable("unexpected " + r.peek().text() + " after " + command, r.peek());

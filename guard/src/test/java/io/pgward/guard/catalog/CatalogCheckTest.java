@@ -15,6 +15,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.ParameterizedTest;
 
 /**
  * The catalog check against a real PostgreSQL holding the guard corpus's fixture, for a login with the corpus's
@@ -46,7 +48,7 @@ class CatalogCheckTest {
             s.execute("CREATE FUNCTION public.label(x int) RETURNS text STABLE LANGUAGE plpgsql AS "
                     + "$$BEGIN IF x IS DISTINCT FROM 0 THEN RETURN 'n' || public.double_it(x); END IF; "
                     + "RETURN substring('zero' from 1 for 4); END$$");
-            s.execute("CREATE FUNCTION public.leak_secret(x int) RETURNS text STABLE LANGUAGE sql "
+            s.execute("CREATE FUNCTION public.leak_token(x int) RETURNS text STABLE LANGUAGE sql "
                     + "AS 'SELECT token FROM public.secrets WHERE id = x'");
             s.execute("CREATE FUNCTION public.leak_atomic(x int) RETURNS text STABLE LANGUAGE sql "
                     + "BEGIN ATOMIC SELECT token FROM public.secrets WHERE id = x; END");
@@ -60,7 +62,7 @@ class CatalogCheckTest {
             s.execute("CREATE FUNCTION public.setting_one() RETURNS int STABLE LANGUAGE sql SET work_mem = '1MB' "
                     + "AS 'SELECT 1'");
             s.execute("CREATE FUNCTION public.super_one() RETURNS int STABLE LANGUAGE sql AS 'SELECT 1'");
-            for (String f : List.of("add_tax(numeric)", "double_it(int)", "label(int)", "leak_secret(int)",
+            for (String f : List.of("add_tax(numeric)", "double_it(int)", "label(int)", "leak_token(int)",
                     "leak_atomic(int)", "volatile_one()", "definer_one()", "dynamic(text)", "calls_volatile()",
                     "setting_one()")) {
                 s.execute("ALTER FUNCTION public." + f + " OWNER TO pgward_fn_owner");
@@ -131,8 +133,8 @@ class CatalogCheckTest {
 
     @Test
     void refusesAUserFunctionThatReadsATable() {
-        assertRefused(CatalogRefusals.FUNCTION, "pgward refused this query: function public.leak_secret is not "
-                + "built in.", verdict("SELECT public.leak_secret(id) FROM public.orders"));
+        assertRefused(CatalogRefusals.FUNCTION, "pgward refused this query: function public.leak_token is not "
+                + "built in.", verdict("SELECT public.leak_token(id) FROM public.orders"));
         assertRefused(CatalogRefusals.FUNCTION, "pgward refused this query: function public.leak_atomic is not "
                 + "built in.", verdict("SELECT public.leak_atomic(1)"));
     }
@@ -203,6 +205,41 @@ class CatalogCheckTest {
         assertRefused(CatalogRefusals.DENIED_BUILT_IN, "pgward refused this query: pg_table_is_visible is not "
                 + "allowed while a table selection is set.", verdict("SELECT pg_table_is_visible(0)"));
         assertAllowed(withoutSelection("SELECT pg_database_size(current_database())"));
+    }
+
+    /** A system view is refused as a relation outside the selection, and so is the function it is built on. */
+    @ParameterizedTest
+    @ValueSource(strings = {"SELECT * FROM pg_lock_status()", "SELECT * FROM pg_show_all_settings()",
+            "SELECT * FROM pg_cursor()", "SELECT * FROM pg_prepared_statement()", "SELECT * FROM pg_prepared_xact()",
+            "SELECT * FROM pg_show_all_file_settings()", "SELECT * FROM pg_hba_file_rules()",
+            "SELECT * FROM pg_config()", "SELECT * FROM pg_available_extensions()",
+            "SELECT * FROM pg_available_extension_versions()", "SELECT * FROM pg_timezone_names()",
+            "SELECT * FROM pg_show_replication_origin_status()",
+            "SELECT * FROM pg_sequence_parameters(0)",
+            "SELECT * FROM pg_stat_get_activity(NULL)", "SELECT pg_stat_get_numscans(1259)",
+            "SELECT * FROM pg_get_backend_memory_contexts()", "SELECT * FROM pg_get_replication_slots()"})
+    void refusesTheFunctionsTheRefusedSystemViewsAreBuiltOn(String sql) {
+        CatalogVerdict.Refuse r = assertInstanceOf(CatalogVerdict.Refuse.class, verdict(sql), sql);
+        assertEquals(CatalogRefusals.DENIED_BUILT_IN, r.rule(), () -> sql + ": " + r.message());
+        assertAllowed(withoutSelection(sql));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"pg_locks", "pg_settings", "pg_cursors", "pg_prepared_statements", "pg_file_settings",
+            "pg_hba_file_rules", "pg_config", "pg_stat_activity", "pg_backend_memory_contexts", "pg_timezone_names"})
+    void theSystemViewsThemselvesAreRefused(String view) {
+        assertEquals(CatalogRefusals.RELATION, assertInstanceOf(CatalogVerdict.Refuse.class,
+                verdict("SELECT * FROM " + view)).rule(), view);
+    }
+
+    @Test
+    void pgTypeofNamesOnlyTheTypeOfAValueTheStatementHas() {
+        assertAllowed(verdict("SELECT pg_typeof(amount), pg_typeof(id)::text FROM public.orders"));
+        assertAllowed(verdict("SELECT pg_typeof(1) ORDER BY 1"));
+        assertRefused(CatalogRefusals.OBJECT_IDENTIFIER_TYPE, "pgward refused this query: type regtype is not "
+                + "allowed while a table selection is set.", verdict("SELECT pg_typeof(1) = 'int4'::regtype"));
+        assertRefused(CatalogRefusals.OBJECT_IDENTIFIER_TYPE, "pgward refused this query: type regtype is not "
+                + "allowed while a table selection is set.", verdict("SELECT t FROM (SELECT 23::oid::regtype) s(t)"));
     }
 
     @Test

@@ -23,6 +23,20 @@ class DeniedBuiltInsTest {
         assertTrue(DeniedBuiltIns.denied(name), name);
     }
 
+    /** The functions behind the system views, which a selection refuses as relations (system_views.sql). */
+    @ParameterizedTest
+    @ValueSource(strings = {"pg_lock_status", "pg_cursor", "pg_prepared_statement", "pg_prepared_xact",
+            "pg_show_all_settings", "pg_show_all_file_settings", "pg_hba_file_rules", "pg_ident_file_mappings",
+            "pg_config", "pg_available_extensions", "pg_available_extension_versions", "pg_timezone_names",
+            "pg_timezone_abbrevs", "pg_timezone_abbrevs_zone", "pg_timezone_abbrevs_abbrevs",
+            "pg_show_replication_origin_status", "pg_mcv_list_items", "pg_sequence_parameters",
+            "pg_stat_get_activity", "pg_stat_get_wal_senders", "pg_stat_get_progress_info", "pg_stat_get_io",
+            "pg_get_backend_memory_contexts", "pg_get_shmem_allocations", "pg_get_replication_slots",
+            "pg_get_wait_events", "pg_get_aios", "pg_get_publication_tables"})
+    void deniesTheFunctionsBehindTheSystemViews(String name) {
+        assertTrue(DeniedBuiltIns.denied(name), name);
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"now", "count", "xmlelement", "ts_headline", "to_tsvector", "pg_sleep", "lower",
             "pg_stat_reset", "set_masklen", "row_to_json", "is_visible"})

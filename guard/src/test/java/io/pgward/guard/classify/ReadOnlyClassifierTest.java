@@ -1,6 +1,7 @@
 package io.pgward.guard.classify;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -262,6 +263,25 @@ class ReadOnlyClassifierTest {
         assertRefused(sql, Decision.Rule.STATEMENT_KIND);
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"selec * from orders", "SELEC 1", "sleect 1", "explian select 1", "foo", "x.y",
+        "/* c */ desc orders", "GO"})
+    void aFirstWordNoStatementBeginsWithIsPostgresqlsSyntaxError(String sql) {
+        Decision.Refuse r = assertInstanceOf(Decision.Refuse.class, classify(sql), sql);
+        assertEquals(Decision.Rule.SYNTAX_ERROR, r.rule(), r.message());
+        var first = TestLexer.one(sql).tokens().get(0);
+        assertEquals("syntax error at or near \"" + first.text() + "\"", r.message());
+        assertEquals(first.start() + 1, r.position());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"NOT 1", "NULLS FIRST", "WITHOUT x", "FORMAT json", "\"selec\" 1", "U&\"x\" 1",
+        "'x'", "1", "$1", "sélec 1"})
+    void aFirstTokenWhoseErrorTextPgwardDoesNotPredictIsStillRefused(String sql) {
+        Decision.Refuse r = assertInstanceOf(Decision.Refuse.class, classify(sql), sql);
+        assertNotEquals(Decision.Rule.SYNTAX_ERROR, r.rule(), sql);
+    }
+
     @Test
     void namesTheStatementKind() {
         assertEquals("pgward refused this statement: CREATE TABLE is not allowed for the read-only login \"analyst\"",
@@ -391,7 +411,8 @@ class ReadOnlyClassifierTest {
         "BEGIN", "BEGIN WORK", "BEGIN TRANSACTION READ ONLY", "BEGIN ISOLATION LEVEL SERIALIZABLE, READ ONLY",
         "BEGIN ISOLATION LEVEL REPEATABLE READ DEFERRABLE", "START TRANSACTION",
         "START TRANSACTION ISOLATION LEVEL READ COMMITTED", "COMMIT", "COMMIT WORK", "END", "END TRANSACTION",
-        "COMMIT AND NO CHAIN", "ROLLBACK", "ABORT", "ROLLBACK TRANSACTION", "SAVEPOINT s1", "RELEASE SAVEPOINT s1",
+        "COMMIT AND NO CHAIN", "ROLLBACK", "ABORT", "ROLLBACK TRANSACTION", "ROLLBACK AND CHAIN",
+        "ROLLBACK WORK AND CHAIN", "ABORT AND CHAIN", "SAVEPOINT s1", "RELEASE SAVEPOINT s1",
         "RELEASE s1", "ROLLBACK TO SAVEPOINT s1", "ROLLBACK WORK TO s1",
         "SET TRANSACTION ISOLATION LEVEL SERIALIZABLE", "SET TRANSACTION READ ONLY",
         "SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY",
@@ -410,6 +431,7 @@ class ReadOnlyClassifierTest {
         "SET default_transaction_read_only = off", "SET default_transaction_read_only TO false",
         "SET SESSION default_transaction_read_only = 0", "SET LOCAL transaction_read_only = off",
         "SET transaction_read_only = 'no'", "SET transaction_read_only TO DEFAULT",
+        "SET transaction_read_only = DEFAULT",
         "RESET default_transaction_read_only", "RESET transaction_read_only",
     })
     void refusesEveryWayToReadWrite(String sql) {
@@ -426,9 +448,9 @@ class ReadOnlyClassifierTest {
     }
 
     @Test
-    void refusesChainedAndTwoPhaseTransactions() {
+    void refusesCommitAndChainAndTwoPhaseTransactions() {
         assertRefused("COMMIT AND CHAIN", Decision.Rule.TRANSACTION_CONTROL);
-        assertRefused("ROLLBACK AND CHAIN", Decision.Rule.TRANSACTION_CONTROL);
+        assertRefused("END TRANSACTION AND CHAIN", Decision.Rule.TRANSACTION_CONTROL);
         assertRefused("COMMIT PREPARED 'x'", Decision.Rule.STATEMENT_KIND);
         assertRefused("BEGIN ISOLATION LEVEL SOMETIMES", Decision.Rule.UNPARSEABLE);
     }
@@ -451,6 +473,10 @@ class ReadOnlyClassifierTest {
         "SHOW search_path", "SHOW server_version", "SHOW TIME ZONE", "SHOW TRANSACTION ISOLATION LEVEL",
         "SHOW \"DateStyle\"", "SHOW transaction_read_only", "SHOW standard_conforming_strings",
         "DISCARD ALL", "DISCARD PLANS", "DISCARD TEMP", "DEALLOCATE q", "DEALLOCATE PREPARE ALL",
+        "SET xml option document", "SET XML OPTION CONTENT", "SET LOCAL XML OPTION CONTENT",
+        "SET CONSTRAINTS ALL DEFERRED", "SET CONSTRAINTS orders_pkey, public.\"Fk\" IMMEDIATE",
+        "SET default_transaction_read_only = default", "SET default_transaction_read_only TO DEFAULT",
+        "SHOW work_mem", "SHOW role",
     })
     void allowsHarmlessSessionCommands(String sql) {
         assertAllowed(sql);
@@ -487,6 +513,7 @@ class ReadOnlyClassifierTest {
     void failsClosedOnMalformedUtilityCommands() {
         for (String sql : List.of("SET", "SET statement_timeout", "SET search_path = (SELECT 1)", "DISCARD everything",
                 "DECLARE c CURSOR SELECT 1", "COPY", "COPY orders", "EXPLAIN (ANALYZE false SELECT 1",
+                "SET XML OPTION", "SET XML OPTION maybe", "SET CONSTRAINTS ALL", "SET CONSTRAINTS DEFERRED",
                 "SHOW search_path extra", "SAVEPOINT", "FETCH 1 + 2 FROM c")) {
             Decision.Refuse r = assertInstanceOf(Decision.Refuse.class, classify(sql), sql);
             assertEquals(Decision.Rule.UNPARSEABLE, r.rule(), () -> sql + ": " + r.message());

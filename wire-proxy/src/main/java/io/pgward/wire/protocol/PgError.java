@@ -47,6 +47,36 @@ public record PgError(String severity, String sqlState, String message, String d
         }
     }
 
+    /**
+     * The server's ErrorResponse (its body, after type and length) with {@code from} replaced by {@code to} in the
+     * message and the position set to {@code position}; every other field is copied as the bytes that arrived. Both
+     * strings are ASCII, so the replacement is the same in every client encoding.
+     */
+    public static ByteBuf replacing(ByteBufAllocator alloc, ByteBuf body, String from, String to, int position) {
+        return Wire.message(alloc, 'E', buf -> {
+            int i = body.readerIndex();
+            while (i < body.writerIndex()) {
+                byte code = body.getByte(i);
+                int end = code == 0 ? -1 : body.indexOf(i + 1, body.writerIndex(), (byte) 0);
+                if (end < 0) {
+                    break;
+                }
+                if (code == 'M') {
+                    String message = body.toString(i + 1, end - i - 1, StandardCharsets.ISO_8859_1);
+                    buf.writeByte(code);
+                    buf.writeCharSequence(message.replace(from, to), StandardCharsets.ISO_8859_1);
+                    buf.writeByte(0);
+                } else if (code == 'P') {
+                    field(buf, 'P', Integer.toString(position));
+                } else {
+                    buf.writeBytes(body, i, end - i + 1);
+                }
+                i = end + 1;
+            }
+            buf.writeByte(0);
+        });
+    }
+
     /** The fields of an ErrorResponse or NoticeResponse body (after type and length), by field code. */
     public static Map<Character, String> fields(ByteBuf body) {
         Map<Character, String> fields = new LinkedHashMap<>();

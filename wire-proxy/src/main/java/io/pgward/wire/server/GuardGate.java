@@ -89,7 +89,8 @@ final class GuardGate implements StatementGate {
 
     private CompletionStage<Verdict> decide(GateRequest request, ReadOnlyGuard.Outcome outcome) {
         if (outcome.decision() instanceof Decision.Refuse refuse) {
-            return refuse(Decision.Refuse.SQLSTATE, refuse.message(), refuse.position(), refuse.rule());
+            return refuse(refuse.rule().equals(Decision.Rule.SYNTAX_ERROR) ? SqlState.SYNTAX_ERROR
+                    : Decision.Refuse.SQLSTATE, refuse.message(), refuse.position(), refuse.rule());
         }
         if (catalog != null && outcome.readsAfterChange()
                 && (outcome.setsSearchPath() || searchPathChanged)) {

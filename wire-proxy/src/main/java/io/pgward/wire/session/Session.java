@@ -562,12 +562,37 @@ public final class Session {
             String message = fields.getOrDefault('M', "");
             if ("42601".equals(fields.get('C')) && message.contains(head.token())) {
                 substitutions.pollFirst();
+                String word = syntaxErrorWord(head.refusal());
+                if (word != null) {
+                    // PostgreSQL's grammar rejects the client's text at its first word exactly as it rejected the
+                    // token (scanner_yyerror, also in an aborted transaction, where parsing comes first): its own
+                    // error, with the word and its position in place of the token's.
+                    client.write(PgError.replacing(client.alloc(), frame.body(), head.token(), word,
+                            head.refusal().position()));
+                    frame.bytes().release();
+                    return;
+                }
                 frame.bytes().release();
                 client.write(refusal(head.refusal()).encode(client.alloc()));
                 return;
             }
         }
         client.write(frame.bytes());
+    }
+
+    private static final String SYNTAX_ERROR_AT = "syntax error at or near \"";
+
+    /**
+     * For a statement the gate found to be a syntax error at its first word (SQLSTATE 42601, message
+     * {@code syntax error at or near "<word>"}), that word; null for a refusal.
+     */
+    private static String syntaxErrorWord(Verdict.Refuse refusal) {
+        String message = refusal.message();
+        if (!"42601".equals(refusal.sqlState()) || !message.startsWith(SYNTAX_ERROR_AT) || !message.endsWith("\"")
+                || message.length() <= SYNTAX_ERROR_AT.length() + 1) {
+            return null;
+        }
+        return message.substring(SYNTAX_ERROR_AT.length(), message.length() - 1);
     }
 
     /** In an aborted transaction PostgreSQL ignores every statement with 25P02, refused or not. */
