@@ -287,9 +287,17 @@ class PgjdbcThroughProxyIT {
         while (proxy.server().sessions() > 0 && System.nanoTime() < deadline) {
             Thread.onSpinWait();
         }
-        while (proxy.server().pool().idle(database.user(), database.name()) == 0 && System.nanoTime() < deadline) {
+        // Every open backend idle: a reset still in flight on one I/O thread would make the next client of that
+        // thread open a new backend while another thread's idle one already counts.
+        while (!allIdle() && System.nanoTime() < deadline) {
             Thread.onSpinWait();
         }
+    }
+
+    private static boolean allIdle() {
+        var pool = proxy.server().pool();
+        int idle = pool.idle(database.user(), database.name());
+        return idle > 0 && idle == pool.open(database.user(), database.name());
     }
 
     @Test
