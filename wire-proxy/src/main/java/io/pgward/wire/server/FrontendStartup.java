@@ -52,6 +52,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Until authenticated, every message is at most 10,000 bytes, and the whole exchange must finish within
  * {@code startup_timeout}.
+ *
+ * <p>After authentication, a read-only login's startup settings are read as PostgreSQL reads them and judged
+ * ({@link ReadOnlyStartup}); its backend connection starts with pgward's canonical parameters and pinned
+ * settings, never with the client's packet. Read-write logins pass their parameters through.
  */
 final class FrontendStartup extends ChannelInboundHandlerAdapter {
 

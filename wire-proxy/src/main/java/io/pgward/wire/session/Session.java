@@ -353,6 +353,13 @@ public final class Session {
         if (message instanceof BackendMessage.Run run && searchPathShown == null) {
             searchPathShown = Messages.firstTextValue(run.bytes());
         }
+        if (message instanceof BackendMessage.Frame frame && frame.type() == 'S') {
+            // pgward's own SHOW changes nothing, but whatever the server reports is held to the pins all the same.
+            if (parameterStatus(frame)) {
+                frame.bytes().release();
+            }
+            return;
+        }
         message.bytes().release();
     }
 
@@ -488,26 +495,9 @@ public final class Session {
             case 'Z' -> readyForQuery(frame);
             case 'E' -> error(frame);
             case 'S' -> {
-                ByteBuf body = frame.body();
-                String name = Wire.readCString(body);
-                String value = Wire.readCString(body);
-                String violation = backend.target().pins() == null ? null
-                        : backend.target().pins().violation(name, value);
-                if (violation != null) {
-                    // Fail closed: the server now reads statements differently from how pgward judged them.
-                    frame.bytes().release();
-                    ConnectionLog.warn(log, connection, "ending the session of read-only login {}: the database "
-                            + "server reports {}", login, violation);
-                    backendTainted = true;
-                    end(PgError.fatal(SqlState.INSUFFICIENT_PRIVILEGE, "pgward ended the session of the read-only "
-                            + "login \"" + login + "\": the database server reports " + violation));
-                    return;
+                if (parameterStatus(frame)) {
+                    client.write(frame.bytes());
                 }
-                backend.parameters().put(name, value);
-                if ("search_path".equals(name) && gate.wantsSearchPath()) {
-                    searchPath = value;
-                }
-                client.write(frame.bytes());
             }
             case 'K', 'R' -> {
                 frame.bytes().release();
@@ -515,6 +505,32 @@ public final class Session {
             }
             default -> client.write(frame.bytes());
         }
+    }
+
+    /**
+     * Takes note of a ParameterStatus; false (and the frame released, the session ended) when it reports a
+     * setting the read-only policy pins at another value. Fail closed: the server would now read statements
+     * differently from how pgward judges them.
+     */
+    private boolean parameterStatus(BackendMessage.Frame frame) {
+        ByteBuf body = frame.body();
+        String name = Wire.readCString(body);
+        String value = Wire.readCString(body);
+        String violation = backend.target().pins() == null ? null : backend.target().pins().violation(name, value);
+        if (violation != null) {
+            frame.bytes().release();
+            ConnectionLog.warn(log, connection, "ending the session of read-only login {}: the database server "
+                    + "reports {}", login, violation);
+            backendTainted = true;
+            end(PgError.fatal(SqlState.INSUFFICIENT_PRIVILEGE, "pgward ended the session of the read-only login \""
+                    + login + "\": the database server reports " + violation));
+            return false;
+        }
+        backend.parameters().put(name, value);
+        if ("search_path".equals(name) && gate.wantsSearchPath()) {
+            searchPath = value;
+        }
+        return true;
     }
 
     private void readyForQuery(BackendMessage.Frame frame) {

@@ -74,9 +74,17 @@ class SessionTest {
         server.config().setAllocator(alloc);
         backend = pins == null ? BackendConnections.over(server, "app", "shop")
                 : BackendConnections.pinned(server, "app", "shop", pins);
-        StatementGate recording = request -> {
-            asked.add(request);
-            return gate.check(request);
+        StatementGate recording = new StatementGate() {
+            @Override
+            public java.util.concurrent.CompletionStage<Verdict> check(GateRequest request) {
+                asked.add(request);
+                return gate.check(request);
+            }
+
+            @Override
+            public boolean wantsSearchPath() {
+                return gate.wantsSearchPath();
+            }
         };
         new Session("c1", client, backend, BackendConnections.unconnectablePool(), recording, "alice", "shop", NONCE,
                 null, 0, () -> ends++).start();
@@ -357,6 +365,29 @@ class SessionTest {
             assertEquals(List.of(), sentTo(server), "no DISCARD ALL: the connection is not reused");
             assertTrue(nothingUnreadAndFinished());
         }
+    }
+
+    @Test
+    void holdsReportsDuringPgwardsOwnShowSearchPathToThePinsToo() {
+        StatementGate wantsSearchPath = new StatementGate() {
+            @Override
+            public java.util.concurrent.CompletionStage<Verdict> check(GateRequest request) {
+                return completedFuture(Verdict.ALLOW);
+            }
+
+            @Override
+            public boolean wantsSearchPath() {
+                return true;
+            }
+        };
+        start(wantsSearchPath, new PinnedSettings(null));
+        assertEquals("SHOW search_path", sentTo(server).getFirst().cstring(0), "asked when the session starts");
+        serverSends(new BackendMessage.Frame('S', Messages.parameterStatus(alloc, "client_encoding", "BIG5")),
+                readyForQuery('I'));
+        List<Sent> toClient = sentTo(client);
+        assertEquals(List.of('E'), types(toClient));
+        assertEquals("FATAL", toClient.getFirst().fields().get('S'));
+        assertFalse(server.isOpen());
     }
 
     @Test
