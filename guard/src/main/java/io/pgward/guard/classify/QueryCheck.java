@@ -19,7 +19,8 @@ import net.sf.jsqlparser.statement.Statement;
  * <p>The token pass needs no parser and so also covers what JSqlParser cannot parse or might misread: the main
  * statement of a WITH and the first keyword of every parenthesised part (a data-modifying CTE), any {@code INTO}
  * keyword (a read-only query has none once DML is ruled out), {@code FOR UPDATE / NO KEY UPDATE / SHARE / KEY
- * SHARE}, and every {@code name(} of a denied function. Then the query must parse (fail closed: text JSqlParser
+ * SHARE}, and every {@code name(} of a denied function. Then, inside the {@link ComplexityEnvelope} (a query beyond
+ * it is {@link Decision.Rule#TOO_COMPLEX_TO_PARSE}), the query must parse (fail closed: text JSqlParser
  * cannot parse is refused), and {@link AstScan} looks at every node of the tree for the same things.
  *
  * <p>Known over-strictness of the token pass, accepted because it fails closed: a column named {@code update} or
@@ -53,6 +54,10 @@ final class QueryCheck {
         Decision byTokens = checkTokens(tokens, policy);
         if (byTokens != null) {
             return byTokens;
+        }
+        String beyond = ComplexityEnvelope.measure(tokens).beyondParser();
+        if (beyond != null) {
+            return Refusals.tooComplexToParse(beyond, tokens.get(0));
         }
         ParserText text = ParserText.render(query);
         Statement tree;

@@ -1,0 +1,134 @@
+package io.pgward.guard.classify;
+
+import io.pgward.guard.lexer.Token;
+import io.pgward.guard.lexer.Token.Kind;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The bounds on the guard's work per statement text, measured from L1's tokens before anything costlier runs.
+ *
+ * <p>Why: JSqlParser cannot be interrupted. Its parse timeout only sets a flag that its syntactic lookahead never
+ * reads, and that lookahead is exponential in the nesting of brackets that could open several things (a
+ * subquery, a parenthesised expression, a row, an array): measured with JSqlParser 5.3 on one core, 8 levels of
+ * {@code select (select ...)} take 50 ms, 10 take 110 ms, 14 take 1 s, 16 take 4 s, 30 never end; {@code array[}
+ * nested 8 deep takes 16 ms, 12 deep 160 ms, 16 deep 1.6 s; bare parentheses 100 deep 150 ms, 400 deep 3.7 s.
+ * Its cost per token is also high on long flat texts (an IN list of 3,000 values, 6,000 tokens, about 150 ms;
+ * 10,000 values 650 ms; 50,000 values 3.4 s). Brackets that open a call's arguments ({@code abs(abs(...))}) are
+ * cheap: 200 deep, 45 ms. So a query is given to JSqlParser only inside an envelope where its worst case was
+ * measured (see bench/guard-work.sh); outside it the token checks still run and the query is left to the catalog
+ * check (L3), where PostgreSQL's own parser proves it, with the same fail-closed rules as any query JSqlParser
+ * cannot read. Where no catalog check follows, such a query is refused as too complex (SQLSTATE 54001).
+ *
+ * <p>The whole text is bounded too, before it is lexed: L1 reads about 15 characters per microsecond, so a text of
+ * {@link #MAX_TEXT_CHARS} costs about 70 ms of lexing and token checks; a longer one (PostgreSQL accepts messages
+ * up to 1 GB) is refused at once as too complex.
+ *
+ * <p>The limits, chosen so that a large BI query (hundreds of columns, a CASE of hundreds of WHENs, a few
+ * subqueries deep) still gets JSqlParser's tree scan on top of the token checks, and a text beyond them costs
+ * L2 at most linear token work:
+ * <ul>
+ *   <li>{@link #PARSER_MAX_TOKENS}: JSqlParser's cost per token on flat lists (IN lists, select lists, long sums)
+ *       stays under about 100 ms up to here;</li>
+ *   <li>{@link #PARSER_MAX_OPEN_DEPTH}: nesting of brackets that do not open a call's argument list (the
+ *       exponential case);</li>
+ *   <li>{@link #PARSER_MAX_DEPTH}: nesting of all brackets, calls included (JSqlParser recurses per level).</li>
+ * </ul>
+ */
+public final class ComplexityEnvelope {
+
+    /** Characters of a whole statement text the guard reads at all; a longer text is refused before lexing. */
+    public static final int MAX_TEXT_CHARS = 1 << 20;
+    /** Tokens of a query given to JSqlParser. */
+    static final int PARSER_MAX_TOKENS = 4_000;
+    /** Nesting of brackets that do not open a call's arguments, in a query given to JSqlParser. */
+    static final int PARSER_MAX_OPEN_DEPTH = 8;
+    /** Nesting of all brackets in a query given to JSqlParser. */
+    static final int PARSER_MAX_DEPTH = 64;
+
+    /**
+     * Words after which an opening bracket does not open a call's arguments but a nested query, expression, row or
+     * list: PostgreSQL's reserved key words (which cannot name a function) and the non-reserved ones that take a
+     * parenthesised query or expression. {@code cast(} is left out: its argument is not ambiguous.
+     */
+    private static final Set<String> OPENING_WORDS = Set.of("all", "analyse", "analyze", "and", "any", "array", "as",
+            "asc", "asymmetric", "between", "both", "by", "case", "check", "collate", "column", "constraint", "create",
+            "cross", "default", "desc", "distinct", "do", "else", "end", "escape", "except", "exists", "false",
+            "fetch", "filter", "for", "from", "full", "group", "having", "ilike", "in", "inner", "intersect", "into",
+            "is", "join", "lateral", "leading", "left", "like", "limit", "not", "null", "offset", "on", "only", "or",
+            "order", "over", "partition", "returning", "right", "select", "similar", "some", "symmetric", "table",
+            "then", "to", "trailing", "true", "union", "unique", "using", "values", "variadic", "when", "where",
+            "window", "with", "within");
+
+    private ComplexityEnvelope() {
+    }
+
+    /**
+     * What was measured of one statement's tokens, in one pass.
+     *
+     * @param tokens how many tokens
+     * @param depth the deepest nesting of ( and [
+     * @param openDepth the deepest nesting of ( and [ that do not open a call's arguments
+     */
+    record Measure(int tokens, int depth, int openDepth) {
+
+        /** Why a query is not given to JSqlParser, or null when it is inside the envelope. */
+        String beyondParser() {
+            if (tokens > PARSER_MAX_TOKENS) {
+                return tokens + " tokens, more than the " + PARSER_MAX_TOKENS + " the syntax check reads";
+            }
+            if (openDepth > PARSER_MAX_OPEN_DEPTH) {
+                return "subqueries, parentheses or arrays nested " + openDepth + " deep, more than the "
+                        + PARSER_MAX_OPEN_DEPTH + " the syntax check reads";
+            }
+            if (depth > PARSER_MAX_DEPTH) {
+                return "brackets nested " + depth + " deep, more than the " + PARSER_MAX_DEPTH
+                        + " the syntax check reads";
+            }
+            return null;
+        }
+    }
+
+    /** Measures a statement's tokens. Linear, no recursion; an unbalanced closing bracket is simply not counted. */
+    static Measure measure(List<Token> tokens) {
+        int depth = 0;
+        int maxDepth = 0;
+        int open = 0;
+        int maxOpen = 0;
+        // Per nesting level, whether its bracket counted as open: a fixed-size bit stack would cap the depth, so
+        // the levels are kept in a growable array.
+        boolean[] opened = new boolean[16];
+        Token previous = null;
+        for (Token t : tokens) {
+            if (t.kind() == Kind.PUNCTUATION && (t.text().equals("(") || t.text().equals("["))) {
+                boolean isOpen = !call(previous);
+                if (depth == opened.length) {
+                    opened = java.util.Arrays.copyOf(opened, depth * 2);
+                }
+                opened[depth++] = isOpen;
+                maxDepth = Math.max(maxDepth, depth);
+                if (isOpen) {
+                    maxOpen = Math.max(maxOpen, ++open);
+                }
+            } else if (t.kind() == Kind.PUNCTUATION && (t.text().equals(")") || t.text().equals("]")) && depth > 0) {
+                if (opened[--depth]) {
+                    open--;
+                }
+            }
+            previous = t;
+        }
+        return new Measure(tokens.size(), maxDepth, maxOpen);
+    }
+
+    /** A bracket that opens a call's arguments, a type modifier, a column list or a subscript of a name. */
+    private static boolean call(Token previous) {
+        if (previous == null) {
+            return false;
+        }
+        return switch (previous.kind()) {
+            case QUOTED_IDENTIFIER -> true;
+            case WORD -> !OPENING_WORDS.contains(previous.value());
+            default -> false;
+        };
+    }
+}
