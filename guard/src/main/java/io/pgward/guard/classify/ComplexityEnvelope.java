@@ -13,8 +13,9 @@ import java.util.Set;
  * subquery, a parenthesised expression, a row, an array): measured with JSqlParser 5.3 on one core, 8 levels of
  * {@code select (select ...)} take 50 ms, 10 take 110 ms, 14 take 1 s, 16 take 4 s, 30 never end; {@code array[}
  * nested 8 deep takes 16 ms, 12 deep 160 ms, 16 deep 1.6 s; bare parentheses 100 deep 150 ms, 400 deep 3.7 s.
- * Its cost per token is also high on long flat texts (an IN list of 3,000 values, 6,000 tokens, about 150 ms;
- * 10,000 values 650 ms; 50,000 values 3.4 s). Brackets that open a call's arguments ({@code abs(abs(...))}) are
+ * Its cost per token is also high on long flat texts, highest on IN lists (warm: 1,000 values, 2,000 tokens, about
+ * 90 ms; 3,000 values 180 ms; 10,000 values 650 ms; 50,000 values 3.4 s), lower on select lists (1,600 columns,
+ * 4,800 tokens, about 50 ms), sums and CASE (2,000 WHENs, 12,000 tokens, about 190 ms). Brackets that open a call's arguments ({@code abs(abs(...))}) are
  * cheap: 200 deep, 45 ms. So a query is given to JSqlParser only inside an envelope where its worst case was
  * measured (see bench/guard-work.sh); outside it the token checks still run and the query is left to the catalog
  * check (L3), where PostgreSQL's own parser proves it, with the same fail-closed rules as any query JSqlParser
@@ -24,12 +25,14 @@ import java.util.Set;
  * {@link #MAX_TEXT_CHARS} costs about 70 ms of lexing and token checks; a longer one (PostgreSQL accepts messages
  * up to 1 GB) is refused at once as too complex.
  *
- * <p>The limits, chosen so that a large BI query (hundreds of columns, a CASE of hundreds of WHENs, a few
- * subqueries deep) still gets JSqlParser's tree scan on top of the token checks, and a text beyond them costs
- * L2 at most linear token work:
+ * <p>The limits are chosen so that no text inside them costs JSqlParser much more than about 100 ms. A typical
+ * query (a dashboard query of a few hundred tokens, a few subqueries deep) is well inside and gets JSqlParser's
+ * tree scan on top of the token checks; a large BI query (hundreds of columns, thousands of IN values) is beyond
+ * the token limit, costs L2 only the linear token checks, and is proven by the catalog check alone, as any query
+ * JSqlParser cannot read:
  * <ul>
  *   <li>{@link #PARSER_MAX_TOKENS}: JSqlParser's cost per token on flat lists (IN lists, select lists, long sums)
- *       stays under about 100 ms up to here;</li>
+ *       stays around 100 ms or less up to here (an IN list of 1,500 values is the worst flat case);</li>
  *   <li>{@link #PARSER_MAX_OPEN_DEPTH}: nesting of brackets that do not open a call's argument list (the
  *       exponential case);</li>
  *   <li>{@link #PARSER_MAX_DEPTH}: nesting of all brackets, calls included (JSqlParser recurses per level).</li>
@@ -40,7 +43,7 @@ public final class ComplexityEnvelope {
     /** Characters of a whole statement text the guard reads at all; a longer text is refused before lexing. */
     public static final int MAX_TEXT_CHARS = 1 << 20;
     /** Tokens of a query given to JSqlParser. */
-    static final int PARSER_MAX_TOKENS = 4_000;
+    static final int PARSER_MAX_TOKENS = 3_000;
     /** Nesting of brackets that do not open a call's arguments, in a query given to JSqlParser. */
     static final int PARSER_MAX_OPEN_DEPTH = 8;
     /** Nesting of all brackets in a query given to JSqlParser. */
