@@ -25,6 +25,10 @@ import java.util.concurrent.Executor;
  * statement that reads is then proven by L3, PostgreSQL's own analysis against the login's table selection (the
  * {@link CatalogLayer}), which answers at once from its cache for a statement seen before.
  *
+ * <p>A text not seen before is judged by L1 and L2 on one of the gates' platform threads ({@code deciders}, owned by
+ * {@link Gates}), never on the event loop or a virtual thread; the guard bounds that work, and refuses with 54001
+ * what it cannot judge within its bounds.
+ *
  * <p>Session state kept here: the cursors this session declared through pgward (only those may be fetched) and
  * whether it ever changed search_path (then the end of a transaction may change it back). Confined to the
  * session's event loop, except the catalog stage, which completes elsewhere and touches no state.
