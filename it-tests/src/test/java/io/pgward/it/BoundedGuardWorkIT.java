@@ -159,7 +159,6 @@ class BoundedGuardWorkIT {
             fail("no answer and no refusal within " + MONSTER_BOUND_S + " s");
             return;
         }
-        System.out.println("bounded guard work: " + outcome.substring(0, Math.min(200, outcome.length())));
         if (answer.startsWith("SQLSTATE ") && outcome.startsWith(answer)) {
             return;
         }
