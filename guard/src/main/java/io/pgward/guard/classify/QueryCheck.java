@@ -80,11 +80,12 @@ final class QueryCheck {
 
     private Decision checkTokens(List<Token> tokens, ReadOnlyPolicy policy) {
         Set<Integer> cteNames = new HashSet<>();
+        int[] closing = closingParens(tokens);
         for (int i = 0; i < tokens.size(); i++) {
             if (!tokens.get(i).isWord("with")) {
                 continue;
             }
-            int main = withList(tokens, i, cteNames);
+            int main = withList(tokens, i, cteNames, closing);
             if (main >= 0 && main < tokens.size() && DML.contains(keyword(tokens.get(main)))) {
                 Token dml = tokens.get(main);
                 String kind = dml.value().toUpperCase(Locale.ROOT);
@@ -123,7 +124,7 @@ final class QueryCheck {
      * -1 when the tokens do not read as a CTE list. Only a list that reads whole adds its CTE names' positions to
      * {@code cteNames} (a CTE with a column list looks like a call: {@code WITH has_rows(n) AS (...)}).
      */
-    static int withList(List<Token> tokens, int with, Set<Integer> cteNames) {
+    static int withList(List<Token> tokens, int with, Set<Integer> cteNames, int[] closing) {
         List<Integer> names = new ArrayList<>();
         int j = with + 1;
         if (j < tokens.size() && tokens.get(j).isWord("recursive")) {
@@ -135,7 +136,7 @@ final class QueryCheck {
             }
             names.add(j++);
             if (j < tokens.size() && TokenReader.isSymbol(tokens.get(j), "(")) {
-                j = TokenReader.closingParen(tokens, j);
+                j = closing[j];
                 if (j < 0) {
                     return -1;
                 }
@@ -154,7 +155,7 @@ final class QueryCheck {
             if (j >= tokens.size() || !TokenReader.isSymbol(tokens.get(j), "(")) {
                 return -1;
             }
-            j = TokenReader.closingParen(tokens, j);
+            j = closing[j];
             if (j < 0) {
                 return -1;
             }
@@ -178,6 +179,36 @@ final class QueryCheck {
             return -1;
         }
         return -1;
+    }
+
+    /**
+     * For each opening parenthesis, the index of the parenthesis that closes it, as {@link TokenReader#closingParen}
+     * finds it (brackets count, a bracket that closes it gives -1), and -1 for every other token. One pass: reading
+     * each WITH's list from its own parenthesis would be quadratic in the nesting of WITH queries.
+     */
+    static int[] closingParens(List<Token> tokens) {
+        int[] closing = new int[tokens.size()];
+        java.util.Arrays.fill(closing, -1);
+        int[] open = new int[16];
+        int depth = 0;
+        for (int i = 0; i < tokens.size(); i++) {
+            Token t = tokens.get(i);
+            if (t.kind() != Kind.PUNCTUATION) {
+                continue;
+            }
+            if (t.text().equals("(") || t.text().equals("[")) {
+                if (depth == open.length) {
+                    open = java.util.Arrays.copyOf(open, depth * 2);
+                }
+                open[depth++] = i;
+            } else if ((t.text().equals(")") || t.text().equals("]")) && depth > 0) {
+                int opener = open[--depth];
+                if (t.text().equals(")") && tokens.get(opener).text().equals("(")) {
+                    closing[opener] = i;
+                }
+            }
+        }
+        return closing;
     }
 
     /** INSERT INTO, DELETE FROM, MERGE INTO, or UPDATE [ONLY] name [[AS] alias] SET at {@code i}. */

@@ -106,6 +106,19 @@ class ComplexityEnvelopeTest {
     }
 
     @Test
+    void theTokenChecksOfNestedWithListsAreLinear() {
+        // Each WITH's CTE list is read to its closing parenthesis; nested 40,000 deep, reading each one from its
+        // opening parenthesis would be quadratic (minutes), the matched parentheses are read once.
+        int deep = 40_000;
+        String sql = "select * from " + "(with a as (".repeat(deep) + "select 1" + ") select * from a) x".repeat(deep);
+        long start = System.nanoTime();
+        Decision decision = CLASSIFIER.classify(statement(sql), POLICY);
+        Duration took = Duration.ofNanos(System.nanoTime() - start);
+        assertEquals(Decision.Rule.TOO_COMPLEX_TO_PARSE, assertInstanceOf(Decision.Refuse.class, decision).rule());
+        assertTrue(took.compareTo(Duration.ofSeconds(5)) < 0, took.toString());
+    }
+
+    @Test
     void everyReproductionIsDecidedWithinItsBound() {
         // Generous: a bound on the order of the envelope's measured worst case, not a benchmark (bench/guard-work.sh).
         Duration bound = Duration.ofSeconds(2);
