@@ -62,14 +62,14 @@ class ReadOnlyGuardTest {
 
     @Test
     void aTextLongerThanTheGuardReadsIsRefusedBeforeItIsLexed() {
-        String huge = "select 1 where 1 in (" + "1, ".repeat(400_000) + "1)";
+        String huge = "select 1 where 1 in (" + "1, ".repeat(100_000) + "1)";
         Decision.Refuse refuse = assertInstanceOf(Decision.Refuse.class, check(proven, huge).decision());
         assertEquals(Decision.Rule.TOO_COMPLEX, refuse.rule());
         assertEquals("54001", refuse.sqlState());
         assertTrue(refuse.message().startsWith("pgward refused this statement: it is too complex to check ("
                 + huge.length() + " characters"), refuse.message());
         assertEquals(null, proven.cached(huge, true, POLICY));
-        assertInstanceOf(Decision.Allow.class, check(proven, "select 1 where 1 in (" + "1, ".repeat(300_000)
+        assertInstanceOf(Decision.Allow.class, check(proven, "select 1 where 1 in (" + "1, ".repeat(80_000)
                 + "1)").decision(), "under the limit: the token checks, then L3");
     }
 

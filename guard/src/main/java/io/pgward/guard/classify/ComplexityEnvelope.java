@@ -21,9 +21,12 @@ import java.util.Set;
  * check (L3), where PostgreSQL's own parser proves it, with the same fail-closed rules as any query JSqlParser
  * cannot read. Where no catalog check follows, such a query is refused as too complex (SQLSTATE 54001).
  *
- * <p>The whole text is bounded too, before it is lexed: L1 reads about 15 characters per microsecond, so a text of
- * {@link #MAX_TEXT_CHARS} costs about 70 ms of lexing and token checks; a longer one (PostgreSQL accepts messages
- * up to 1 GB) is refused at once as too complex.
+ * <p>The whole text is bounded too, before it is lexed: L1 and the token checks read about 10 characters per
+ * microsecond, and a text that reaches the catalog check is lexed there twice more (and split by pgjdbc), so a
+ * text of {@link #MAX_TEXT_CHARS} costs pgward about 100 ms of CPU in all (measured: nested WITH queries of 960 KB
+ * cost 90 ms in L2 and nearly 400 ms with L3). A longer text (PostgreSQL accepts messages up to 1 GB) is refused at
+ * once as too complex. The limit costs no query the catalog check could prove anyway: an IN list of 256 KiB holds
+ * some 37,000 values, whose parse tree is beyond the catalog check's 4 MB.
  *
  * <p>The limits are chosen so that no text inside them costs JSqlParser much more than about 100 ms. A typical
  * query (a dashboard query of a few hundred tokens, a few subqueries deep) is well inside and gets JSqlParser's
@@ -41,7 +44,7 @@ import java.util.Set;
 public final class ComplexityEnvelope {
 
     /** Characters of a whole statement text the guard reads at all; a longer text is refused before lexing. */
-    public static final int MAX_TEXT_CHARS = 1 << 20;
+    public static final int MAX_TEXT_CHARS = 256 * 1024;
     /** Tokens of a query given to JSqlParser. */
     static final int PARSER_MAX_TOKENS = 3_000;
     /** Nesting of brackets that do not open a call's arguments, in a query given to JSqlParser. */
