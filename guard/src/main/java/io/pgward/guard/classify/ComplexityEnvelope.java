@@ -10,9 +10,11 @@ import java.util.Set;
  *
  * <p>Why: JSqlParser cannot be interrupted. Its parse timeout only sets a flag that its syntactic lookahead never
  * reads, and that lookahead is exponential in the nesting of brackets that could open several things (a
- * subquery, a parenthesised expression, a row, an array): measured with JSqlParser 5.3 on one core, 8 levels of
- * {@code select (select ...)} take 50 ms, 10 take 110 ms, 14 take 1 s, 16 take 4 s, 30 never end; {@code array[}
- * nested 8 deep takes 16 ms, 12 deep 160 ms, 16 deep 1.6 s; bare parentheses 100 deep 150 ms, 400 deep 3.7 s.
+ * subquery, a parenthesised expression, a row, an array) and in CASE nested in a WHEN: measured with JSqlParser
+ * 5.3 on one core, 6 levels of {@code select (select ...)} take 25 ms, 8 take 50 ms, 10 take 110 ms, 14 take 1 s,
+ * 16 take 4 s, 30 never end; {@code array[} nested 6 deep takes 13 ms, 12 deep 160 ms, 16 deep 1.6 s; CASE in
+ * WHEN 6 deep 40 ms, 8 deep 190 ms; alternating CASE and subquery 8 deep 55 ms, 10 deep 190 ms; bare parentheses
+ * 100 deep 150 ms, 400 deep 3.7 s.
  * Its cost per token is also high on long flat texts, highest on IN lists (warm: 1,000 values, 2,000 tokens, about
  * 90 ms; 3,000 values 180 ms; 10,000 values 650 ms; 50,000 values 3.4 s), lower on select lists (1,600 columns,
  * 4,800 tokens, about 50 ms), sums and CASE (2,000 WHENs, 12,000 tokens, about 190 ms). Brackets that open a call's arguments ({@code abs(abs(...))}) are
@@ -37,7 +39,7 @@ import java.util.Set;
  *   <li>{@link #PARSER_MAX_TOKENS}: JSqlParser's cost per token on flat lists (IN lists, select lists, long sums)
  *       stays around 100 ms or less up to here (an IN list of 1,500 values is the worst flat case);</li>
  *   <li>{@link #PARSER_MAX_OPEN_DEPTH}: nesting of brackets that do not open a call's argument list (the
- *       exponential case);</li>
+ *       exponential case), and of CASE;</li>
  *   <li>{@link #PARSER_MAX_DEPTH}: nesting of all brackets, calls included (JSqlParser recurses per level).</li>
  * </ul>
  */
@@ -48,7 +50,7 @@ public final class ComplexityEnvelope {
     /** Tokens of a query given to JSqlParser. */
     static final int PARSER_MAX_TOKENS = 3_000;
     /** Nesting of brackets that do not open a call's arguments, in a query given to JSqlParser. */
-    static final int PARSER_MAX_OPEN_DEPTH = 8;
+    static final int PARSER_MAX_OPEN_DEPTH = 6;
     /** Nesting of all brackets in a query given to JSqlParser. */
     static final int PARSER_MAX_DEPTH = 64;
 
@@ -84,11 +86,11 @@ public final class ComplexityEnvelope {
                 return tokens + " tokens, more than the " + PARSER_MAX_TOKENS + " the syntax check reads";
             }
             if (openDepth > PARSER_MAX_OPEN_DEPTH) {
-                return "subqueries, parentheses or arrays nested " + openDepth + " deep, more than the "
+                return "subqueries, parentheses, arrays or CASE nested " + openDepth + " deep, more than the "
                         + PARSER_MAX_OPEN_DEPTH + " the syntax check reads";
             }
             if (depth > PARSER_MAX_DEPTH) {
-                return "brackets nested " + depth + " deep, more than the " + PARSER_MAX_DEPTH
+                return "brackets or CASE nested " + depth + " deep, more than the " + PARSER_MAX_DEPTH
                         + " the syntax check reads";
             }
             return null;
@@ -101,29 +103,54 @@ public final class ComplexityEnvelope {
         int maxDepth = 0;
         int open = 0;
         int maxOpen = 0;
-        // Per nesting level, whether its bracket counted as open: a fixed-size bit stack would cap the depth, so
-        // the levels are kept in a growable array.
-        boolean[] opened = new boolean[16];
+        // Per nesting level, what opened it; a growable array, so that no depth is out of reach.
+        byte[] levels = new byte[16];
         Token previous = null;
         for (Token t : tokens) {
-            if (t.kind() == Kind.PUNCTUATION && (t.text().equals("(") || t.text().equals("["))) {
-                boolean isOpen = !call(previous);
-                if (depth == opened.length) {
-                    opened = java.util.Arrays.copyOf(opened, depth * 2);
+            byte level = opens(previous, t);
+            if (level != NONE) {
+                if (depth == levels.length) {
+                    levels = java.util.Arrays.copyOf(levels, depth * 2);
                 }
-                opened[depth++] = isOpen;
+                levels[depth++] = level;
                 maxDepth = Math.max(maxDepth, depth);
-                if (isOpen) {
+                if (level != CALL) {
                     maxOpen = Math.max(maxOpen, ++open);
                 }
-            } else if (t.kind() == Kind.PUNCTUATION && (t.text().equals(")") || t.text().equals("]")) && depth > 0) {
-                if (opened[--depth]) {
+            } else if (depth > 0 && closes(t, levels[depth - 1])) {
+                if (levels[--depth] != CALL) {
                     open--;
                 }
             }
             previous = t;
         }
         return new Measure(tokens.size(), maxDepth, maxOpen);
+    }
+
+    private static final byte NONE = 0;
+    /** A bracket that opens a call's arguments. */
+    private static final byte CALL = 1;
+    /** A bracket that opens a nested query, expression, row or array. */
+    private static final byte BRACKET = 2;
+    /**
+     * CASE ... END: JSqlParser's lookahead is exponential in CASE nested in a WHEN as well (measured: 6 levels
+     * 40 ms, 8 levels 190 ms, 12 levels 1.6 s, 16 levels more than 8 s), and CASE needs no bracket; END is a
+     * reserved word, so inside a query it only ever ends a CASE.
+     */
+    private static final byte CASE = 3;
+
+    private static byte opens(Token previous, Token t) {
+        if (t.kind() == Kind.PUNCTUATION && (t.text().equals("(") || t.text().equals("["))) {
+            return call(previous) ? CALL : BRACKET;
+        }
+        return t.isWord("case") ? CASE : NONE;
+    }
+
+    private static boolean closes(Token t, byte level) {
+        if (level == CASE) {
+            return t.isWord("end");
+        }
+        return t.kind() == Kind.PUNCTUATION && (t.text().equals(")") || t.text().equals("]"));
     }
 
     /** A bracket that opens a call's arguments, a type modifier, a column list or a subscript of a name. */

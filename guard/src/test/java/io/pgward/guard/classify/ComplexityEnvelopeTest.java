@@ -47,6 +47,9 @@ class ComplexityEnvelopeTest {
         assertEquals(1, measure("select x from t where y in (select z from u)").openDepth());
         assertEquals(0, measure("select \"my func\"(1), a[1], cast(b as numeric(10, 2)) from t").openDepth());
         assertEquals(2, measure("select sum(x) over (partition by (y)) from t").openDepth());
+        assertEquals(3, measure("select case when case when (a) then 1 end = 1 then 2 end, case when b then 3 end")
+                .openDepth());
+        assertEquals(new ComplexityEnvelope.Measure(9, 1, 1), measure("select case when a then b end ) end"));
     }
 
     @Test
@@ -82,12 +85,17 @@ class ComplexityEnvelopeTest {
 
     @Test
     void nestedSubqueriesBracketsAndLongTextsAreBeyondIt() {
-        assertNotNull(measure("select (".repeat(9) + "select 1" + ")".repeat(9)).beyondParser());
-        assertNull(measure("select (".repeat(8) + "select 1" + ")".repeat(8)).beyondParser());
-        assertNotNull(measure("select " + "array[".repeat(9) + "1" + "]".repeat(9)).beyondParser());
+        assertNotNull(measure("select (".repeat(7) + "select 1" + ")".repeat(7)).beyondParser());
+        assertNull(measure("select (".repeat(6) + "select 1" + ")".repeat(6)).beyondParser());
+        assertNotNull(measure("select " + "array[".repeat(7) + "1" + "]".repeat(7)).beyondParser());
         assertNotNull(measure("select " + "abs(".repeat(65) + "1" + ")".repeat(65)).beyondParser());
         assertNull(measure("select " + "abs(".repeat(64) + "1" + ")".repeat(64)).beyondParser());
         assertNotNull(measure("select " + "1+".repeat(2_000) + "1").beyondParser());
+        String condition = "true";
+        for (int level = 1; level <= 7; level++) {
+            condition = "case when " + condition + " then true else false end";
+            assertEquals(level > 6, measure("select " + condition).beyondParser() != null, condition);
+        }
     }
 
     @Test
@@ -96,8 +104,8 @@ class ComplexityEnvelopeTest {
                 CLASSIFIER.classify(statement("select (".repeat(29) + "select 1001" + ")".repeat(29)), POLICY));
         assertEquals(Decision.Rule.TOO_COMPLEX_TO_PARSE, refuse.rule());
         assertEquals("54001", refuse.sqlState());
-        assertEquals("pgward refused this statement: it is too complex to check (subqueries, parentheses or arrays "
-                + "nested 29 deep, more than the 8 the syntax check reads)", refuse.message());
+        assertEquals("pgward refused this statement: it is too complex to check (subqueries, parentheses, arrays or "
+                + "CASE nested 29 deep, more than the 6 the syntax check reads)", refuse.message());
         // The token checks run first, whatever the size.
         Decision.Refuse locking = assertInstanceOf(Decision.Refuse.class, CLASSIFIER.classify(statement(
                 "select " + "1+".repeat(5_000) + "1 from t for update"), POLICY));
@@ -130,7 +138,7 @@ class ComplexityEnvelopeTest {
                         .collect(Collectors.joining(", ")),
                 "select case g " + IntStream.rangeClosed(1, 2_000).mapToObj(i -> "when " + i + " then " + i)
                         .collect(Collectors.joining(" ")) + " end from t g",
-                "select " + "(select ".repeat(8) + "array[".repeat(8) + "1" + "]".repeat(8) + ")".repeat(8))) {
+                "select " + "(select ".repeat(3) + "array[".repeat(3) + "1" + "]".repeat(3) + ")".repeat(3))) {
             long start = System.nanoTime();
             CLASSIFIER.classify(statement(sql), POLICY);
             Duration took = Duration.ofNanos(System.nanoTime() - start);
