@@ -62,6 +62,8 @@ class BoundedGuardWorkIT {
         IN_200000("select count(*) from generate_series(1, 10) g where g in ("
                 + IntStream.rangeClosed(1, 200_000).mapToObj(Integer::toString).collect(Collectors.joining(", "))
                 + ")", "10"),
+        // Not in the issue: JSqlParser's lookahead is exponential in CASE nested in a WHEN as well.
+        NESTED_CASE_30("select " + "case when ".repeat(30) + "true" + " then true else false end".repeat(30), "t"),
         // Not in the issue: nested WITH queries once made L2's token checks quadratic (40,000 levels: 74 s). PostgreSQL's
         // own parser gives up on this nesting ("memory exhausted", a syntax error).
         NESTED_WITH_7000("select * from " + "(with a as (".repeat(7_000) + "select 1" + ") select * from a) x"

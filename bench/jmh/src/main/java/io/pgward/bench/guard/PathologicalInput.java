@@ -41,6 +41,9 @@ public enum PathologicalInput {
     IN_200000("select count(*) from generate_series(1, 10) g where g in ("
             + IntStream.rangeClosed(1, 200_000).mapToObj(Integer::toString).collect(Collectors.joining(", ")) + ")"),
 
+    /** CASE nested in a WHEN 30 deep (exponential in JSqlParser as well). */
+    NESTED_CASE_30("select " + "case when ".repeat(30) + "true" + " then true else false end".repeat(30)),
+
     /** WITH queries nested 7,000 deep, just under the text limit (once quadratic in L2's token checks). */
     NESTED_WITH_7000("select * from " + "(with a as (".repeat(7_000) + "select 1" + ") select * from a) x"
             .repeat(7_000));
