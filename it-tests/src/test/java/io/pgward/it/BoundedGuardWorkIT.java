@@ -64,8 +64,8 @@ class BoundedGuardWorkIT {
                 + ")", "10"),
         // Not in the issue: JSqlParser's lookahead is exponential in CASE nested in a WHEN as well.
         NESTED_CASE_30("select " + "case when ".repeat(30) + "true" + " then true else false end".repeat(30), "t"),
-        // Not in the issue: nested WITH queries once made L2's token checks quadratic (40,000 levels: 74 s). PostgreSQL's
-        // own parser gives up on this nesting ("memory exhausted", a syntax error).
+        // Not in the issue: nested WITH queries once made L2's token checks quadratic (40,000 levels: 74 s).
+        // PostgreSQL's own parser gives up on this nesting ("memory exhausted", a syntax error).
         NESTED_WITH_7000("select * from " + "(with a as (".repeat(7_000) + "select 1" + ") select * from a) x"
                 .repeat(7_000), "SQLSTATE 42601");
 
@@ -115,7 +115,7 @@ class BoundedGuardWorkIT {
         assertAnswerOrTooComplex(monster.answer, running);
     }
 
-    /** Sends one text as the read-only login on a connection of its own; the stage holds its first value or SQLSTATE. */
+    /** Sends one text as the read-only login on a connection of its own; the stage holds its first value or error. */
     private static CompletableFuture<String> send(String sql) {
         return CompletableFuture.supplyAsync(() -> {
             try (Connection c = connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {

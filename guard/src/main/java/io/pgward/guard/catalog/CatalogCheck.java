@@ -236,7 +236,8 @@ public final class CatalogCheck implements AutoCloseable {
      */
     private static boolean cacheable(CatalogVerdict verdict) {
         if (verdict instanceof CatalogVerdict.Refuse r) {
-            return !r.rule().equals(CatalogRefusals.STANDBY) && !r.rule().equals(CatalogRefusals.TOO_COMPLEX) && !r.rule().equals(CatalogRefusals.CHECK_FAILED)
+            return !r.rule().equals(CatalogRefusals.STANDBY) && !r.rule().equals(CatalogRefusals.TOO_COMPLEX)
+                    && !r.rule().equals(CatalogRefusals.CHECK_FAILED)
                     && !(r.rule().equals(CatalogRefusals.POSTGRES_ERROR)
                     && (r.sqlState().startsWith("57") || r.sqlState().startsWith("08")
                     || r.sqlState().startsWith("53") || r.sqlState().startsWith("55")

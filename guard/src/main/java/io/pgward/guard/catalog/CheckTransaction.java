@@ -400,6 +400,7 @@ final class CheckTransaction {
             view = rs.getLong(1);
             tree = rs.getString(2);
             if (tree == null) {
+                sessionPath = false;
                 return CatalogRefusals.tooComplex("PostgreSQL's parse tree of it is larger than the "
                         + MAX_TREE_CHARS + " bytes the catalog check reads");
             }

@@ -17,8 +17,8 @@ import java.util.Set;
  * 100 deep 150 ms, 400 deep 3.7 s.
  * Its cost per token is also high on long flat texts, highest on IN lists (warm: 1,000 values, 2,000 tokens, about
  * 90 ms; 3,000 values 180 ms; 10,000 values 650 ms; 50,000 values 3.4 s), lower on select lists (1,600 columns,
- * 4,800 tokens, about 50 ms), sums and CASE (2,000 WHENs, 12,000 tokens, about 190 ms). Brackets that open a call's arguments ({@code abs(abs(...))}) are
- * cheap: 200 deep, 45 ms. So a query is given to JSqlParser only inside an envelope where its worst case was
+ * 4,800 tokens, about 50 ms), sums and CASE (2,000 WHENs, 12,000 tokens, about 190 ms). Brackets that open a
+ * call's arguments ({@code abs(abs(...))}) are cheap: 200 deep, 45 ms. So a query is given to JSqlParser only inside an envelope where its worst case was
  * measured (see bench/guard-work.sh); outside it the token checks still run and the query is left to the catalog
  * check (L3), where PostgreSQL's own parser proves it, with the same fail-closed rules as any query JSqlParser
  * cannot read. Where no catalog check follows, such a query is refused as too complex (SQLSTATE 54001).

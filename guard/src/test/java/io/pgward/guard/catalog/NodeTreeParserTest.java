@@ -23,7 +23,8 @@ class NodeTreeParserTest {
         // At the limit, on a virtual thread as the catalog check runs it: read and walked without running out of stack.
         Thread check = Thread.ofVirtual().unstarted(() -> QueryTreeWalker.walk(
                 NodeTreeParser.parse(chain.apply(NodeTreeParser.MAX_DEPTH - 1)), java.util.Set.of()));
-        java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.atomic.AtomicReference<Throwable> failure =
+                new java.util.concurrent.atomic.AtomicReference<>();
         check.setUncaughtExceptionHandler((t, x) -> failure.set(x));
         check.start();
         check.join();

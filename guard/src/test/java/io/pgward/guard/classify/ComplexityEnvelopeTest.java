@@ -68,7 +68,8 @@ class ComplexityEnvelopeTest {
 
     @Test
     void theEnvelopeAdmitsADashboardQueryAndLeavesALargeBiQueryToTheTokenChecks() {
-        String columns = IntStream.rangeClosed(1, 100).mapToObj(i -> "round(sum(coalesce(t.c" + i + ", 0)), 2) as s" + i)
+        String columns = IntStream.rangeClosed(1, 100)
+                .mapToObj(i -> "round(sum(coalesce(t.c" + i + ", 0)), 2) as s" + i)
                 .collect(Collectors.joining(", "));
         String sql = "with recent as (select * from orders where id in (select order_id from items where qty > "
                 + "(select avg(qty) from items))) select " + columns + ", case when (a > 1 and (b < 2 or (c = 3))) "
