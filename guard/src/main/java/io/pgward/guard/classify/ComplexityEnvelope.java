@@ -18,10 +18,11 @@ import java.util.Set;
  * Its cost per token is also high on long flat texts, highest on IN lists (warm: 1,000 values, 2,000 tokens, about
  * 90 ms; 3,000 values 180 ms; 10,000 values 650 ms; 50,000 values 3.4 s), lower on select lists (1,600 columns,
  * 4,800 tokens, about 50 ms), sums and CASE (2,000 WHENs, 12,000 tokens, about 190 ms). Brackets that open a
- * call's arguments ({@code abs(abs(...))}) are cheap: 200 deep, 45 ms. So a query is given to JSqlParser only inside an envelope where its worst case was
- * measured (see bench/guard-work.sh); outside it the token checks still run and the query is left to the catalog
- * check (L3), where PostgreSQL's own parser proves it, with the same fail-closed rules as any query JSqlParser
- * cannot read. Where no catalog check follows, such a query is refused as too complex (SQLSTATE 54001).
+ * call's arguments ({@code abs(abs(...))}) are cheap: 200 deep, 45 ms. So a query is given to JSqlParser only inside
+ * an envelope where its worst case was measured (see bench/guard-work.sh); outside it the token checks still run and
+ * the query is left to the catalog check (L3), where PostgreSQL's own parser proves it, with the same fail-closed
+ * rules as any query JSqlParser cannot read. Where no catalog check follows, such a query is refused as too
+ * complex (SQLSTATE 54001).
  *
  * <p>The whole text is bounded too, before it is lexed: L1 and the token checks read about 10 characters per
  * microsecond, and a text that reaches the catalog check is lexed there twice more (and split by pgjdbc), so a
