@@ -53,8 +53,8 @@ what() {
         GuardBenchmark.guardMiss) echo "\`ReadOnlyGuard.check\` of a text not seen before: split, classify, cache" ;;
         GuardBenchmark.guardHit) echo "\`ReadOnlyGuard.check\` of a text whose verdict is cached (decoding the text included)" ;;
         GuardBenchmark.decodeText) echo "baseline: decoding the text from UTF-8, as pgward does for every login" ;;
-        ParserBenchmark.parseOnCallingThread) echo "JSqlParser alone, on the calling thread (the queries only)" ;;
-        ParserBenchmark.parseOnExecutor) echo "JSqlParser as the classifier calls it: on a virtual thread, with a timeout" ;;
+        ParserBenchmark.parseOnCallingThread) echo "JSqlParser alone, on the calling thread, as the classifier calls it (the queries only)" ;;
+        ParserBenchmark.parseOnExecutor) echo "JSqlParser on a virtual thread with a timeout, as the classifier called it before its work was bounded" ;;
         *) echo "" ;;
     esac
 }

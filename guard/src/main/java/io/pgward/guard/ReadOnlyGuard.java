@@ -1,5 +1,6 @@
 package io.pgward.guard;
 
+import io.pgward.guard.classify.ComplexityEnvelope;
 import io.pgward.guard.classify.Decision;
 import io.pgward.guard.classify.ReadOnlyClassifier;
 import io.pgward.guard.classify.ReadOnlyPolicy;
@@ -14,6 +15,11 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * The read-only guard for whole statement texts: layer L1 (PostgreSQL's lexical rules split the text exactly
  * where the server will) then layer L2 (each statement classified). The first refusal refuses the text.
+ *
+ * <p>The work per text is bounded ({@link ComplexityEnvelope}): a text longer than
+ * {@link ComplexityEnvelope#MAX_TEXT_CHARS} is refused before it is lexed, and a query beyond JSqlParser's envelope
+ * is refused as too complex, or, when the catalog check follows, left to it after the token checks. A refusal for
+ * complexity carries SQLSTATE 54001 ({@link Decision.Refuse#sqlState()}).
  *
  * <p>Verdicts are cached per (login, standard_conforming_strings, text), bounded, except for texts whose
  * verdict depends on the session's declared cursors (DECLARE, FETCH, MOVE, CLOSE). One instance serves every
@@ -62,8 +68,9 @@ public final class ReadOnlyGuard implements AutoCloseable {
 
     /**
      * @param catalogCheckFollows every allowed read is then proven by PostgreSQL's own analysis (layer L3), so a
-     *                            query that passes the token checks but that JSqlParser cannot parse is left to it
-     *                            (in {@link Outcome#reads()}) instead of refused
+     *                            query that passes the token checks but that JSqlParser cannot parse, or must not be
+     *                            given (beyond its envelope), is left to it (in {@link Outcome#reads()}) instead of
+     *                            refused
      */
     public ReadOnlyGuard(boolean catalogCheckFollows) {
         this.catalogCheckFollows = catalogCheckFollows;
@@ -74,11 +81,20 @@ public final class ReadOnlyGuard implements AutoCloseable {
      * the slow path (JSqlParser takes milliseconds for a long query) off a thread that must not block.
      */
     public Outcome cached(String sql, boolean standardConformingStrings, ReadOnlyPolicy policy) {
+        if (sql.length() > ComplexityEnvelope.MAX_TEXT_CHARS) {
+            return null;
+        }
         return cache.get(new Key(policy.login(), standardConformingStrings, sql));
     }
 
     public Outcome check(String sql, boolean standardConformingStrings, ReadOnlyPolicy policy,
                          Set<String> declaredCursors) {
+        if (sql.length() > ComplexityEnvelope.MAX_TEXT_CHARS) {
+            // Neither hashed nor remembered: the cache would hash and hold the whole text.
+            return Outcome.refused(new Decision.Refuse(Decision.Rule.TOO_COMPLEX, "pgward refused this statement: it "
+                    + "is too complex to check (" + sql.length() + " characters, more than the "
+                    + ComplexityEnvelope.MAX_TEXT_CHARS + " the guard reads)", 0));
+        }
         Key key = new Key(policy.login(), standardConformingStrings, sql);
         Outcome cached = cache.get(key);
         if (cached != null) {
@@ -98,7 +114,8 @@ public final class ReadOnlyGuard implements AutoCloseable {
             cursorDependent |= CURSOR_WORDS.contains(statement.tokens().get(0).value());
             Decision decision = classifier.classify(statement, policy, known);
             if (catalogCheckFollows && decision instanceof Decision.Refuse r
-                    && r.rule().equals(Decision.Rule.UNPARSED_QUERY)
+                    && (r.rule().equals(Decision.Rule.UNPARSED_QUERY)
+                    || r.rule().equals(Decision.Rule.TOO_COMPLEX_TO_PARSE))
                     && ReadOnlyClassifier.startsQuery(statement.tokens().get(0))) {
                 continue;
             }

@@ -47,6 +47,33 @@ class ReadOnlyGuardTest {
     }
 
     @Test
+    void aQueryTooComplexForTheSyntaxCheckIsLeftToTheCatalogCheckOrRefusedWith54001() {
+        String nested = "select (".repeat(29) + "select 1001" + ")".repeat(29);
+        Decision.Refuse refuse = assertInstanceOf(Decision.Refuse.class, check(guard, nested).decision());
+        assertEquals(Decision.Rule.TOO_COMPLEX_TO_PARSE, refuse.rule());
+        assertEquals("54001", refuse.sqlState());
+        ReadOnlyGuard.Outcome left = check(proven, nested);
+        assertInstanceOf(Decision.Allow.class, left.decision());
+        assertEquals(1, left.reads().size(), "proven by PostgreSQL's own parse");
+        Decision.Refuse wrapped = assertInstanceOf(Decision.Refuse.class, check(proven, "explain " + nested)
+                .decision());
+        assertEquals("54001", wrapped.sqlState(), "only a query on its own is left to the catalog check");
+    }
+
+    @Test
+    void aTextLongerThanTheGuardReadsIsRefusedBeforeItIsLexed() {
+        String huge = "select 1 where 1 in (" + "1, ".repeat(100_000) + "1)";
+        Decision.Refuse refuse = assertInstanceOf(Decision.Refuse.class, check(proven, huge).decision());
+        assertEquals(Decision.Rule.TOO_COMPLEX, refuse.rule());
+        assertEquals("54001", refuse.sqlState());
+        assertTrue(refuse.message().startsWith("pgward refused this statement: it is too complex to check ("
+                + huge.length() + " characters"), refuse.message());
+        assertEquals(null, proven.cached(huge, true, POLICY));
+        assertInstanceOf(Decision.Allow.class, check(proven, "select 1 where 1 in (" + "1, ".repeat(80_000)
+                + "1)").decision(), "under the limit: the token checks, then L3");
+    }
+
+    @Test
     void cachesVerdictsButNotThoseThatDependOnDeclaredCursors() {
         assertSame(check(guard, "SELECT 1"), check(guard, "SELECT 1"));
         assertNotSame(check(guard, "FETCH 1 FROM c"), check(guard, "FETCH 1 FROM c"));

@@ -146,6 +146,10 @@ public final class CatalogCheck implements AutoCloseable {
                 try {
                     CatalogVerdict verdict = checkNow(request, epoch);
                     mine.complete(verdict);
+                } catch (Throwable e) {
+                    // Never leave a session waiting: whatever escapes the check is a refusal.
+                    mine.complete(CatalogRefusals.checkFailed(e.getClass().getSimpleName()));
+                    throw e;
                 } finally {
                     inFlight.remove(key, mine);
                 }
@@ -183,6 +187,12 @@ public final class CatalogCheck implements AutoCloseable {
                 cache.put(request, verdict, epoch);
             }
             return verdict;
+        } catch (NodeTreeException.TooComplex | StackOverflowError e) {
+            // Bounded work: a tree too deep to read is an answer about the statement, not a fault of the check.
+            // The stack is a last resort behind NodeTreeParser.MAX_DEPTH; either way the connection is fine.
+            log.info("catalog check refused a statement as too complex: {}", e.getMessage());
+            return CatalogRefusals.tooComplex(e instanceof NodeTreeException.TooComplex
+                    ? e.getMessage() : "its parse tree is too deep to read");
         } catch (SQLException | RuntimeException e) {
             log.warn("catalog check failed with {}: {}; the statement is refused", e.getClass().getSimpleName(),
                     e.getMessage());
@@ -220,10 +230,14 @@ public final class CatalogCheck implements AutoCloseable {
         }
     }
 
-    /** A timeout or an interrupted check says nothing about the statement; a standby may be promoted. */
+    /**
+     * A timeout or an interrupted check says nothing about the statement; a standby may be promoted. A refusal as
+     * too complex may come from a statement_timeout under load, and costs a bounded check to repeat.
+     */
     private static boolean cacheable(CatalogVerdict verdict) {
         if (verdict instanceof CatalogVerdict.Refuse r) {
-            return !r.rule().equals(CatalogRefusals.STANDBY) && !r.rule().equals(CatalogRefusals.CHECK_FAILED)
+            return !r.rule().equals(CatalogRefusals.STANDBY) && !r.rule().equals(CatalogRefusals.TOO_COMPLEX)
+                    && !r.rule().equals(CatalogRefusals.CHECK_FAILED)
                     && !(r.rule().equals(CatalogRefusals.POSTGRES_ERROR)
                     && (r.sqlState().startsWith("57") || r.sqlState().startsWith("08")
                     || r.sqlState().startsWith("53") || r.sqlState().startsWith("55")

@@ -8,7 +8,8 @@ import java.util.List;
  * belongs to a pgward login.
  *
  * <p>SQLSTATEs: 42501 (insufficient_privilege) for every rule that keeps a login from something it asked for,
- * including the missing TEMP privilege. Two refusals are not about privileges: "None of the selected tables or
+ * including the missing TEMP privilege. A statement beyond the check's bounds is 54001 (statement_too_complex), as
+ * PostgreSQL answers for one beyond its own. Two refusals are not about privileges: "None of the selected tables or
  * views exist any more." is 42P01 (undefined_table), and the read-only standby is 25006
  * (read_only_sql_transaction), what PostgreSQL reports when a standby is asked to write. A PostgreSQL error raised
  * while the statement is analysed keeps PostgreSQL's own SQLSTATE.
@@ -29,12 +30,19 @@ public final class CatalogRefusals {
     public static final String NOT_READ_ONLY = "statement-kind";
     /** PostgreSQL rejected the statement while it was analysed; the refusal carries PostgreSQL's error. */
     public static final String POSTGRES_ERROR = "postgres-error";
+    /**
+     * The statement is beyond the catalog check's bounds: PostgreSQL's analysis did not finish within the check's
+     * statement_timeout, or the parse tree it stored is larger or deeper than pgward reads. SQLSTATE 54001.
+     */
+    public static final String TOO_COMPLEX = "too-complex";
     /** The check itself failed (a fault, a timeout, a parse tree it cannot read); it fails closed. */
     public static final String CHECK_FAILED = "check-failed";
 
     static final String PRIVILEGE = "42501";
     static final String UNDEFINED_TABLE = "42P01";
     static final String READ_ONLY_TRANSACTION = "25006";
+    /** statement_too_complex, what PostgreSQL answers when a statement exceeds max_stack_depth. */
+    static final String STATEMENT_TOO_COMPLEX = "54001";
     static final String PREFIX = "pgward refused this query: ";
 
     private CatalogRefusals() {
@@ -93,6 +101,12 @@ public final class CatalogRefusals {
 
     static CatalogVerdict.Refuse notReadOnly(String what) {
         return refuse(NOT_READ_ONLY, PREFIX + "it contains " + what + ", and this login may only read");
+    }
+
+    /** {@code pgward refused this statement: it is too complex to check (<detail>)}, as layer L2 words it. */
+    static CatalogVerdict.Refuse tooComplex(String detail) {
+        return new CatalogVerdict.Refuse(TOO_COMPLEX, STATEMENT_TOO_COMPLEX,
+                "pgward refused this statement: it is too complex to check (" + detail + ")", 0);
     }
 
     static CatalogVerdict.Refuse checkFailed(String detail) {

@@ -61,6 +61,15 @@ final class CheckTransaction {
     private static final String VIEW_SUFFIX = "\n) AS pgward_query";
     private static final String PREPARED = "pgward_params";
     private static final String SAFE_PATH = "pg_catalog, pg_temp";
+    /**
+     * The largest stored parse tree read back, in bytes of its text. PostgreSQL writes about 150 bytes per
+     * constant, so this admits an IN list of some 25,000 values; NodeTreeParser and QueryTreeWalker read 4 MB in
+     * tens of milliseconds. A larger tree is not sent over the control connection at all: the statement is refused
+     * as too complex (54001).
+     */
+    static final int MAX_TREE_CHARS = 4 << 20;
+    /** query_canceled: PostgreSQL cancelled the analysis at the check's statement_timeout. */
+    private static final String QUERY_CANCELED = "57014";
 
     private final Connection connection;
     private final CheckRequest request;
@@ -322,6 +331,12 @@ final class CheckTransaction {
             if (server.getSQLState().equals("25006")) {
                 throw new PostgresVerdict(CatalogRefusals.standby());
             }
+            if (server.getSQLState().equals(QUERY_CANCELED)) {
+                // The check's own statement_timeout: the analysis alone took longer than a check may hold a
+                // control connection that other sessions need.
+                throw new PostgresVerdict(CatalogRefusals.tooComplex("PostgreSQL's analysis of it did not finish "
+                        + "within the catalog check's " + timeout.toMillis() + " ms"));
+            }
             if (server.getSQLState().equals("42601")
                     && String.valueOf(server.getMessage()).contains("multiple commands")) {
                 throw new PostgresVerdict(CatalogRefusals.notOneStatement());
@@ -376,7 +391,8 @@ final class CheckTransaction {
         // and dependencies, and the rows of the relations and types it depends on, which the rules read next.
         try (Statement s = connection.createStatement()) {
             s.execute("SELECT pg_catalog.set_config('search_path', '" + SAFE_PATH + "', true); "
-                    + "SELECT r.ev_class, r.ev_action::pg_catalog.text, "
+                    + "SELECT r.ev_class, CASE WHEN pg_catalog.octet_length(r.ev_action::pg_catalog.text) <= "
+                    + MAX_TREE_CHARS + " THEN r.ev_action::pg_catalog.text END, "
                     + "pg_catalog.array_to_string(ARRAY(SELECT d.refclassid::pg_catalog.text || ':' || "
                     + "d.refobjid::pg_catalog.text FROM pg_catalog.pg_depend d "
                     + "WHERE d.classid = 'pg_catalog.pg_rewrite'::pg_catalog.regclass AND d.objid = r.oid), ' ') "
@@ -393,6 +409,11 @@ final class CheckTransaction {
             }
             view = rs.getLong(1);
             tree = rs.getString(2);
+            if (tree == null) {
+                sessionPath = false;
+                return CatalogRefusals.tooComplex("PostgreSQL's parse tree of it is larger than the "
+                        + MAX_TREE_CHARS + " bytes the catalog check reads");
+            }
             for (String pair : rs.getString(3).split(" ")) {
                 if (!pair.isEmpty()) {
                     String[] parts = pair.split(":");

@@ -13,11 +13,22 @@ import java.util.Map;
  * backslash makes the next character part of the token; {@code <>} is the null token. A token starting with
  * {@code "} is a String value node (outfuncs.c quotes those). Strict: anything the server would not write (an
  * unclosed node, a field without a value, text after the tree) throws {@link NodeTreeException}.
+ *
+ * <p>Bounded: the reading recurses once per nested node or list, so a tree nested deeper than {@link #MAX_DEPTH}
+ * is not read (it throws {@link NodeTreeException.TooComplex}, and the statement is refused as too complex) rather
+ * than risking the thread's stack; {@link QueryTreeWalker} recurses over the same nesting. PostgreSQL nests two
+ * levels per operator of a chain such as {@code 1+1+...} (the OpExpr and its argument list), so this admits a
+ * chain of about 500 operators in one expression; parentheses make no nodes of their own. The rest is linear in
+ * the text, which the catalog check bounds before reading it ({@code CheckTransaction.MAX_TREE_CHARS}).
  */
 final class NodeTreeParser {
 
+    /** Nesting of nodes and lists read; see the class comment. */
+    static final int MAX_DEPTH = 1_000;
+
     private final String text;
     private int pos;
+    private int depth;
     /** The next token, already read, or null. */
     private String pending;
 
@@ -40,8 +51,8 @@ final class NodeTreeParser {
 
     private TreeValue value(String token) {
         return switch (token) {
-            case "{" -> node();
-            case "(" -> list();
+            case "{" -> nested(true);
+            case "(" -> nested(false);
             case "<>" -> TreeValue.Null.INSTANCE;
             case ")", "}", "[", "]" -> throw new NodeTreeException("unexpected " + token + " at offset " + pos);
             default -> scalar(token);
@@ -97,6 +108,16 @@ final class NodeTreeParser {
             throw new NodeTreeException("datum shorter than its length " + length);
         }
         return new TreeValue.Datum(length, out);
+    }
+
+    private TreeValue nested(boolean node) {
+        if (++depth > MAX_DEPTH) {
+            throw new NodeTreeException.TooComplex("PostgreSQL's parse tree of it is nested more than " + MAX_DEPTH
+                    + " levels deep");
+        }
+        TreeValue value = node ? node() : list();
+        depth--;
+        return value;
     }
 
     private TreeValue.Node node() {

@@ -27,7 +27,8 @@ public sealed interface Decision {
     }
 
     /**
-     * The statement must not reach the server. pgward answers with an ErrorResponse, SQLSTATE 42501.
+     * The statement must not reach the server. pgward answers with an ErrorResponse, SQLSTATE 42501, 54001 for a
+     * statement too complex to check, or 42601 for one PostgreSQL's grammar rejects ({@link #sqlState()}).
      *
      * @param rule a short id of the rule that fired, for the audit log (see {@link Rule})
      * @param message the complete error message for the client
@@ -36,6 +37,13 @@ public sealed interface Decision {
     record Refuse(String rule, String message, int position) implements Decision {
         /** insufficient_privilege: what PostgreSQL reports for a statement the role may not run. */
         public static final String SQLSTATE = "42501";
+        /**
+         * statement_too_complex: what PostgreSQL reports when a statement exceeds its own limits (max_stack_depth);
+         * pgward's answer for a statement it cannot judge within its bounds ({@link Rule#TOO_COMPLEX}).
+         */
+        public static final String TOO_COMPLEX_SQLSTATE = "54001";
+        /** PostgreSQL's syntax error, for a statement its grammar rejects at the first word. */
+        public static final String SYNTAX_ERROR_SQLSTATE = "42601";
 
         public Refuse {
             Objects.requireNonNull(rule, "rule");
@@ -43,6 +51,15 @@ public sealed interface Decision {
             if (position < 0) {
                 throw new IllegalArgumentException("position must be 0 or more, was " + position);
             }
+        }
+
+        /** The SQLSTATE of the ErrorResponse: {@link #TOO_COMPLEX_SQLSTATE} for a too-complex text, else 42501. */
+        public String sqlState() {
+            if (rule.equals(Rule.SYNTAX_ERROR)) {
+                return SYNTAX_ERROR_SQLSTATE;
+            }
+            return rule.equals(Rule.TOO_COMPLEX) || rule.equals(Rule.TOO_COMPLEX_TO_PARSE) ? TOO_COMPLEX_SQLSTATE
+                    : SQLSTATE;
         }
     }
 
@@ -82,6 +99,16 @@ public sealed interface Decision {
          * answered with PostgreSQL's own syntax error (42601) at that word, not a refusal.
          */
         public static final String SYNTAX_ERROR = "syntax-error";
+        /**
+         * The text is beyond what the guard can judge within its bounds on work per statement (see
+         * {@code ComplexityEnvelope}): refused with SQLSTATE 54001, as PostgreSQL refuses what exceeds its own limits.
+         */
+        public static final String TOO_COMPLEX = "too-complex";
+        /**
+         * A query beyond the envelope in which JSqlParser's work is bounded: the token checks passed, and it is
+         * refused with SQLSTATE 54001 unless the catalog check (PostgreSQL's own parse) follows and proves it.
+         */
+        public static final String TOO_COMPLEX_TO_PARSE = "too-complex-to-parse";
         /** The guard itself failed; it fails closed. */
         public static final String GUARD_ERROR = "guard-error";
 

@@ -19,7 +19,8 @@ import net.sf.jsqlparser.statement.Statement;
  * <p>The token pass needs no parser and so also covers what JSqlParser cannot parse or might misread: the main
  * statement of a WITH and the first keyword of every parenthesised part (a data-modifying CTE), any {@code INTO}
  * keyword (a read-only query has none once DML is ruled out), {@code FOR UPDATE / NO KEY UPDATE / SHARE / KEY
- * SHARE}, and every {@code name(} of a denied function. Then the query must parse (fail closed: text JSqlParser
+ * SHARE}, and every {@code name(} of a denied function. Then, inside the {@link ComplexityEnvelope} (a query beyond
+ * it is {@link Decision.Rule#TOO_COMPLEX_TO_PARSE}), the query must parse (fail closed: text JSqlParser
  * cannot parse is refused), and {@link AstScan} looks at every node of the tree for the same things.
  *
  * <p>Known over-strictness of the token pass, accepted because it fails closed: a column named {@code update} or
@@ -54,6 +55,10 @@ final class QueryCheck {
         if (byTokens != null) {
             return byTokens;
         }
+        String beyond = ComplexityEnvelope.measure(tokens).beyondParser();
+        if (beyond != null) {
+            return Refusals.tooComplexToParse(beyond, tokens.get(0));
+        }
         ParserText text = ParserText.render(query);
         Statement tree;
         try {
@@ -75,11 +80,12 @@ final class QueryCheck {
 
     private Decision checkTokens(List<Token> tokens, ReadOnlyPolicy policy) {
         Set<Integer> cteNames = new HashSet<>();
+        int[] closing = closingParens(tokens);
         for (int i = 0; i < tokens.size(); i++) {
             if (!tokens.get(i).isWord("with")) {
                 continue;
             }
-            int main = withList(tokens, i, cteNames);
+            int main = withList(tokens, i, cteNames, closing);
             if (main >= 0 && main < tokens.size() && DML.contains(keyword(tokens.get(main)))) {
                 Token dml = tokens.get(main);
                 String kind = dml.value().toUpperCase(Locale.ROOT);
@@ -118,7 +124,7 @@ final class QueryCheck {
      * -1 when the tokens do not read as a CTE list. Only a list that reads whole adds its CTE names' positions to
      * {@code cteNames} (a CTE with a column list looks like a call: {@code WITH has_rows(n) AS (...)}).
      */
-    static int withList(List<Token> tokens, int with, Set<Integer> cteNames) {
+    static int withList(List<Token> tokens, int with, Set<Integer> cteNames, int[] closing) {
         List<Integer> names = new ArrayList<>();
         int j = with + 1;
         if (j < tokens.size() && tokens.get(j).isWord("recursive")) {
@@ -130,7 +136,7 @@ final class QueryCheck {
             }
             names.add(j++);
             if (j < tokens.size() && TokenReader.isSymbol(tokens.get(j), "(")) {
-                j = TokenReader.closingParen(tokens, j);
+                j = closing[j];
                 if (j < 0) {
                     return -1;
                 }
@@ -149,7 +155,7 @@ final class QueryCheck {
             if (j >= tokens.size() || !TokenReader.isSymbol(tokens.get(j), "(")) {
                 return -1;
             }
-            j = TokenReader.closingParen(tokens, j);
+            j = closing[j];
             if (j < 0) {
                 return -1;
             }
@@ -173,6 +179,36 @@ final class QueryCheck {
             return -1;
         }
         return -1;
+    }
+
+    /**
+     * For each opening parenthesis, the index of the parenthesis that closes it, as {@link TokenReader#closingParen}
+     * finds it (brackets count, a bracket that closes it gives -1), and -1 for every other token. One pass: reading
+     * each WITH's list from its own parenthesis would be quadratic in the nesting of WITH queries.
+     */
+    static int[] closingParens(List<Token> tokens) {
+        int[] closing = new int[tokens.size()];
+        java.util.Arrays.fill(closing, -1);
+        int[] open = new int[16];
+        int depth = 0;
+        for (int i = 0; i < tokens.size(); i++) {
+            Token t = tokens.get(i);
+            if (t.kind() != Kind.PUNCTUATION) {
+                continue;
+            }
+            if (t.text().equals("(") || t.text().equals("[")) {
+                if (depth == open.length) {
+                    open = java.util.Arrays.copyOf(open, depth * 2);
+                }
+                open[depth++] = i;
+            } else if ((t.text().equals(")") || t.text().equals("]")) && depth > 0) {
+                int opener = open[--depth];
+                if (t.text().equals(")") && tokens.get(opener).text().equals("(")) {
+                    closing[opener] = i;
+                }
+            }
+        }
+        return closing;
     }
 
     /** INSERT INTO, DELETE FROM, MERGE INTO, or UPDATE [ONLY] name [[AS] alias] SET at {@code i}. */

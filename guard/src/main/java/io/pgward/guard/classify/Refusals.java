@@ -40,6 +40,21 @@ final class Refusals {
                 position(word));
     }
 
+    /** A text beyond the guard's bounds on work per statement (SQLSTATE 54001). */
+    static Decision.Refuse tooComplex(String detail, Token at) {
+        return new Decision.Refuse(Decision.Rule.TOO_COMPLEX, tooComplexMessage(detail), position(at));
+    }
+
+    /** A query beyond JSqlParser's envelope; see {@link Decision.Rule#TOO_COMPLEX_TO_PARSE}. */
+    static Decision.Refuse tooComplexToParse(String detail, Token at) {
+        return new Decision.Refuse(Decision.Rule.TOO_COMPLEX_TO_PARSE, tooComplexMessage(detail), position(at));
+    }
+
+    /** {@code pgward refused this statement: it is too complex to check (<detail>)}. */
+    static String tooComplexMessage(String detail) {
+        return PREFIX + "it is too complex to check (" + detail + ")";
+    }
+
     static Decision.Refuse guardError(String detail, Token at) {
         return new Decision.Refuse(Decision.Rule.GUARD_ERROR,
                 PREFIX + "it could not be checked to prove it only reads (" + detail + ")", position(at));

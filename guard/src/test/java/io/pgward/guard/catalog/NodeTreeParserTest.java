@@ -13,6 +13,25 @@ import org.junit.jupiter.params.provider.ValueSource;
 class NodeTreeParserTest {
 
     @Test
+    void aTreeNestedDeeperThanTheLimitIsTooComplexAndOneAtTheLimitIsReadAndWalked() throws Exception {
+        // {OPEXPR :args ({OPEXPR :args (... {CONST ...} ...)}) }: two levels per operator, as PostgreSQL writes 1+1+...
+        java.util.function.IntFunction<String> chain = levels -> "{OPEXPR :opno 551 :args (".repeat(levels / 2)
+                + "{CONST :consttype 23 :constvalue <>}" + ")}".repeat(levels / 2);
+        NodeTreeException e = assertThrows(NodeTreeException.TooComplex.class,
+                () -> NodeTreeParser.parse(chain.apply(NodeTreeParser.MAX_DEPTH + 2)));
+        assertEquals("PostgreSQL's parse tree of it is nested more than 1000 levels deep", e.getMessage());
+        // At the limit, on a virtual thread as the catalog check runs it: read and walked without running out of stack.
+        Thread check = Thread.ofVirtual().unstarted(() -> QueryTreeWalker.walk(
+                NodeTreeParser.parse(chain.apply(NodeTreeParser.MAX_DEPTH - 1)), java.util.Set.of()));
+        java.util.concurrent.atomic.AtomicReference<Throwable> failure =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        check.setUncaughtExceptionHandler((t, x) -> failure.set(x));
+        check.start();
+        check.join();
+        assertEquals(null, failure.get());
+    }
+
+    @Test
     void readsNodesFieldsAndScalars() {
         TreeValue.Node node = assertInstanceOf(TreeValue.Node.class,
                 NodeTreeParser.parse("{VAR :varno 1 :vartype 23 :varnullingrels (b) :location -1 :flag true}"));

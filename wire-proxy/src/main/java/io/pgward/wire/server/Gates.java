@@ -10,6 +10,8 @@ import io.pgward.wire.session.Verdict;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.function.Function;
 
 /**
@@ -25,6 +27,16 @@ public final class Gates implements Function<PgwardConfig.Login, StatementGate>,
     private static final ReadOnlyGuard GUARD = new ReadOnlyGuard();
 
     private final ReadOnlyGuard guard;
+    /**
+     * Where L1 and L2 judge texts not seen before: platform threads, one per text being judged (each session has at
+     * most one in flight, so there are never more than sessions), reused when idle. Not virtual threads: the
+     * judging is CPU-bound and never blocks, so a virtual thread would hold its carrier until it is done, and a
+     * few long judgements would hold every carrier that all other virtual threads (the catalog checks among them)
+     * need. Platform threads are time-sliced by the operating system, so one session's statement cannot hold up
+     * another session's; the {@code ComplexityEnvelope} bounds how long any one takes.
+     */
+    private final ExecutorService deciders = Executors.newCachedThreadPool(Thread.ofPlatform().daemon()
+            .name("pgward-guard-", 0).factory());
     private final CatalogLayer catalog;
     private final StatementGate readWrite;
     private final PgwardFunctions functions;
@@ -69,13 +81,14 @@ public final class Gates implements Function<PgwardConfig.Login, StatementGate>,
                     throw new IllegalStateException("login \"" + login.name() + "\" has a table selection, which "
                             + "only the catalog check can enforce");
                 }
-                yield new GuardGate(guard, login, catalog, functions);
+                yield new GuardGate(guard, deciders, login, catalog, functions);
             }
         };
     }
 
     @Override
     public void close() {
+        deciders.shutdown();
         if (nl != null) {
             nl.close();
         }

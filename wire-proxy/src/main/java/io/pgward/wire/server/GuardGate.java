@@ -18,11 +18,16 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 
 /**
  * The statement gate of one read-only session: layers L1 and L2 (the {@link ReadOnlyGuard}) decide at once; every
  * statement that reads is then proven by L3, PostgreSQL's own analysis against the login's table selection (the
  * {@link CatalogLayer}), which answers at once from its cache for a statement seen before.
+ *
+ * <p>A text not seen before is judged by L1 and L2 on one of the gates' platform threads ({@code deciders}, owned by
+ * {@link Gates}), never on the event loop or a virtual thread; the guard bounds that work, and refuses with 54001
+ * what it cannot judge within its bounds.
  *
  * <p>Session state kept here: the cursors this session declared through pgward (only those may be fetched) and
  * whether it ever changed search_path (then the end of a transaction may change it back). Confined to the
@@ -31,10 +36,9 @@ import java.util.concurrent.CompletionStage;
 final class GuardGate implements StatementGate {
 
     private static final CompletionStage<Verdict> ALLOWED = CompletableFuture.completedFuture(Verdict.ALLOW);
-    private static final java.util.concurrent.Executor PARSERS = java.util.concurrent.Executors.newThreadPerTaskExecutor(
-            Thread.ofVirtual().name("pgward-guard-", 0).factory());
 
     private final ReadOnlyGuard guard;
+    private final Executor deciders;
     private final ReadOnlyPolicy policy;
     private final PgwardConfig.Login login;
     private final CatalogLayer catalog;
@@ -45,9 +49,12 @@ final class GuardGate implements StatementGate {
     /**
      * @param catalog layer L3, or null for a gate of L1 and L2 alone
      * @param functions the pgward.* functions, or null when there is no catalog layer
+     * @param deciders where L1 and L2 judge a text not seen before (see {@link Gates})
      */
-    GuardGate(ReadOnlyGuard guard, PgwardConfig.Login login, CatalogLayer catalog, PgwardFunctions functions) {
+    GuardGate(ReadOnlyGuard guard, Executor deciders, PgwardConfig.Login login, CatalogLayer catalog,
+              PgwardFunctions functions) {
         this.guard = guard;
+        this.deciders = deciders;
         this.login = login;
         this.policy = new ReadOnlyPolicy(login.name(), login.policy().statementTimeout());
         this.catalog = catalog;
@@ -80,17 +87,16 @@ final class GuardGate implements StatementGate {
         if (cached != null) {
             return decide(request, cached);
         }
-        // A text seen for the first time: L1 and L2 parse it on a thread of their own, not the event loop. The
+        // A text seen for the first time: L1 and L2 judge it on a thread of their own, not the event loop. The
         // session sends nothing else until the verdict is in, so the gate's state is touched by one thread at a time.
         Set<String> cursors = Set.copyOf(declaredCursors);
         return CompletableFuture.supplyAsync(() -> guard.check(request.sql(), request.standardConformingStrings(),
-                policy, cursors), PARSERS).thenCompose(outcome -> decide(request, outcome));
+                policy, cursors), deciders).thenCompose(outcome -> decide(request, outcome));
     }
 
     private CompletionStage<Verdict> decide(GateRequest request, ReadOnlyGuard.Outcome outcome) {
         if (outcome.decision() instanceof Decision.Refuse refuse) {
-            return refuse(refuse.rule().equals(Decision.Rule.SYNTAX_ERROR) ? SqlState.SYNTAX_ERROR
-                    : Decision.Refuse.SQLSTATE, refuse.message(), refuse.position(), refuse.rule());
+            return refuse(refuse.sqlState(), refuse.message(), refuse.position(), refuse.rule());
         }
         if (catalog != null && outcome.readsAfterChange()
                 && (outcome.setsSearchPath() || searchPathChanged)) {

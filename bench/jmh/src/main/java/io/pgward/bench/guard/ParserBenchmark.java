@@ -28,8 +28,9 @@ import org.openjdk.jmh.infra.Blackhole;
 
 /**
  * Where the classifier's time goes: JSqlParser parsing the workload's queries (the statements L2 hands to the parser,
- * as the lexer split them), once on the calling thread and once the way the classifier calls it (through
- * {@code CCJSqlParserUtil.parse} on an executor of virtual threads, with its parse timeout). Compare with
+ * as the lexer split them), once on the calling thread (as the classifier calls it since its work is bounded: no
+ * thread of its own, no timeout) and once through {@code CCJSqlParserUtil.parse} on an executor of virtual threads
+ * with its parse timeout (as the classifier called it before), for the cost of that hop. Compare with
  * {@link GuardBenchmark}'s {@code classify}.
  */
 @BenchmarkMode(Mode.AverageTime)
