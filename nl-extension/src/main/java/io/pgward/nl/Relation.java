@@ -15,7 +15,8 @@ import java.util.Optional;
  * @param primaryKey the primary key's column names, empty when there is none
  * @param foreignKeys foreign keys whose referenced relation the login may also read (the others are left out,
  *                    so a prompt never names a relation outside what the login sees)
- * @param samples sorted sample values per column name, for the columns that qualify (see {@link ValueSampler})
+ * @param samples sorted sample values per column name, for the columns that qualify (see
+ *                {@link io.pgward.guard.selection.ValueSampler})
  */
 public record Relation(RelationRef ref, Kind kind, Optional<String> comment, List<Column> columns,
                        List<String> primaryKey, List<ForeignKey> foreignKeys, Map<String, List<String>> samples) {

@@ -92,7 +92,8 @@ public final class RelationDescriber {
 
     /** @param riskyDomains the risky-domain check every sample statement must pass; see {@link RiskyDomains} */
     public RelationDescriber(RiskyDomains riskyDomains) {
-        this.sampler = new ValueSampler(Objects.requireNonNull(riskyDomains, "riskyDomains"));
+        this.sampler = new ValueSampler(Objects.requireNonNull(riskyDomains, "riskyDomains"),
+                ValueSampler.TEMPORARY_VIEW);
     }
 
     /**
@@ -155,7 +156,8 @@ public final class RelationDescriber {
         relationships.addAll(related(connection, READ_BY_SQL, selection, relation.oid(), "read by "));
         Map<String, List<String>> values = standby || !relation.kind().isSampled()
                 ? Map.of()
-                : sampler.sample(transaction, relation.displayName(), sampled);
+                : sampler.sample(connection, Map.of(relation.displayName(), sampled))
+                        .getOrDefault(relation.displayName(), Map.of());
         return new Description(relation.displayName(), relation.kind().label(), comment, columns, primaryKey,
                 relationships, definition, values);
     }
