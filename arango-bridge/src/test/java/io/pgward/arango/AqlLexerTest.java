@@ -9,8 +9,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 /** AQL's lexical rules, as every reader of AQL text in pgward (keywords, row limit, parameters) sees them. */
 class AqlLexerTest {
 
-    private static AqlLexer.Token token(AqlLexer.Kind kind, String text) {
-        return new AqlLexer.Token(kind, text);
+    /** Each token as its kind and text, for short expectations. */
+    private static List<String> tokens(String aql) {
+        return AqlLexer.tokenize(aql).stream().map(t -> t.kind() + " " + t.text()).toList();
     }
 
     @Test
@@ -42,36 +43,28 @@ class AqlLexerTest {
 
     @Test
     void commentsEndAtEitherLineBreakAndDoNotNest() {
-        assertEquals(List.of(token(AqlLexer.Kind.WORD, "a"), token(AqlLexer.Kind.WORD, "b"),
-                        token(AqlLexer.Kind.WORD, "c"), token(AqlLexer.Kind.PUNCTUATION, "*"),
-                        token(AqlLexer.Kind.PUNCTUATION, "/")),
-                AqlLexer.tokenize("// x\ra // y\nb /* /* z */ c */"));
+        assertEquals(List.of("WORD a", "WORD b", "WORD c", "PUNCTUATION *", "PUNCTUATION /"),
+                tokens("// x\ra // y\nb /* /* z */ c */"));
     }
 
     @Test
     void everyQuoteTakesBackslashEscapesAndRunsToTheEndWhenUnterminated() {
-        assertEquals(List.of(token(AqlLexer.Kind.STRING, "say \"hi\""), token(AqlLexer.Kind.QUOTED_NAME, "a`b"),
-                        token(AqlLexer.Kind.QUOTED_NAME, "c\u00B4d"), token(AqlLexer.Kind.STRING, "open $1")),
-                AqlLexer.tokenize("\"say \\\"hi\\\"\" `a\\`b` \u00B4c\\\u00B4d\u00B4 'open $1"));
-        assertEquals(List.of(token(AqlLexer.Kind.WORD, "a")), AqlLexer.tokenize("a /* open"));
+        assertEquals(List.of("STRING say \"hi\"", "QUOTED_NAME a`b", "QUOTED_NAME c\u00B4d", "STRING open $1"),
+                tokens("\"say \\\"hi\\\"\" `a\\`b` \u00B4c\\\u00B4d\u00B4 'open $1"));
+        assertEquals(List.of("WORD a"), tokens("a /* open"));
     }
 
     @Test
     void aDollarAndUpToFiveDigitsStandingAloneIsAPostgresParameter() {
-        assertEquals(List.of(token(AqlLexer.Kind.PARAMETER, "$1"), token(AqlLexer.Kind.PUNCTUATION, "."),
-                        token(AqlLexer.Kind.NUMBER, "5"), token(AqlLexer.Kind.PARAMETER, "$65535"),
-                        token(AqlLexer.Kind.WORD, "$123456"), token(AqlLexer.Kind.WORD, "$var1"),
-                        token(AqlLexer.Kind.WORD, "x$5"), token(AqlLexer.Kind.WORD, "$2a"),
-                        token(AqlLexer.Kind.NUMBER, "1$3"), token(AqlLexer.Kind.WORD, "$")),
-                AqlLexer.tokenize("$1.5 $65535 $123456 $var1 x$5 $2a 1$3 $"));
+        assertEquals(List.of("PARAMETER $1", "PUNCTUATION .", "NUMBER 5", "PARAMETER $65535", "WORD $123456",
+                        "WORD $var1", "WORD x$5", "WORD $2a", "NUMBER 1$3", "WORD $"),
+                tokens("$1.5 $65535 $123456 $var1 x$5 $2a 1$3 $"));
     }
 
     @Test
     void aBindParameterNameIsLettersDigitsAndUnderscores() {
-        assertEquals(List.of(token(AqlLexer.Kind.BIND_PARAMETER, "@p_1"), token(AqlLexer.Kind.BIND_PARAMETER, "@"),
-                        token(AqlLexer.Kind.PARAMETER, "$1"), token(AqlLexer.Kind.BIND_PARAMETER, "@@c"),
-                        token(AqlLexer.Kind.WORD, "$x")),
-                AqlLexer.tokenize("@p_1 @$1 @@c$x"));
+        assertEquals(List.of("BIND_PARAMETER @p_1", "BIND_PARAMETER @", "PARAMETER $1", "BIND_PARAMETER @@c",
+                "WORD $x"), tokens("@p_1 @$1 @@c$x"));
     }
 
     @Test
