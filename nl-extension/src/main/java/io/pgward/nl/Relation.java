@@ -67,10 +67,10 @@ public record Relation(RelationRef ref, Kind kind, Optional<String> comment, Lis
 
     /**
      * @param type the type as format_type writes it, e.g. {@code numeric(10,2)} or {@code order_status}
-     * @param enumType whether the type is an enum (then it qualifies for value samples)
+     * @param sampled whether the type qualifies the column for value samples (text, character varying, character
+     *                or an enum: {@link io.pgward.guard.selection.ValueSampler#QUALIFYING_TYPE})
      */
-    public record Column(String name, String type, boolean notNull, Optional<String> comment, boolean textLike,
-                         boolean enumType) {
+    public record Column(String name, String type, boolean notNull, Optional<String> comment, boolean sampled) {
 
         public Column {
             Objects.requireNonNull(name, "name");

@@ -42,15 +42,12 @@ final class SchemaReflector {
 
     private static final String COLUMNS = """
             SELECT a.attrelid, a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod), a.attnotnull,
-                   pg_catalog.col_description(a.attrelid, a.attnum),
-                   a.atttypid IN ('pg_catalog.text'::pg_catalog.regtype, 'pg_catalog.varchar'::pg_catalog.regtype,
-                                  'pg_catalog.bpchar'::pg_catalog.regtype),
-                   t.typtype = 'e'
+                   pg_catalog.col_description(a.attrelid, a.attnum), %s
             FROM pg_catalog.pg_attribute a
             JOIN pg_catalog.pg_type t ON t.oid = a.atttypid
             WHERE a.attrelid = ANY (?::pg_catalog.oid[]) AND a.attnum > 0 AND NOT a.attisdropped
               AND pg_catalog.has_column_privilege(a.attrelid, a.attnum, 'SELECT')
-            ORDER BY a.attrelid, a.attnum""";
+            ORDER BY a.attrelid, a.attnum""".formatted(ValueSampler.QUALIFYING_TYPE);
 
     private static final String KEYS = """
             SELECT con.conrelid, con.contype, con.confrelid,
@@ -110,7 +107,7 @@ final class SchemaReflector {
         Map<String, List<String>> candidates = new LinkedHashMap<>();
         for (Relation relation : relations) {
             candidates.put(relation.qualifiedName(), relation.columns().stream()
-                    .filter(c -> c.textLike() || c.enumType())
+                    .filter(Relation.Column::sampled)
                     .map(c -> Identifiers.quote(c.name()))
                     .toList());
         }
@@ -162,7 +159,7 @@ final class SchemaReflector {
                 while (rows.next()) {
                     columns.computeIfAbsent(rows.getLong(1), oid -> new ArrayList<>()).add(new Relation.Column(
                             rows.getString(2), rows.getString(3), rows.getBoolean(4),
-                            Optional.ofNullable(rows.getString(5)), rows.getBoolean(6), rows.getBoolean(7)));
+                            Optional.ofNullable(rows.getString(5)), rows.getBoolean(6)));
                 }
             }
         }

@@ -39,12 +39,10 @@ public final class RelationDescriber {
 
     private static final String COLUMNS_SQL = """
             SELECT quote_ident(a.attname), pg_catalog.format_type(a.atttypid, a.atttypmod), a.attnotnull,
-                   pg_catalog.col_description(a.attrelid, a.attnum),
-                   t.typtype = 'e' OR t.oid IN ('pg_catalog.text'::pg_catalog.regtype,
-                       'pg_catalog.varchar'::pg_catalog.regtype, 'pg_catalog.bpchar'::pg_catalog.regtype)
+                   pg_catalog.col_description(a.attrelid, a.attnum), %s
             FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_type t ON t.oid = a.atttypid
             WHERE a.attrelid = ? AND a.attnum > 0 AND NOT a.attisdropped
-            ORDER BY a.attnum""";
+            ORDER BY a.attnum""".formatted(ValueSampler.QUALIFYING_TYPE);
 
     private static final String PRIMARY_KEY_SQL = """
             SELECT quote_ident(a.attname)

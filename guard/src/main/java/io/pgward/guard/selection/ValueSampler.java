@@ -16,7 +16,8 @@ import org.slf4j.LoggerFactory;
  * questions into SQL, the one place where rows reach the model, and only as these short distinct values. One set
  * of rules for both:
  * <ul>
- *   <li>The caller picks the qualifying columns (text, character varying, character, enums), in column order.</li>
+ *   <li>A column qualifies by its type: text, character varying, character or an enum ({@link #QUALIFYING_TYPE},
+ *       for the caller's catalog query).</li>
  *   <li>At most {@value #MAX_COLUMNS} columns per relation: the first qualifying ones (a column that then fails is
  *       left out, not replaced).</li>
  *   <li>No values at all while the database has a risky domain ({@link RiskyDomains}).</li>
@@ -37,6 +38,10 @@ public final class ValueSampler {
     static final int ROWS = 1000;
     static final int MAX_VALUES = 10;
     static final int MAX_LENGTH = 40;
+
+    /** The SQL condition on {@code pg_catalog.pg_type t}, a column's type, under which the column qualifies. */
+    public static final String QUALIFYING_TYPE = "(t.typtype = 'e' OR t.oid IN ('pg_catalog.text'::pg_catalog.regtype,"
+            + " 'pg_catalog.varchar'::pg_catalog.regtype, 'pg_catalog.bpchar'::pg_catalog.regtype))";
 
     /** Whether a sample statement may run. Called before the transaction turns read only. */
     @FunctionalInterface
