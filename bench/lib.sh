@@ -170,7 +170,7 @@ bench_start_demo() {
     PG_PASSWORD=${BASH_REMATCH[1]}
     PG_PORT=${BASH_REMATCH[2]}
     [[ $DEMO_PORT =~ ^[0-9]+$ ]] || bench_die "could not parse pgward's port from the demo banner"
-    if ! tr '\0' ' ' <"/proc/$DEMO_PID/cmdline" | grep -q 'pgward-app.jar demo'; then
+    if ! tr '\0' ' ' <"/proc/$DEMO_PID/cmdline" | grep -q 'pgward-demo.jar demo'; then
         bench_die "pid $DEMO_PID is not pgward's JVM: $(tr '\0' ' ' <"/proc/$DEMO_PID/cmdline")"
     fi
     bench_log "demo up: pgward 127.0.0.1:$DEMO_PORT (pid $DEMO_PID), PostgreSQL $PG_VERSION 127.0.0.1:$PG_PORT"

@@ -4,24 +4,37 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Splits AQL text into tokens following AQL's lexical rules, dropping comments. Only as much of AQL as the
- * keyword backstop and the command tag need: words, bind parameters, quoted names, strings, numbers and single
- * punctuation characters.
+ * Splits AQL text into tokens following AQL's lexical rules, dropping comments. The one reader of AQL text in
+ * pgward, with as much of AQL as its users need: the keyword backstop and the command tag, the row limit of
+ * generated AQL, and the rewriting of PostgreSQL parameters in statements clients send ({@link AqlText}). Tokens
+ * are words, bind parameters, PostgreSQL parameters, quoted names, strings, numbers and single punctuation
+ * characters.
  *
  * <ul>
  *   <li>Comments: {@code // ...} to the end of the line and {@code /* ... *&#47;} (AQL does not nest them).</li>
  *   <li>Strings: {@code '...'} and {@code "..."}, a backslash escapes the next character.</li>
  *   <li>Quoted names: {@code `name`} and {@code ´name´} (forward tick, U+00B4), so a collection called
  *       {@code update} is written {@code `update`} and is a name, never a keyword.</li>
- *   <li>Bind parameters: {@code @name} and {@code @@collection}.</li>
+ *   <li>Bind parameters: {@code @name} and {@code @@collection}; a name is letters, digits and underscores.</li>
+ *   <li>PostgreSQL parameters: {@code $} and one to five digits (PostgreSQL allows at most 65,535 parameters),
+ *       standing alone. In AQL a {@code $} may only start a variable name followed by a letter, so such a marker
+ *       is free; {@code $var1}, {@code x$5} and longer digit runs are words, left for ArangoDB to judge.</li>
  * </ul>
  * An unterminated string, name or comment runs to the end of the text; ArangoDB will reject such a statement.
  */
 final class AqlLexer {
 
-    enum Kind { WORD, BIND_PARAMETER, QUOTED_NAME, STRING, NUMBER, PUNCTUATION }
+    enum Kind { WORD, BIND_PARAMETER, PARAMETER, QUOTED_NAME, STRING, NUMBER, PUNCTUATION }
 
     record Token(Kind kind, String text) {
+
+        boolean isWord(String word) {
+            return kind == Kind.WORD && text.equalsIgnoreCase(word);
+        }
+
+        boolean isPunctuation(char c) {
+            return kind == Kind.PUNCTUATION && text.length() == 1 && text.charAt(0) == c;
+        }
     }
 
     /** A token and where it stands in the text: {@code aql.substring(start, end)} is how it was written. */
@@ -66,6 +79,9 @@ final class AqlLexer {
                 token = new Token(Kind.QUOTED_NAME, quoted(c));
             } else if (c == '@') {
                 token = new Token(Kind.BIND_PARAMETER, bindParameter());
+            } else if (c == '$' && parameterEnd() > 0) {
+                pos = parameterEnd();
+                token = new Token(Kind.PARAMETER, aql.substring(start, pos));
             } else if (isWordStart(c)) {
                 token = new Token(Kind.WORD, word());
             } else if (Character.isDigit(c)) {
@@ -118,10 +134,20 @@ final class AqlLexer {
         if (peek(0) == '@') {
             pos++;
         }
-        while (pos < aql.length() && isWordPart(aql.charAt(pos))) {
+        while (pos < aql.length() && (aql.charAt(pos) == '_' || Character.isLetterOrDigit(aql.charAt(pos)))) {
             pos++;
         }
         return aql.substring(start, pos);
+    }
+
+    /** Where the PostgreSQL parameter at {@code $} ends: one to five digits, then no word character; else -1. */
+    private int parameterEnd() {
+        int end = pos + 1;
+        while (isDigitAt(end)) {
+            end++;
+        }
+        int digits = end - pos - 1;
+        return digits >= 1 && digits <= 5 && (end == aql.length() || !isWordPart(aql.charAt(end))) ? end : -1;
     }
 
     private String word() {

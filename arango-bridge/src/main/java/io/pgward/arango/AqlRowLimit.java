@@ -43,7 +43,7 @@ final class AqlRowLimit {
     /** The offset just after a leading {@code WITH name[, name ...]} declaration, or 0 when there is none. */
     private static int withClauseEnd(String aql) {
         List<AqlLexer.Located> tokens = AqlLexer.locate(aql);
-        if (tokens.isEmpty() || !isWord(tokens.getFirst().token(), "WITH")) {
+        if (tokens.isEmpty() || !tokens.getFirst().token().isWord("WITH")) {
             return 0;
         }
         int end = tokens.getFirst().end();
@@ -51,8 +51,8 @@ final class AqlRowLimit {
             AqlLexer.Token token = located.token();
             boolean listPart = switch (token.kind()) {
                 case WORD -> !STATEMENT_KEYWORDS.contains(token.text().toUpperCase(Locale.ROOT));
-                case QUOTED_NAME, BIND_PARAMETER -> true;
-                case PUNCTUATION -> token.text().equals(",");
+                case QUOTED_NAME, BIND_PARAMETER, PARAMETER -> true;
+                case PUNCTUATION -> token.isPunctuation(',');
                 case STRING, NUMBER -> false;
             };
             if (!listPart) {
@@ -67,17 +67,12 @@ final class AqlRowLimit {
     static String withoutTrailingSemicolons(String aql) {
         List<AqlLexer.Located> tokens = AqlLexer.locate(aql);
         int end = tokens.size();
-        while (end > 0 && tokens.get(end - 1).token().kind() == AqlLexer.Kind.PUNCTUATION
-                && tokens.get(end - 1).token().text().equals(";")) {
+        while (end > 0 && tokens.get(end - 1).token().isPunctuation(';')) {
             end--;
         }
         if (end == tokens.size()) {
             return aql.strip();
         }
         return end == 0 ? "" : aql.substring(0, tokens.get(end - 1).end()).strip();
-    }
-
-    private static boolean isWord(AqlLexer.Token token, String word) {
-        return token.kind() == AqlLexer.Kind.WORD && token.text().equalsIgnoreCase(word);
     }
 }

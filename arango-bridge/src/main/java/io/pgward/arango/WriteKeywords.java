@@ -34,7 +34,7 @@ final class WriteKeywords {
     static Optional<String> operation(String aql) {
         List<AqlLexer.Token> tokens = AqlLexer.tokenize(aql);
         for (int i = 0; i < tokens.size(); i++) {
-            if (isKeyword(tokens.get(i)) && !isPunctuation(tokens, i - 1, ".") && !isPunctuation(tokens, i + 1, ":")) {
+            if (isKeyword(tokens.get(i)) && !isPunctuation(tokens, i - 1, '.') && !isPunctuation(tokens, i + 1, ':')) {
                 return Optional.of(tokens.get(i).text().toUpperCase(Locale.ROOT));
             }
         }
@@ -45,8 +45,7 @@ final class WriteKeywords {
         return token.kind() == AqlLexer.Kind.WORD && KEYWORDS.contains(token.text().toUpperCase(Locale.ROOT));
     }
 
-    private static boolean isPunctuation(List<AqlLexer.Token> tokens, int i, String text) {
-        return i >= 0 && i < tokens.size() && tokens.get(i).kind() == AqlLexer.Kind.PUNCTUATION
-                && tokens.get(i).text().equals(text);
+    private static boolean isPunctuation(List<AqlLexer.Token> tokens, int i, char c) {
+        return i >= 0 && i < tokens.size() && tokens.get(i).isPunctuation(c);
     }
 }

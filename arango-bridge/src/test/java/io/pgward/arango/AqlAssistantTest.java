@@ -6,6 +6,7 @@ import io.pgward.nl.Generation;
 import io.pgward.nl.NlAuditListener;
 import io.pgward.nl.NlException;
 import io.pgward.nl.NlSettings;
+import io.pgward.testkit.ScriptedChatModel;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -16,6 +17,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
 
+import static io.pgward.testkit.ScriptedChatModel.Language.AQL;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -99,7 +101,8 @@ class AqlAssistantTest {
         String wrong = "FOR u IN users RETRN u.name";
         String message = "syntax error, unexpected identifier near 'RETRN u.name' at position 1:16";
         fake.explainError(wrong, 400, 1501, message);
-        ScriptedChatModel model = new ScriptedChatModel(ScriptedChatModel.valid(wrong), ScriptedChatModel.valid(READ));
+        ScriptedChatModel model = new ScriptedChatModel(ScriptedChatModel.valid(AQL, wrong),
+                ScriptedChatModel.valid(AQL, READ));
 
         AqlAskResult result = assistant(model).ask("the first five member names", OptionalInt.empty());
 
@@ -121,8 +124,8 @@ class AqlAssistantTest {
         String remove = "FOR u IN users FILTER u.age > 30 REMOVE u IN users";
         fake.plan(insert, ReadOnlyGateTest.writePlan("InsertNode", ""))
                 .plan(remove, ReadOnlyGateTest.writePlan("RemoveNode", ""));
-        ScriptedChatModel model = new ScriptedChatModel(ScriptedChatModel.valid(insert),
-                ScriptedChatModel.valid(remove), ScriptedChatModel.valid(READ));
+        ScriptedChatModel model = new ScriptedChatModel(ScriptedChatModel.valid(AQL, insert),
+                ScriptedChatModel.valid(AQL, remove), ScriptedChatModel.valid(AQL, READ));
         AqlAssistant assistant = assistant(model);
 
         AqlAskResult.Rows rows = assertInstanceOf(AqlAskResult.Rows.class,
@@ -150,7 +153,7 @@ class AqlAssistantTest {
     @Test
     void aQuestionNotAboutTheDatabaseIsAnsweredAndNothingIsExplained() throws Exception {
         ScriptedChatModel model = new ScriptedChatModel(
-                ScriptedChatModel.notAboutTheDatabase("I can only answer questions about the club's members."));
+                ScriptedChatModel.notAboutTheDatabase(AQL, "I can only answer questions about the club's members."));
 
         AqlAskResult result = assistant(model).ask("what is the weather in Paris?", OptionalInt.empty());
 
@@ -158,7 +161,7 @@ class AqlAssistantTest {
         assertEquals(List.of(), fake.requests("POST", "/_api/explain"));
         assertEquals(List.of("question analyst what is the weather in Paris?", "verdict NotAboutDatabase"), audit);
 
-        GeneratedAql aql = assistant(new ScriptedChatModel(ScriptedChatModel.notAboutTheDatabase("No.")))
+        GeneratedAql aql = assistant(new ScriptedChatModel(ScriptedChatModel.notAboutTheDatabase(AQL, "No.")))
                 .aql("tell me a joke");
         assertEquals(new GeneratedAql(Optional.empty(), false, Optional.empty(), Optional.of("No.")), aql);
     }
@@ -169,8 +172,8 @@ class AqlAssistantTest {
         String second = "FOR u IN users RETURN u.name +";
         fake.explainError(first, 404, 1203, "AQL: collection or view not found: userz (while parsing)")
                 .explainError(second, 400, 1501, "syntax error, unexpected end of query string near '+'");
-        ScriptedChatModel model = new ScriptedChatModel(ScriptedChatModel.valid(first),
-                ScriptedChatModel.valid(second));
+        ScriptedChatModel model = new ScriptedChatModel(ScriptedChatModel.valid(AQL, first),
+                ScriptedChatModel.valid(AQL, second));
 
         NlException e = assertThrows(NlException.class, () -> assistant(model, NlSettings.defaults().withMaxAttempts(2))
                 .ask("all members", OptionalInt.empty()));
@@ -186,13 +189,13 @@ class AqlAssistantTest {
 
     @Test
     void aqlReportsTheGeneratedQueryWithoutRunningItAndReportsFailureAsARow() throws Exception {
-        GeneratedAql valid = assistant(new ScriptedChatModel(ScriptedChatModel.valid(READ))).aql("five names");
+        GeneratedAql valid = assistant(new ScriptedChatModel(ScriptedChatModel.valid(AQL, READ))).aql("five names");
         assertEquals(new GeneratedAql(Optional.of(READ), true, Optional.empty(), Optional.empty()), valid);
         assertEquals(Arrays.asList(READ, "true", null, null), valid.row());
 
         String wrong = "FOR u IN users RETRN u";
         fake.explainError(wrong, 400, 1501, "syntax error, unexpected identifier");
-        GeneratedAql invalid = assistant(new ScriptedChatModel(ScriptedChatModel.valid(wrong)),
+        GeneratedAql invalid = assistant(new ScriptedChatModel(ScriptedChatModel.valid(AQL, wrong)),
                 NlSettings.defaults().withMaxAttempts(1)).aql("names");
         assertEquals(Optional.of(wrong), invalid.aql());
         assertFalse(invalid.valid());
@@ -203,7 +206,7 @@ class AqlAssistantTest {
 
     @Test
     void thePromptHoldsCollectionsGraphsViewsDescriptionAndRules() throws Exception {
-        ScriptedChatModel model = new ScriptedChatModel(ScriptedChatModel.valid(READ));
+        ScriptedChatModel model = new ScriptedChatModel(ScriptedChatModel.valid(AQL, READ));
         assistant(model).ask("who knows Ada?", OptionalInt.of(40));
 
         String prompt = model.systemText(0);
@@ -220,14 +223,14 @@ class AqlAssistantTest {
             assertTrue(prompt.contains(part), part + " missing from:\n" + prompt);
         }
         assertEquals("who knows Ada?", model.lastUserText(0));
-        assertEquals(ResponseFormatType.JSON, model.requests.getFirst().responseFormat().type());
-        assertEquals("pgward_aql", model.requests.getFirst().responseFormat().jsonSchema().name());
-        assertTrue(model.requests.getFirst().responseFormat().jsonSchema().rootElement().toString().contains("aql"));
+        assertEquals(ResponseFormatType.JSON, model.requests().getFirst().responseFormat().type());
+        assertEquals("pgward_aql", model.requests().getFirst().responseFormat().jsonSchema().name());
+        assertTrue(model.requests().getFirst().responseFormat().jsonSchema().rootElement().toString().contains("aql"));
     }
 
     @Test
     void theRowLimitWrapsTheQueryAndIsValidatedOnce() throws Exception {
-        ScriptedChatModel model = new ScriptedChatModel(ScriptedChatModel.valid(READ + ";"));
+        ScriptedChatModel model = new ScriptedChatModel(ScriptedChatModel.valid(AQL, READ + ";"));
 
         AqlAskResult.Rows rows = assertInstanceOf(AqlAskResult.Rows.class,
                 assistant(model).ask("five names", OptionalInt.of(10)));
@@ -246,11 +249,11 @@ class AqlAssistantTest {
     @Test
     void theRowLimitIsTheDefaultAndNeverMoreThanTheCaps() throws Exception {
         AqlAskResult.Rows byDefault = assertInstanceOf(AqlAskResult.Rows.class,
-                assistant(new ScriptedChatModel(ScriptedChatModel.valid(READ))).ask("q", OptionalInt.empty()));
+                assistant(new ScriptedChatModel(ScriptedChatModel.valid(AQL, READ))).ask("q", OptionalInt.empty()));
         assertEquals(NlSettings.DEFAULT_ROW_LIMIT, byDefault.rowLimit());
 
         AqlAssistant capped = AqlAssistant.builder("analyst", bridge, NlSettings.defaults())
-                .chatModel(new ScriptedChatModel(ScriptedChatModel.valid(READ))).rowCap(100).build();
+                .chatModel(new ScriptedChatModel(ScriptedChatModel.valid(AQL, READ))).rowCap(100).build();
         AqlAskResult.Rows loginCap = assertInstanceOf(AqlAskResult.Rows.class,
                 capped.ask("q", OptionalInt.of(5_000)));
         assertEquals(100, loginCap.rowLimit());
@@ -259,7 +262,7 @@ class AqlAssistantTest {
         try (ArangoBridge small = ArangoBridge.start(BridgeFixture.config(fake)
                 .withLimits(AqlLimits.DEFAULTS.withMaxRows(30)))) {
             AqlAssistant databaseCap = AqlAssistant.builder("analyst", small, NlSettings.defaults())
-                    .chatModel(new ScriptedChatModel(ScriptedChatModel.valid(READ))).build();
+                    .chatModel(new ScriptedChatModel(ScriptedChatModel.valid(AQL, READ))).build();
             assertEquals(30, assertInstanceOf(AqlAskResult.Rows.class,
                     databaseCap.ask("q", OptionalInt.empty())).rowLimit());
         }
@@ -273,13 +276,13 @@ class AqlAssistantTest {
     void arangoDbGoingAwayDuringAQuestionIsAnErrorNotFeedback() {
         bridge.schema();
         fake.close();
-        ScriptedChatModel model = new ScriptedChatModel(ScriptedChatModel.valid(READ));
+        ScriptedChatModel model = new ScriptedChatModel(ScriptedChatModel.valid(AQL, READ));
 
         NlException e = assertThrows(NlException.class, () -> assistant(model).ask("names", OptionalInt.empty()));
 
         assertEquals("08006", e.sqlState());
         assertTrue(e.getMessage().startsWith("ArangoDB cannot be reached"), e.getMessage());
-        assertEquals(1, model.requests.size(), "a fault is not fed back to the model");
+        assertEquals(1, model.requests().size(), "a fault is not fed back to the model");
     }
 
     @Test

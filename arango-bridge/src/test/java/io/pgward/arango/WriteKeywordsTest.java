@@ -4,7 +4,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import java.util.List;
 import java.util.Optional;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -47,32 +46,5 @@ class WriteKeywordsTest {
         assertEquals(Optional.of("REMOVE"),
                 WriteKeywords.operation("FOR u IN users FILTER u.update REMOVE u IN users"));
         assertEquals(Optional.of("INSERT"), WriteKeywords.operation("FOR i IN 1..3 INSERT {n: i} INTO users"));
-    }
-
-    @Test
-    void lexerTokensFollowAqlRules() {
-        List<AqlLexer.Token> tokens = AqlLexer.tokenize("FOR d IN `my coll` FILTER d.x == 'a\\'b' && d.n > 1.5 "
-                + "// tail\nRETURN @@c");
-        assertEquals(List.of(
-                new AqlLexer.Token(AqlLexer.Kind.WORD, "FOR"),
-                new AqlLexer.Token(AqlLexer.Kind.WORD, "d"),
-                new AqlLexer.Token(AqlLexer.Kind.WORD, "IN"),
-                new AqlLexer.Token(AqlLexer.Kind.QUOTED_NAME, "my coll"),
-                new AqlLexer.Token(AqlLexer.Kind.WORD, "FILTER"),
-                new AqlLexer.Token(AqlLexer.Kind.WORD, "d"),
-                new AqlLexer.Token(AqlLexer.Kind.PUNCTUATION, "."),
-                new AqlLexer.Token(AqlLexer.Kind.WORD, "x"),
-                new AqlLexer.Token(AqlLexer.Kind.PUNCTUATION, "="),
-                new AqlLexer.Token(AqlLexer.Kind.PUNCTUATION, "="),
-                new AqlLexer.Token(AqlLexer.Kind.STRING, "a'b"),
-                new AqlLexer.Token(AqlLexer.Kind.PUNCTUATION, "&"),
-                new AqlLexer.Token(AqlLexer.Kind.PUNCTUATION, "&"),
-                new AqlLexer.Token(AqlLexer.Kind.WORD, "d"),
-                new AqlLexer.Token(AqlLexer.Kind.PUNCTUATION, "."),
-                new AqlLexer.Token(AqlLexer.Kind.WORD, "n"),
-                new AqlLexer.Token(AqlLexer.Kind.PUNCTUATION, ">"),
-                new AqlLexer.Token(AqlLexer.Kind.NUMBER, "1.5"),
-                new AqlLexer.Token(AqlLexer.Kind.WORD, "RETURN"),
-                new AqlLexer.Token(AqlLexer.Kind.BIND_PARAMETER, "@@c")), tokens);
     }
 }

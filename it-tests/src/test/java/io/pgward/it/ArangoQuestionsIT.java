@@ -1,12 +1,12 @@
 package io.pgward.it;
 
+import static io.pgward.testkit.ScriptedChatModel.Language.AQL;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.pgward.arango.AqlLimits;
 import io.pgward.arango.ArangoAuth;
 import io.pgward.arango.ArangoConfig;
@@ -14,6 +14,7 @@ import io.pgward.arango.FakeArango;
 import io.pgward.nl.NlSettings;
 import io.pgward.nl.ProviderConfig;
 import io.pgward.testkit.PostgresTest;
+import io.pgward.testkit.ScriptedChatModel;
 import io.pgward.testkit.TestDatabase;
 import io.pgward.wire.arango.ArangoServing;
 import io.pgward.wire.config.PgwardConfig;
@@ -43,7 +44,6 @@ class ArangoQuestionsIT {
     static final String PURGE_AQL = "FOR u IN users REMOVE u IN users";
     static final String COUNT_AQL = "RETURN LENGTH(users)";
 
-    private static final ObjectMapper JSON = new ObjectMapper();
     private static FakeArango arango;
     private static ScriptedLlmServer llm;
     private static ArangoServing serving;
@@ -56,8 +56,8 @@ class ArangoQuestionsIT {
         arango.rows(wrapped(COUNT_AQL, 250), "[3]");
         arango.plan(PURGE_AQL, ArangoThroughProxyIT.REMOVE_PLAN);
         llm = new ScriptedLlmServer();
-        llm.script(OLDEST, aql(OLDEST_AQL));
-        llm.script(PURGE, aql(PURGE_AQL), aql(COUNT_AQL));
+        llm.script(OLDEST, ScriptedChatModel.valid(AQL, OLDEST_AQL));
+        llm.script(PURGE, ScriptedChatModel.valid(AQL, PURGE_AQL), ScriptedChatModel.valid(AQL, COUNT_AQL));
         NlSettings settings = NlSettings.defaults().withProvider(new ProviderConfig.OpenAiCompatible(llm.baseUrl(),
                 ScriptedLlmServer.MODEL, Optional.empty(), Duration.ofSeconds(20), true));
         ArangoConfig config = ArangoConfig.of(SHOPDOCS, arango.endpoint(), "shop",
@@ -82,10 +82,6 @@ class ArangoQuestionsIT {
     /** How pgward.ask runs generated AQL: limited, whatever the model wrote. */
     static String wrapped(String aql, int limit) {
         return "FOR pgward_row IN (\n" + aql + "\n) LIMIT " + limit + " RETURN pgward_row";
-    }
-
-    static String aql(String aql) {
-        return JSON.createObjectNode().put("isValid", true).put("aql", aql).put("answer", "").toString();
     }
 
     @Test

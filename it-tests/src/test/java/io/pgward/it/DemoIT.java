@@ -32,7 +32,7 @@ class DemoIT {
         Path psql = RealClients.require("psql");
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
         Process demo = new ProcessBuilder(java.toString(), "-cp", System.getProperty("java.class.path"),
-                "io.pgward.wire.cli.Main", "demo", "--scale", "0.1", "--port", "0").redirectErrorStream(true).start();
+                "io.pgward.demo.DemoMain", "demo", "--scale", "0.1", "--port", "0").redirectErrorStream(true).start();
         try {
             String[] uris = awaitConnectLines(demo);
             String app = uris[0];
@@ -80,7 +80,7 @@ class DemoIT {
         try (ScriptedLlmServer llm = new ScriptedLlmServer()) {
             llm.script(question, ScriptedLlmServer.sql(sql));
             ProcessBuilder builder = new ProcessBuilder(java.toString(), "-cp", System.getProperty("java.class.path"),
-                    "io.pgward.wire.cli.Main", "demo", "--scale", "0.01", "--port", "0",
+                    "io.pgward.demo.DemoMain", "demo", "--scale", "0.01", "--port", "0",
                     "--llm-provider", "openai", "--llm-base-url", llm.baseUrl().toString(),
                     "--llm-model", ScriptedLlmServer.MODEL).redirectErrorStream(true);
             builder.environment().keySet().removeIf(name -> name.startsWith("PGWARD_LLM_") || name.endsWith("_API_KEY"));

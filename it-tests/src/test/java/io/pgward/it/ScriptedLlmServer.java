@@ -1,9 +1,12 @@
 package io.pgward.it;
 
+import static io.pgward.testkit.ScriptedChatModel.Language.SQL;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import io.pgward.testkit.ScriptedChatModel;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -45,11 +48,11 @@ final class ScriptedLlmServer implements AutoCloseable {
     }
 
     static String sql(String sql) {
-        return JSON.createObjectNode().put("isValid", true).put("sql", sql).put("answer", "").toString();
+        return ScriptedChatModel.valid(SQL, sql);
     }
 
     static String notAboutTheDatabase(String answer) {
-        return JSON.createObjectNode().put("isValid", false).put("sql", "").put("answer", answer).toString();
+        return ScriptedChatModel.notAboutTheDatabase(SQL, answer);
     }
 
     /** The requests made for a question, in order. */

@@ -15,7 +15,8 @@ import java.util.Optional;
  * @param primaryKey the primary key's column names, empty when there is none
  * @param foreignKeys foreign keys whose referenced relation the login may also read (the others are left out,
  *                    so a prompt never names a relation outside what the login sees)
- * @param samples sorted sample values per column name, for the columns that qualify (see {@link ValueSampler})
+ * @param samples sorted sample values per column name, for the columns that qualify (see
+ *                {@link io.pgward.guard.selection.ValueSampler})
  */
 public record Relation(RelationRef ref, Kind kind, Optional<String> comment, List<Column> columns,
                        List<String> primaryKey, List<ForeignKey> foreignKeys, Map<String, List<String>> samples) {
@@ -66,10 +67,10 @@ public record Relation(RelationRef ref, Kind kind, Optional<String> comment, Lis
 
     /**
      * @param type the type as format_type writes it, e.g. {@code numeric(10,2)} or {@code order_status}
-     * @param enumType whether the type is an enum (then it qualifies for value samples)
+     * @param sampled whether the type qualifies the column for value samples (text, character varying, character
+     *                or an enum: {@link io.pgward.guard.selection.ValueSampler#QUALIFYING_TYPE})
      */
-    public record Column(String name, String type, boolean notNull, Optional<String> comment, boolean textLike,
-                         boolean enumType) {
+    public record Column(String name, String type, boolean notNull, Optional<String> comment, boolean sampled) {
 
         public Column {
             Objects.requireNonNull(name, "name");

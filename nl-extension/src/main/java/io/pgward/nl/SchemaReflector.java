@@ -1,5 +1,7 @@
 package io.pgward.nl;
 
+import io.pgward.guard.selection.RiskyDomains;
+import io.pgward.guard.selection.ValueSampler;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -40,15 +42,12 @@ final class SchemaReflector {
 
     private static final String COLUMNS = """
             SELECT a.attrelid, a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod), a.attnotnull,
-                   pg_catalog.col_description(a.attrelid, a.attnum),
-                   a.atttypid IN ('pg_catalog.text'::pg_catalog.regtype, 'pg_catalog.varchar'::pg_catalog.regtype,
-                                  'pg_catalog.bpchar'::pg_catalog.regtype),
-                   t.typtype = 'e'
+                   pg_catalog.col_description(a.attrelid, a.attnum), %s
             FROM pg_catalog.pg_attribute a
             JOIN pg_catalog.pg_type t ON t.oid = a.atttypid
             WHERE a.attrelid = ANY (?::pg_catalog.oid[]) AND a.attnum > 0 AND NOT a.attisdropped
               AND pg_catalog.has_column_privilege(a.attrelid, a.attnum, 'SELECT')
-            ORDER BY a.attrelid, a.attnum""";
+            ORDER BY a.attrelid, a.attnum""".formatted(ValueSampler.QUALIFYING_TYPE);
 
     private static final String KEYS = """
             SELECT con.conrelid, con.contype, con.confrelid,
@@ -73,7 +72,8 @@ final class SchemaReflector {
         this.connections = connections;
         this.role = role;
         this.selection = selection;
-        this.sampler = new ValueSampler(sampleGuard);
+        this.sampler = new ValueSampler(RiskyDomains.CATALOG_DEPENDENCIES,
+                (connection, sql) -> sampleGuard.refusal(sql).isEmpty());
         this.clock = clock;
     }
 
@@ -91,14 +91,40 @@ final class SchemaReflector {
         Map<Long, List<Relation.Column>> columns = columns(connection, oids);
         Map<Long, Keys> keys = keys(connection, oids, heads);
         List<Relation> relations = new ArrayList<>();
-        ValueSampler.limitStatementTime(connection);
         for (RelationHead head : heads.values()) {
             Keys k = keys.getOrDefault(head.ref.oid(), new Keys());
-            Relation relation = new Relation(head.ref, head.kind, head.comment,
-                    columns.getOrDefault(head.ref.oid(), List.of()), k.primaryKey, k.foreignKeys, Map.of());
-            relations.add(relation.withSamples(sampler.sample(connection, relation)));
+            relations.add(new Relation(head.ref, head.kind, head.comment,
+                    columns.getOrDefault(head.ref.oid(), List.of()), k.primaryKey, k.foreignKeys, Map.of()));
         }
-        return relations;
+        return withSamples(connection, relations);
+    }
+
+    /**
+     * The relations with the samples of their text and enum columns ({@link ValueSampler}); a column with nothing
+     * but nulls has no sample here.
+     */
+    private List<Relation> withSamples(Connection connection, List<Relation> relations) throws SQLException {
+        Map<String, List<String>> candidates = new LinkedHashMap<>();
+        for (Relation relation : relations) {
+            candidates.put(relation.qualifiedName(), relation.columns().stream()
+                    .filter(Relation.Column::sampled)
+                    .map(c -> Identifiers.quote(c.name()))
+                    .toList());
+        }
+        Map<String, Map<String, List<String>>> sampled = sampler.sample(connection, candidates);
+        List<Relation> result = new ArrayList<>();
+        for (Relation relation : relations) {
+            Map<String, List<String>> byQuotedName = sampled.getOrDefault(relation.qualifiedName(), Map.of());
+            Map<String, List<String>> samples = new LinkedHashMap<>();
+            for (Relation.Column column : relation.columns()) {
+                List<String> values = byQuotedName.get(Identifiers.quote(column.name()));
+                if (values != null && !values.isEmpty()) {
+                    samples.put(column.name(), values);
+                }
+            }
+            result.add(relation.withSamples(samples));
+        }
+        return result;
     }
 
     private record RelationHead(RelationRef ref, Relation.Kind kind, Optional<String> comment) {
@@ -133,7 +159,7 @@ final class SchemaReflector {
                 while (rows.next()) {
                     columns.computeIfAbsent(rows.getLong(1), oid -> new ArrayList<>()).add(new Relation.Column(
                             rows.getString(2), rows.getString(3), rows.getBoolean(4),
-                            Optional.ofNullable(rows.getString(5)), rows.getBoolean(6), rows.getBoolean(7)));
+                            Optional.ofNullable(rows.getString(5)), rows.getBoolean(6)));
                 }
             }
         }

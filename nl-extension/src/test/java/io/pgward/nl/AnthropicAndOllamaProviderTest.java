@@ -1,5 +1,6 @@
 package io.pgward.nl;
 
+import static io.pgward.testkit.ScriptedChatModel.Language.SQL;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -12,6 +13,7 @@ import com.sun.net.httpserver.HttpServer;
 import dev.langchain4j.data.message.ChatMessage;
 import dev.langchain4j.data.message.SystemMessage;
 import dev.langchain4j.data.message.UserMessage;
+import io.pgward.testkit.ScriptedChatModel;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -30,7 +32,7 @@ import org.junit.jupiter.api.Test;
 class AnthropicAndOllamaProviderTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final String REPLY = "{\"isValid\": true, \"sql\": \"SELECT 1 LIMIT 1\", \"answer\": \"\"}";
+    private static final String REPLY = ScriptedChatModel.valid(SQL, "SELECT 1 LIMIT 1");
 
     private HttpServer server;
     private final List<JsonNode> bodies = new ArrayList<>();

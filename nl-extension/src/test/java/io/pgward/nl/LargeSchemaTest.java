@@ -1,9 +1,11 @@
 package io.pgward.nl;
 
+import static io.pgward.testkit.ScriptedChatModel.Language.SQL;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgward.testkit.PostgresTest;
+import io.pgward.testkit.ScriptedChatModel;
 import io.pgward.testkit.TestDatabase;
 import java.util.ArrayList;
 import java.util.List;
@@ -53,7 +55,7 @@ class LargeSchemaTest {
     @Test
     void promptHoldsTheRelevantTablesAndTheirNeighboursAndSaysMoreExist() throws Exception {
         assertEquals(500, catalog.snapshot().relations().size());
-        ScriptedChatModel model = new ScriptedChatModel(ScriptedChatModel.valid("SELECT 1 LIMIT 1"));
+        ScriptedChatModel model = new ScriptedChatModel(ScriptedChatModel.valid(SQL, "SELECT 1 LIMIT 1"));
         NlAssistant assistant = NlAssistant.builder("analyst", NlSettings.defaults(), catalog).chatModel(model)
                 .validator(sql -> Optional.empty()).build();
 

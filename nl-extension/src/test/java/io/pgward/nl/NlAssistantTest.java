@@ -1,5 +1,6 @@
 package io.pgward.nl;
 
+import static io.pgward.testkit.ScriptedChatModel.Language.SQL;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -11,6 +12,7 @@ import io.pgward.guard.ReadOnlyGuard;
 import io.pgward.guard.classify.ReadOnlyPolicy;
 import io.pgward.testkit.PostgresTest;
 import io.pgward.testkit.SampleData;
+import io.pgward.testkit.ScriptedChatModel;
 import io.pgward.testkit.TestDatabase;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -96,7 +98,8 @@ class NlAssistantTest {
     void wrongColumnIsCorrectedAfterTheDatabaseErrorIsFedBack() throws Exception {
         String wrong = "SELECT customer_name FROM public.customers LIMIT 5";
         String right = "SELECT name FROM public.customers ORDER BY name LIMIT 5";
-        ScriptedChatModel model = new ScriptedChatModel(ScriptedChatModel.valid(wrong), ScriptedChatModel.valid(right));
+        ScriptedChatModel model = new ScriptedChatModel(ScriptedChatModel.valid(SQL, wrong),
+                ScriptedChatModel.valid(SQL, right));
 
         AskResult result = assistant(model).ask("the first five customer names", OptionalInt.empty());
 
@@ -116,8 +119,8 @@ class NlAssistantTest {
         long ordersBefore = count("orders");
         String delete = "DELETE FROM public.orders WHERE status = 'cancelled'";
         String select = "SELECT count(*) FROM public.orders WHERE status = 'cancelled' LIMIT 1";
-        ScriptedChatModel model = new ScriptedChatModel(ScriptedChatModel.valid(delete),
-                ScriptedChatModel.valid(select));
+        ScriptedChatModel model = new ScriptedChatModel(ScriptedChatModel.valid(SQL, delete),
+                ScriptedChatModel.valid(SQL, select));
 
         AskResult result = assistant(model).ask("remove the cancelled orders", OptionalInt.empty());
 
@@ -134,7 +137,7 @@ class NlAssistantTest {
     @Test
     void questionNotAboutTheDatabaseIsAnsweredAndNothingIsValidated() throws Exception {
         ScriptedChatModel model = new ScriptedChatModel(
-                "{\"isValid\": false, \"sql\": \"\", \"answer\": \"I can only answer questions about the shop data.\"}");
+                ScriptedChatModel.notAboutTheDatabase(SQL, "I can only answer questions about the shop data."));
 
         AskResult result = assistant(model).ask("what is the capital of France?", OptionalInt.empty());
 
@@ -146,14 +149,14 @@ class NlAssistantTest {
     @Test
     void exhaustingMaxAttemptsListsEveryAttemptsError() {
         ScriptedChatModel model = new ScriptedChatModel(
-                ScriptedChatModel.valid("SELECT nope FROM public.customers LIMIT 1"),
+                ScriptedChatModel.valid(SQL, "SELECT nope FROM public.customers LIMIT 1"),
                 "this is not JSON",
-                ScriptedChatModel.valid("SELECT * FROM hr.salaries LIMIT 1"));
+                ScriptedChatModel.valid(SQL, "SELECT * FROM hr.salaries LIMIT 1"));
 
         NlException e = assertThrows(NlException.class, () -> assistant(model,
                 NlSettings.defaults().withMaxAttempts(3)).ask("anything", OptionalInt.empty()));
 
-        assertEquals(3, model.requests.size());
+        assertEquals(3, model.requests().size());
         assertEquals(NlException.NO_VALID_SQL, e.sqlState());
         assertEquals("""
                 pgward could not write a valid query for this question in 3 attempts:
@@ -165,7 +168,7 @@ class NlAssistantTest {
 
     @Test
     void sqlReportsTheErrorsWhenNoAttemptPasses() throws Exception {
-        ScriptedChatModel model = new ScriptedChatModel(ScriptedChatModel.valid("SELECT 1 FROM nowhere"));
+        ScriptedChatModel model = new ScriptedChatModel(ScriptedChatModel.valid(SQL, "SELECT 1 FROM nowhere"));
 
         SqlResult result = assistant(model, NlSettings.defaults().withMaxAttempts(1)).sql("anything");
 
@@ -177,7 +180,7 @@ class NlAssistantTest {
     @Test
     void rowLimitWrapsTheQueryAndIsCappedByTheMaximumAndTheLoginRowCap() throws Exception {
         String query = "SELECT id, name FROM public.customers ORDER BY id DESC LIMIT 1000";
-        AskResult.Rows seven = (AskResult.Rows) assistant(new ScriptedChatModel(ScriptedChatModel.valid(query)))
+        AskResult.Rows seven = (AskResult.Rows) assistant(new ScriptedChatModel(ScriptedChatModel.valid(SQL, query)))
                 .ask("customers", OptionalInt.of(7));
         assertEquals(7, seven.rowLimit());
         assertEquals("SELECT * FROM (\n" + query + "\n) AS pgward_nl LIMIT 7", seven.sqlToRun());
@@ -185,12 +188,12 @@ class NlAssistantTest {
         assertEquals(7, ids.size());
         assertEquals(ids.stream().sorted((a, b) -> b - a).toList(), ids);
 
-        assertEquals(250, ((AskResult.Rows) assistant(new ScriptedChatModel(ScriptedChatModel.valid(query)))
+        assertEquals(250, ((AskResult.Rows) assistant(new ScriptedChatModel(ScriptedChatModel.valid(SQL, query)))
                 .ask("customers", OptionalInt.empty())).rowLimit());
-        assertEquals(25_000, ((AskResult.Rows) assistant(new ScriptedChatModel(ScriptedChatModel.valid(query)))
+        assertEquals(25_000, ((AskResult.Rows) assistant(new ScriptedChatModel(ScriptedChatModel.valid(SQL, query)))
                 .ask("customers", OptionalInt.of(1_000_000))).rowLimit());
         NlAssistant capped = NlAssistant.builder("analyst", NlSettings.defaults(), catalog())
-                .chatModel(new ScriptedChatModel(ScriptedChatModel.valid(query + ";")))
+                .chatModel(new ScriptedChatModel(ScriptedChatModel.valid(SQL, query + ";")))
                 .rowCap(40).validator(sql -> Optional.empty()).build();
         AskResult.Rows cappedRows = (AskResult.Rows) capped.ask("customers", OptionalInt.of(100));
         assertEquals(40, cappedRows.rowLimit());
@@ -201,7 +204,7 @@ class NlAssistantTest {
 
     @Test
     void promptHoldsSelectedRelationsDescriptionRulesAndSamplesAndNothingElse() throws Exception {
-        ScriptedChatModel model = new ScriptedChatModel(ScriptedChatModel.valid("SELECT 1 LIMIT 1"));
+        ScriptedChatModel model = new ScriptedChatModel(ScriptedChatModel.valid(SQL, "SELECT 1 LIMIT 1"));
         assistant(model).ask("revenue per region", OptionalInt.empty());
 
         String prompt = model.systemText(0);
@@ -221,8 +224,8 @@ class NlAssistantTest {
                 "card_brand", "SENSITIVE")) {
             assertFalse(prompt.contains(hidden), hidden + " leaked into:\n" + prompt);
         }
-        assertEquals(ResponseFormatType.JSON, model.requests.getFirst().responseFormat().type());
-        assertEquals("pgward_sql", model.requests.getFirst().responseFormat().jsonSchema().name());
+        assertEquals(ResponseFormatType.JSON, model.requests().getFirst().responseFormat().type());
+        assertEquals("pgward_sql", model.requests().getFirst().responseFormat().jsonSchema().name());
     }
 
     @Test
@@ -279,7 +282,7 @@ class NlAssistantTest {
                 assertThrows(NlException.class, () -> assistant.ask("  ", OptionalInt.empty())).getMessage());
         assertEquals(NlException.INVALID_PARAMETER, assertThrows(NlException.class,
                 () -> assistant.sql("x".repeat(NlAssistant.MAX_QUESTION_LENGTH + 1))).sqlState());
-        assertTrue(model.requests.isEmpty());
+        assertTrue(model.requests().isEmpty());
     }
 
     private long count(String table) throws SQLException {

@@ -1,5 +1,6 @@
 package io.pgward.nl;
 
+import static io.pgward.testkit.ScriptedChatModel.Language.SQL;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -11,6 +12,7 @@ import com.sun.net.httpserver.HttpServer;
 import dev.langchain4j.data.message.ChatMessage;
 import dev.langchain4j.data.message.SystemMessage;
 import dev.langchain4j.data.message.UserMessage;
+import io.pgward.testkit.ScriptedChatModel;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -77,7 +79,7 @@ class OpenAiCompatibleProviderTest {
 
     @Test
     void sendsModelMessagesAndJsonSchemaResponseFormatAndParsesTheReply() throws Exception {
-        replies.add("{\"isValid\": true, \"sql\": \"SELECT count(*) FROM customers LIMIT 1\", \"answer\": \"\"}");
+        replies.add(ScriptedChatModel.valid(SQL, "SELECT count(*) FROM customers LIMIT 1"));
 
         Generation generation = generator(1).generate(prompt(), sql -> Optional.empty(), attempt -> { });
 
@@ -101,8 +103,8 @@ class OpenAiCompatibleProviderTest {
 
     @Test
     void feedbackTurnCarriesTheFailingSqlAndNotAboutDatabaseReplyIsParsed() throws Exception {
-        replies.add("```json\n{\"isValid\": true, \"sql\": \"SELECT x FROM t LIMIT 1\", \"answer\": \"\"}\n```");
-        replies.add("{\"isValid\": false, \"sql\": \"\", \"answer\": \"Not a question about the data.\"}");
+        replies.add("```json\n" + ScriptedChatModel.valid(SQL, "SELECT x FROM t LIMIT 1") + "\n```");
+        replies.add(ScriptedChatModel.notAboutTheDatabase(SQL, "Not a question about the data."));
 
         Generation generation = generator(2).generate(prompt(),
                 sql -> Optional.of("column \"x\" does not exist"), attempt -> { });

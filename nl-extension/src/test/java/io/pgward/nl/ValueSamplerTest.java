@@ -2,9 +2,11 @@ package io.pgward.nl;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgward.testkit.PostgresTest;
 import io.pgward.testkit.TestDatabase;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -34,7 +36,8 @@ class ValueSamplerTest {
                         + " FROM generate_series(1, 1200) AS g",
                 "CREATE TABLE wide (c1 text, c2 text, c3 text, c4 text, c5 text, c6 text, c7 text, c8 text,"
                         + " c9 text, c10 text)",
-                "INSERT INTO wide VALUES ('a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a')");
+                "INSERT INTO wide VALUES ('a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a')",
+                "CREATE TABLE \"Odd Name\" (\"Col\" text)");
     }
 
     private Map<String, List<String>> samples(String relation, SqlGuard guard) throws Exception {
@@ -67,11 +70,26 @@ class ValueSamplerTest {
     }
 
     @Test
-    void sampleStatementReadsTheFirstThousandRowsAsText() {
-        Relation relation = new Relation(new RelationRef(1, "public", "Odd Name"), Relation.Kind.TABLE,
-                Optional.empty(), List.of(new Relation.Column("Col", "text", false, Optional.empty(), true, false)),
-                List.of(), List.of(), Map.of());
-        assertEquals("SELECT DISTINCT v FROM (SELECT \"Col\"::pg_catalog.text AS v FROM public.\"Odd Name\" LIMIT 1000)"
-                + " AS s WHERE v IS NOT NULL LIMIT 11", ValueSampler.statement(relation, relation.columns().getFirst()));
+    void sampleStatementReadsTheFirstThousandRowsAsText() throws Exception {
+        List<String> checked = new ArrayList<>();
+        samples("\"Odd Name\"", sql -> {
+            checked.add(sql);
+            return Optional.empty();
+        });
+        assertTrue(checked.contains("SELECT DISTINCT v FROM (SELECT \"Col\"::pg_catalog.text AS v"
+                + " FROM public.\"Odd Name\" LIMIT 1000) AS s WHERE v IS NOT NULL LIMIT 11"), checked.toString());
+    }
+
+    @Test
+    void noColumnIsSampledWhileTheDatabaseHasARiskyDomain() throws Exception {
+        NlAssistantTest.execute(db,
+                "CREATE FUNCTION public.anything(text) RETURNS boolean LANGUAGE sql IMMUTABLE AS 'SELECT true'",
+                "CREATE DOMAIN public.checked AS text CHECK (public.anything(VALUE))");
+        try {
+            assertEquals(Map.of(), samples("samples", SqlGuard.NONE));
+        } finally {
+            NlAssistantTest.execute(db, "DROP DOMAIN public.checked", "DROP FUNCTION public.anything(text)");
+        }
+        assertEquals(List.of("ab"), samples("samples", SqlGuard.NONE).get("code"));
     }
 }

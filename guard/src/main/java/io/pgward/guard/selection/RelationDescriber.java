@@ -39,12 +39,10 @@ public final class RelationDescriber {
 
     private static final String COLUMNS_SQL = """
             SELECT quote_ident(a.attname), pg_catalog.format_type(a.atttypid, a.atttypmod), a.attnotnull,
-                   pg_catalog.col_description(a.attrelid, a.attnum),
-                   t.typtype = 'e' OR t.oid IN ('pg_catalog.text'::pg_catalog.regtype,
-                       'pg_catalog.varchar'::pg_catalog.regtype, 'pg_catalog.bpchar'::pg_catalog.regtype)
+                   pg_catalog.col_description(a.attrelid, a.attnum), %s
             FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_type t ON t.oid = a.atttypid
             WHERE a.attrelid = ? AND a.attnum > 0 AND NOT a.attisdropped
-            ORDER BY a.attnum""";
+            ORDER BY a.attnum""".formatted(ValueSampler.QUALIFYING_TYPE);
 
     private static final String PRIMARY_KEY_SQL = """
             SELECT quote_ident(a.attname)
@@ -92,7 +90,8 @@ public final class RelationDescriber {
 
     /** @param riskyDomains the risky-domain check every sample statement must pass; see {@link RiskyDomains} */
     public RelationDescriber(RiskyDomains riskyDomains) {
-        this.sampler = new ValueSampler(Objects.requireNonNull(riskyDomains, "riskyDomains"));
+        this.sampler = new ValueSampler(Objects.requireNonNull(riskyDomains, "riskyDomains"),
+                ValueSampler.TEMPORARY_VIEW);
     }
 
     /**
@@ -155,7 +154,8 @@ public final class RelationDescriber {
         relationships.addAll(related(connection, READ_BY_SQL, selection, relation.oid(), "read by "));
         Map<String, List<String>> values = standby || !relation.kind().isSampled()
                 ? Map.of()
-                : sampler.sample(transaction, relation.displayName(), sampled);
+                : sampler.sample(connection, Map.of(relation.displayName(), sampled))
+                        .getOrDefault(relation.displayName(), Map.of());
         return new Description(relation.displayName(), relation.kind().label(), comment, columns, primaryKey,
                 relationships, definition, values);
     }

@@ -57,12 +57,6 @@ final class RoleTransaction implements AutoCloseable {
         return connection;
     }
 
-    void execute(String sql) throws SQLException {
-        try (Statement statement = connection.createStatement()) {
-            statement.execute(sql);
-        }
-    }
-
     @Override
     public void close() throws SQLException {
         try (Statement statement = connection.createStatement()) {

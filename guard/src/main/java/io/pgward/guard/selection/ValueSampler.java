@@ -1,5 +1,6 @@
 package io.pgward.guard.selection;
 
+import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -11,63 +12,94 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The value samples of describe, under these rules:
+ * The value samples of short text and enum columns: for {@code pgward.describe} and for the prompt that turns
+ * questions into SQL, the one place where rows reach the model, and only as these short distinct values. One set
+ * of rules for both:
  * <ul>
- *   <li>At most {@value #MAX_COLUMNS} columns: the first qualifying ones in column order (a column that then fails
- *       is left out, not replaced).</li>
- *   <li>Each sample statement first passes the risky-domain check (no risky domain in the database) and the
- *       temporary-view check: it is created as a temporary view in a savepoint, which is rolled back. A column whose
- *       statement does not pass is left out, so a login without TEMP gets no values.</li>
- *   <li>Then the transaction turns read only, and each sample runs in its own savepoint with a 1 second
- *       statement_timeout; a timeout or any other failure leaves out only that column.</li>
+ *   <li>A column qualifies by its type: text, character varying, character or an enum ({@link #QUALIFYING_TYPE},
+ *       for the caller's catalog query).</li>
+ *   <li>At most {@value #MAX_COLUMNS} columns per relation: the first qualifying ones (a column that then fails is
+ *       left out, not replaced).</li>
+ *   <li>No values at all while the database has a risky domain ({@link RiskyDomains}).</li>
+ *   <li>Each sample statement must pass the caller's {@link StatementCheck}: describe's temporary-view check, the
+ *       login's guard for the prompt. A column whose statement does not pass is left out.</li>
+ *   <li>Then the transaction turns read only, and each sample runs in its own savepoint, rolled back, with a
+ *       1 second statement_timeout; a timeout or any other failure leaves out only that column.</li>
  *   <li>A sample is the distinct non-null values among the column's first {@value #ROWS} rows, cast to
  *       pg_catalog.text; more than {@value #MAX_VALUES} values, or any longer than {@value #MAX_LENGTH}
- *       characters, leave the column out. Values are sorted.</li>
+ *       characters, leave the column out. Values are sorted; a column with nothing but nulls has an empty
+ *       sample.</li>
  * </ul>
- * The caller's transaction must have started READ WRITE, and always rolls back.
+ * The caller's transaction always rolls back.
  */
-final class ValueSampler {
+public final class ValueSampler {
 
     static final int MAX_COLUMNS = 8;
     static final int ROWS = 1000;
     static final int MAX_VALUES = 10;
     static final int MAX_LENGTH = 40;
 
-    private static final Logger LOG = LoggerFactory.getLogger(ValueSampler.class);
+    /** The SQL condition on {@code pg_catalog.pg_type t}, a column's type, under which the column qualifies. */
+    public static final String QUALIFYING_TYPE = "(t.typtype = 'e' OR t.oid IN ('pg_catalog.text'::pg_catalog.regtype,"
+            + " 'pg_catalog.varchar'::pg_catalog.regtype, 'pg_catalog.bpchar'::pg_catalog.regtype))";
 
-    private final RiskyDomains riskyDomains;
-
-    ValueSampler(RiskyDomains riskyDomains) {
-        this.riskyDomains = riskyDomains;
+    /** Whether a sample statement may run. Called before the transaction turns read only. */
+    @FunctionalInterface
+    public interface StatementCheck {
+        boolean admits(Connection connection, String statement) throws SQLException;
     }
 
     /**
-     * Samples {@code columns} of {@code relation}.
-     *
-     * @param columns the qualifying columns in column order, each quoted where PostgreSQL needs it
+     * Describe's check: PostgreSQL analyses the statement as a temporary view, created in a savepoint that is rolled
+     * back. Needs a READ WRITE transaction; a role without TEMP passes nothing.
      */
-    Map<String, List<String>> sample(RoleTransaction transaction, String relation, List<String> columns)
+    static final StatementCheck TEMPORARY_VIEW = ValueSampler::passesTemporaryViewCheck;
+
+    private static final Logger LOG = LoggerFactory.getLogger(ValueSampler.class);
+
+    private final RiskyDomains riskyDomains;
+    private final StatementCheck check;
+
+    public ValueSampler(RiskyDomains riskyDomains, StatementCheck check) {
+        this.riskyDomains = riskyDomains;
+        this.check = check;
+    }
+
+    /**
+     * Samples the columns of each relation, with one risky-domain check for all of them.
+     *
+     * @param connection in the caller's transaction, which this turns read only
+     * @param columns from each relation (schema-qualified, quoted where PostgreSQL needs it) to its qualifying
+     *                columns in column order, each quoted where PostgreSQL needs it
+     * @return from each relation with a sample to its samples by column, both in the order given
+     */
+    public Map<String, Map<String, List<String>>> sample(Connection connection, Map<String, List<String>> columns)
             throws SQLException {
-        Map<String, List<String>> values = new LinkedHashMap<>();
-        if (columns.isEmpty()) {
+        Map<String, Map<String, List<String>>> values = new LinkedHashMap<>();
+        if (columns.values().stream().allMatch(List::isEmpty)) {
             return values;
         }
-        List<String> risky = riskyDomains.find(transaction.connection());
+        List<String> risky = riskyDomains.find(connection);
         if (!risky.isEmpty()) {
-            LOG.debug("No values sampled for {}: risky domains {}", relation, risky);
+            LOG.debug("No values sampled for {}: risky domains {}", columns.keySet(), risky);
             return values;
         }
-        List<String> passed = new ArrayList<>();
-        for (String column : columns.subList(0, Math.min(MAX_COLUMNS, columns.size()))) {
-            if (passesTemporaryViewCheck(transaction, statement(relation, column))) {
-                passed.add(column);
+        Map<String, List<String>> passed = new LinkedHashMap<>();
+        for (Map.Entry<String, List<String>> relation : columns.entrySet()) {
+            List<String> candidates = relation.getValue();
+            for (String column : candidates.subList(0, Math.min(MAX_COLUMNS, candidates.size()))) {
+                if (check.admits(connection, statement(relation.getKey(), column))) {
+                    passed.computeIfAbsent(relation.getKey(), r -> new ArrayList<>()).add(column);
+                }
             }
         }
-        transaction.execute("SET TRANSACTION READ ONLY");
-        for (String column : passed) {
-            List<String> sample = run(transaction, relation, column);
-            if (sample != null) {
-                values.put(column, sample);
+        execute(connection, "SET TRANSACTION READ ONLY");
+        for (Map.Entry<String, List<String>> relation : passed.entrySet()) {
+            for (String column : relation.getValue()) {
+                List<String> sample = run(connection, relation.getKey(), column);
+                if (sample != null) {
+                    values.computeIfAbsent(relation.getKey(), r -> new LinkedHashMap<>()).put(column, sample);
+                }
             }
         }
         return values;
@@ -78,23 +110,23 @@ final class ValueSampler {
                 + ROWS + ") AS s WHERE v IS NOT NULL LIMIT " + (MAX_VALUES + 1);
     }
 
-    private static boolean passesTemporaryViewCheck(RoleTransaction transaction, String sql) throws SQLException {
-        transaction.execute("SAVEPOINT pgward_sample_check");
+    private static boolean passesTemporaryViewCheck(Connection connection, String sql) throws SQLException {
+        execute(connection, "SAVEPOINT pgward_sample_check");
         try {
-            transaction.execute("CREATE TEMPORARY VIEW pgward_sample_check AS " + sql);
+            execute(connection, "CREATE TEMPORARY VIEW pgward_sample_check AS " + sql);
             return true;
         } catch (SQLException e) {
             LOG.debug("Sample statement did not pass the temporary-view check: {}", e.getMessage());
             return false;
         } finally {
-            transaction.execute("ROLLBACK TO SAVEPOINT pgward_sample_check");
+            execute(connection, "ROLLBACK TO SAVEPOINT pgward_sample_check");
         }
     }
 
     /** The sorted sample, or null when the column is left out. */
-    private static List<String> run(RoleTransaction transaction, String relation, String column) throws SQLException {
-        transaction.execute("SAVEPOINT pgward_sample");
-        try (Statement statement = transaction.connection().createStatement()) {
+    private static List<String> run(Connection connection, String relation, String column) throws SQLException {
+        execute(connection, "SAVEPOINT pgward_sample");
+        try (Statement statement = connection.createStatement()) {
             statement.execute("SELECT pg_catalog.set_config('statement_timeout', '1s', true)");
             List<String> sample = new ArrayList<>();
             try (ResultSet rows = statement.executeQuery(statement(relation, column))) {
@@ -112,7 +144,13 @@ final class ValueSampler {
             LOG.debug("Sample of {}.{} left out: {}", relation, column, e.getMessage());
             return null;
         } finally {
-            transaction.execute("ROLLBACK TO SAVEPOINT pgward_sample");
+            execute(connection, "ROLLBACK TO SAVEPOINT pgward_sample");
+        }
+    }
+
+    private static void execute(Connection connection, String sql) throws SQLException {
+        try (Statement statement = connection.createStatement()) {
+            statement.execute(sql);
         }
     }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.pgward.arango.AqlCompletion;
 import io.pgward.arango.AqlException;
+import io.pgward.arango.AqlText;
 import io.pgward.arango.ArangoBridge;
 import io.pgward.arango.ExecutionMode;
 import io.pgward.arango.RowSink;

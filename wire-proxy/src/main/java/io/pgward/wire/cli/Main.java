@@ -1,8 +1,8 @@
 package io.pgward.wire.cli;
 
-import io.pgward.sampledb.LocalPostgres;
 import io.pgward.wire.config.ConfigException;
 import java.io.PrintWriter;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
@@ -11,11 +11,15 @@ import picocli.CommandLine.Command;
 /**
  * The {@code pgward} command. Exit status: 0 success, 1 a problem pgward explains in one line on stderr,
  * 2 a usage error.
+ *
+ * <p>This is the production command line: {@code run}, and {@code help}. Another build adds commands of its own
+ * with {@link #execute(PrintWriter, PrintWriter, List, String...)} (the demo's jar adds {@code demo} this way), so
+ * the production jar carries nothing of them.
  */
 @Command(name = "pgward",
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
-        subcommands = {RunCommand.class, DemoCommand.class, CommandLine.HelpCommand.class},
+        subcommands = RunCommand.class,
         description = "A PostgreSQL wire-protocol proxy: clients connect to pgward as if it were PostgreSQL; "
                 + "every statement is checked against the login's policy, allowed ones reach the database "
                 + "untouched, the rest are refused with a PostgreSQL error.")
@@ -32,11 +36,18 @@ public final class Main implements Runnable {
 
     /** Runs the command line and returns the exit status, without exiting the JVM. */
     public static int execute(String... args) {
-        return execute(new PrintWriter(System.out, true), new PrintWriter(System.err, true), args);
+        return execute(new PrintWriter(System.out, true), new PrintWriter(System.err, true), List.of(), args);
     }
 
-    static int execute(PrintWriter out, PrintWriter err, String... args) {
+    /**
+     * Runs the command line with {@code commands} as further subcommands after {@code run} (each a picocli
+     * {@code @Command}), and returns the exit status. They share the production commands' error handling: a
+     * {@link StartupException} or {@link ConfigException} is one line on {@code err} and exit status 1.
+     */
+    public static int execute(PrintWriter out, PrintWriter err, List<?> commands, String... args) {
         CommandLine commandLine = new CommandLine(new Main());
+        commands.forEach(commandLine::addSubcommand);
+        commandLine.addSubcommand(new CommandLine.HelpCommand());
         commandLine.setOut(out).setErr(err).setExecutionExceptionHandler(Main::explain);
         return commandLine.execute(args);
     }
@@ -51,8 +62,8 @@ public final class Main implements Runnable {
         PrintWriter err = commandLine.getErr();
         String command = commandLine.getCommandName();
         String prefix = "pgward".equals(command) ? "pgward: " : "pgward " + command + ": ";
-        if (e instanceof ConfigException || e instanceof LocalPostgres.PortInUseException
-                || e instanceof StartupException || e instanceof java.io.UncheckedIOException) {
+        if (e instanceof ConfigException || e instanceof StartupException
+                || e instanceof java.io.UncheckedIOException) {
             err.println(prefix + e.getMessage());
         } else {
             err.println(prefix + "failed: " + e);

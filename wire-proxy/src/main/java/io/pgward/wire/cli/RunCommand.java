@@ -18,7 +18,7 @@ import picocli.CommandLine.Option;
 @Command(name = "run",
         mixinStandardHelpOptions = true,
         description = "Starts pgward with a configuration file and serves until stopped.")
-final class RunCommand implements Callable<Integer> {
+public final class RunCommand implements Callable<Integer> {
 
     @CommandLine.Spec
     private CommandLine.Model.CommandSpec spec;
@@ -53,7 +53,11 @@ final class RunCommand implements Callable<Integer> {
         return 0;
     }
 
-    static PgwardServer start(PgwardConfig config) {
+    /**
+     * Starts pgward with a configuration already checked, as {@code run} does but without ArangoDB; a reason it
+     * cannot start (its port taken, for one) is a {@link StartupException}.
+     */
+    public static PgwardServer start(PgwardConfig config) {
         return start(config, Map.of());
     }
 

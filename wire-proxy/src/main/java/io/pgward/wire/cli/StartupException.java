@@ -1,9 +1,9 @@
 package io.pgward.wire.cli;
 
 /** pgward cannot start for a reason the message explains to the operator in one line. */
-final class StartupException extends RuntimeException {
+public final class StartupException extends RuntimeException {
 
-    StartupException(String message) {
+    public StartupException(String message) {
         super(message);
     }
 }

@@ -1,6 +1,7 @@
 package io.pgward.wire.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.PrintWriter;
@@ -9,6 +10,7 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -18,22 +20,25 @@ class MainTest {
     private final StringWriter err = new StringWriter();
 
     private int run(String... args) {
-        return Main.execute(new PrintWriter(out, true), new PrintWriter(err, true), args);
+        return Main.execute(new PrintWriter(out, true), new PrintWriter(err, true), List.of(), args);
     }
 
     @Test
     void helpExplainsTheCommandsAndTheirOptions() {
         assertEquals(0, run("--help"));
         assertTrue(out.toString().contains("run "), out.toString());
-        assertTrue(out.toString().contains("demo "), out.toString());
+        assertTrue(out.toString().contains("help "), out.toString());
         out.getBuffer().setLength(0);
         assertEquals(0, run("run", "--help"));
         assertTrue(out.toString().contains("--config=FILE"), out.toString());
         assertTrue(out.toString().contains("Default: pgward.yaml"), out.toString());
-        out.getBuffer().setLength(0);
-        assertEquals(0, run("demo", "--help"));
-        assertTrue(out.toString().contains("--pg-port=PORT"), out.toString());
-        assertTrue(out.toString().contains("--scale=FACTOR"), out.toString());
+    }
+
+    @Test
+    void theProductionCommandLineHasNoDemo() {
+        assertEquals(0, run("--help"));
+        assertFalse(out.toString().contains("demo"), out.toString());
+        assertEquals(2, run("demo"));
     }
 
     @Test
@@ -69,29 +74,5 @@ class MainTest {
             assertTrue(err.toString().startsWith("pgward run: cannot listen on 127.0.0.1:" + taken.getLocalPort()),
                     err.toString());
         }
-    }
-
-    @Test
-    void demoOnATakenPortExitsWithOneLine() throws Exception {
-        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
-            assertEquals(1, run("demo", "--port", "0", "--pg-port", Integer.toString(taken.getLocalPort())));
-            assertEquals("pgward demo: port " + taken.getLocalPort() + " on 127.0.0.1 is already in use"
-                    + System.lineSeparator(), err.toString());
-        }
-    }
-
-    @Test
-    void demoOnATakenProxyPortExitsWithOneLine() throws Exception {
-        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
-            assertEquals(1, run("demo", "--port", Integer.toString(taken.getLocalPort())));
-            assertEquals("pgward demo: port " + taken.getLocalPort() + " on 127.0.0.1 is already in use"
-                    + System.lineSeparator(), err.toString());
-        }
-    }
-
-    @Test
-    void demoRefusesANonsenseScaleAsAUsageError() {
-        assertEquals(2, run("demo", "--scale", "-1"));
-        assertTrue(err.toString().contains("--scale: scale must be above 0"), err.toString());
     }
 }

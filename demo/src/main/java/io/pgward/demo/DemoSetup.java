@@ -1,4 +1,4 @@
-package io.pgward.wire.demo;
+package io.pgward.demo;
 
 import io.pgward.nl.NlSettings;
 import io.pgward.nl.ProviderConfig;
@@ -20,7 +20,7 @@ import java.util.Optional;
  * offered with a fresh self-signed certificate, and two logins:
  * {@code analyst} (password {@code analyst}, read-only) and {@code app} (password {@code app}, read-write).
  */
-public final class DemoSetup {
+final class DemoSetup {
 
     /** Small enough that {@code select * from orders} shows the cap, large enough for any real question. */
     static final long ANALYST_ROW_CAP = 10_000;

@@ -1,4 +1,4 @@
-package io.pgward.wire.demo;
+package io.pgward.demo;
 
 import io.pgward.sampledb.DatasetSize;
 import io.pgward.sampledb.LocalPostgres;
@@ -11,7 +11,7 @@ import java.sql.Statement;
  * The demo's database: an embedded PostgreSQL with the sample shop loaded into the database {@code shop}.
  * Closing it stops PostgreSQL and deletes its data.
  */
-public final class DemoDatabase implements AutoCloseable {
+final class DemoDatabase implements AutoCloseable {
 
     public static final String DATABASE = "shop";
     public static final String ANALYST_ROLE = "pgward_analyst";

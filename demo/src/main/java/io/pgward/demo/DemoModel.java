@@ -1,4 +1,4 @@
-package io.pgward.wire.demo;
+package io.pgward.demo;
 
 import io.pgward.nl.ProviderConfig;
 import java.net.URI;
@@ -13,7 +13,7 @@ import java.util.function.Function;
  * shell histories and process lists. Nothing is chosen unless asked for: the schema is sent to whatever provider
  * is named, so a key lying in the environment does not pick one.
  */
-public final class DemoModel {
+final class DemoModel {
 
     public static final String PROVIDER_VARIABLE = "PGWARD_LLM_PROVIDER";
     public static final String MODEL_VARIABLE = "PGWARD_LLM_MODEL";

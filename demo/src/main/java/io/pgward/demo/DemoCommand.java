@@ -1,11 +1,10 @@
-package io.pgward.wire.cli;
+package io.pgward.demo;
 
 import io.pgward.nl.ProviderConfig;
 import io.pgward.sampledb.DatasetSize;
 import io.pgward.sampledb.LocalPostgres;
-import io.pgward.wire.demo.DemoDatabase;
-import io.pgward.wire.demo.DemoModel;
-import io.pgward.wire.demo.DemoSetup;
+import io.pgward.wire.cli.RunCommand;
+import io.pgward.wire.cli.StartupException;
 import io.pgward.wire.server.PgwardServer;
 import java.io.PrintWriter;
 import java.util.Locale;
@@ -16,6 +15,11 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
+/**
+ * {@code pgward demo}: the embedded PostgreSQL with the sample shop and pgward in front of it. It lives in the demo's
+ * build, which adds it to the production command line ({@link DemoMain}); the production jar carries neither this
+ * command nor the PostgreSQL binaries it needs.
+ */
 @Command(name = "demo",
         mixinStandardHelpOptions = true,
         description = {"Starts an embedded PostgreSQL with the sample shop, pgward in front of it, and prints how "
@@ -77,13 +81,18 @@ final class DemoCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
-        if (port != 0) {
-            LocalPostgres.ensurePortFree(port);
-        }
         PrintWriter out = spec.commandLine().getOut();
-        out.println("pgward demo: starting PostgreSQL and loading the sample shop...");
-        out.flush();
-        DemoDatabase database = DemoDatabase.start(pgPort, size);
+        DemoDatabase database;
+        try {
+            if (port != 0) {
+                LocalPostgres.ensurePortFree(port);
+            }
+            out.println("pgward demo: starting PostgreSQL and loading the sample shop...");
+            out.flush();
+            database = DemoDatabase.start(pgPort, size);
+        } catch (LocalPostgres.PortInUseException e) {
+            throw new StartupException(e.getMessage());
+        }
         PgwardServer server;
         try {
             server = RunCommand.start(DemoSetup.config(database, port, model));

@@ -1,4 +1,4 @@
-package io.pgward.wire.arango;
+package io.pgward.arango;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,4 +1,4 @@
-package io.pgward.wire.demo;
+package io.pgward.demo;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
