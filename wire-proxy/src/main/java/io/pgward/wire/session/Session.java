@@ -73,17 +73,11 @@ public final class Session {
     private final String database;
     private final String refusalPrefix;
     private final Deque<FrontendMessage> backlog = new ArrayDeque<>();
-    private final Deque<Substitution> substitutions = new ArrayDeque<>();
+    private final InFlight inFlight = new InFlight();
     private final Runnable onEnd;
     private final AuditLog audit;
     private int substitutionCount;
-    /** ReadyForQuery messages owed by the backend (one per forwarded Query, Sync and FunctionCall). */
-    private int outstanding;
-    private long readiesExpected;
-    private long readiesReceived;
     private boolean awaitingGate;
-    /** A local answer decided while the backend still owed replies; written once it is idle. */
-    private Verdict.Answer deferredAnswer;
     private boolean backendSentFatal;
     /** The backend reported a setting its read-only policy pins to another value: never reused. */
     private boolean backendTainted;
@@ -104,14 +98,8 @@ public final class Session {
     private String searchPath;
     /** A statement that may change search_path was forwarded; ask the server once its request is complete. */
     private boolean searchPathStale;
-    /** The ReadyForQuery number that ends pgward's own SHOW search_path, 0 when none is in flight. */
-    private long searchPathBatch;
-    private String searchPathShown;
     /** DDL ran in the open transaction: its end changes the schema others see. */
     private boolean ddlInTransaction;
-
-    private record Substitution(String token, Verdict.Refuse refusal, long batch) {
-    }
 
     public Session(String connection, Channel client, BackendConnection backend, BackendPool pool,
                    StatementGate gate, String login, String database, long nonce, AuditLog audit, long rowCap,
@@ -299,7 +287,7 @@ public final class Session {
 
     private void forward(FrontendMessage message, boolean endsBatch) {
         if (endsBatch) {
-            expectReady();
+            inFlight.closeClientRequest();
         }
         backend.channel().write(message.frame());
         if (endsBatch && searchPathStale) {
@@ -326,32 +314,24 @@ public final class Session {
      * statement that might have changed it failed too.
      */
     private void askSearchPath() {
-        expectReady();
-        searchPathBatch = readiesExpected;
-        searchPathShown = null;
+        inFlight.probeSearchPath();
         backend.channel().write(Messages.query(backend.channel().alloc(), "SHOW search_path"));
     }
 
-    private boolean answersSearchPath() {
-        return searchPathBatch != 0 && readiesReceived + 1 == searchPathBatch;
-    }
-
-    private void searchPathReply(BackendMessage message) {
+    private void searchPathReply(InFlight.Request probe, BackendMessage message) {
         if (message instanceof BackendMessage.Frame frame && frame.type() == 'Z') {
             backend.transactionStatus((char) frame.body().getByte(0));
-            outstanding--;
-            readiesReceived++;
+            inFlight.retire();
             frame.bytes().release();
-            searchPathBatch = 0;
-            if (searchPathShown != null) {
-                searchPath = searchPathShown;
+            if (probe.shown() != null) {
+                searchPath = probe.shown();
             }
             answerWhenIdle();
             drainBacklog();
             return;
         }
-        if (message instanceof BackendMessage.Run run && searchPathShown == null) {
-            searchPathShown = Messages.firstTextValue(run.bytes());
+        if (message instanceof BackendMessage.Run run && probe.shown() == null) {
+            probe.shown(Messages.firstTextValue(run.bytes()));
         }
         if (message instanceof BackendMessage.Frame frame && frame.type() == 'S') {
             // pgward's own SHOW changes nothing, but whatever the server reports is held to the pins all the same.
@@ -369,10 +349,10 @@ public final class Session {
                 ? Messages.parse(backend.channel().alloc(), p.statement(), token)
                 : Messages.query(backend.channel().alloc(), token);
         message.release();
-        substitutions.addLast(new Substitution(token, refusal, readiesExpected + 1));
+        inFlight.substituted(token, refusal);
         ConnectionLog.info(log, connection, "refused for login {}: {}", login, refusal.message());
         if (endsBatch) {
-            expectReady();
+            inFlight.closeClientRequest();
         }
         backend.channel().write(replacement);
     }
@@ -395,7 +375,7 @@ public final class Session {
                 : Messages.query(backend.channel().alloc(), rewrite.sql());
         message.release();
         if (endsBatch) {
-            expectReady();
+            inFlight.closeClientRequest();
         }
         backend.channel().write(replacement);
     }
@@ -426,16 +406,11 @@ public final class Session {
         return !"off".equals(backend.parameters().get("standard_conforming_strings"));
     }
 
-    private void expectReady() {
-        outstanding++;
-        readiesExpected++;
-    }
-
     /** Local answers must follow everything already owed by the backend, so they wait until it is idle. */
     private void answerLocally(FrontendMessage message, Verdict.Answer answer) {
         message.release();
-        if (outstanding > 0) {
-            deferredAnswer = answer;
+        if (inFlight.owesReady()) {
+            inFlight.answerLater(answer);
             return;
         }
         writeAnswer(answer);
@@ -448,14 +423,14 @@ public final class Session {
 
     /** Client messages wait while a verdict, the row cap's cancel, the search_path or a local answer is pending. */
     private boolean held() {
-        return awaitingGate || capHold || searchPathBatch != 0 || deferredAnswer != null;
+        return awaitingGate || capHold || inFlight.waitsForPgward();
     }
 
     private void drainBacklog() {
         while (!held() && !ended && !backlog.isEmpty()) {
             process(backlog.pollFirst());
         }
-        if (backlog.size() < BACKLOG_READ_LIMIT && !awaitingGate && !capHold && searchPathBatch == 0 && !ended
+        if (backlog.size() < BACKLOG_READ_LIMIT && !awaitingGate && !capHold && !inFlight.probingSearchPath() && !ended
                 && backend.channel().isWritable()) {
             client.config().setAutoRead(true);
         }
@@ -464,8 +439,9 @@ public final class Session {
     // ---------------------------------------------------------------- backend to client
 
     private void fromBackend(BackendMessage message) {
-        if (answersSearchPath()) {
-            searchPathReply(message);
+        InFlight.Request head = inFlight.head();
+        if (head != null && head.kind() == InFlight.Kind.SEARCH_PATH) {
+            searchPathReply(head, message);
             return;
         }
         switch (message) {
@@ -540,16 +516,12 @@ public final class Session {
             ddlInTransaction = false;
             gate.schemaChanged();
         }
-        outstanding--;
-        readiesReceived++;
-        while (!substitutions.isEmpty() && substitutions.peekFirst().batch() <= readiesReceived) {
-            substitutions.pollFirst();
-        }
+        InFlight.Request done = inFlight.retire();
         if (rowCap != null && capHoldsReady(frame)) {
             return;
         }
         deliverReady(frame.bytes());
-        if (capAbortInFlight) {
+        if (done != null && done.kind() == InFlight.Kind.CAP_ABORT) {
             capAbortInFlight = false;
             capSettled();
         }
@@ -561,9 +533,8 @@ public final class Session {
     }
 
     private void answerWhenIdle() {
-        if (deferredAnswer != null && outstanding == 0) {
-            Verdict.Answer answer = deferredAnswer;
-            deferredAnswer = null;
+        Verdict.Answer answer = inFlight.dueAnswer();
+        if (answer != null) {
             writeAnswer(answer);
             drainBacklog();
         }
@@ -573,11 +544,11 @@ public final class Session {
         Map<Character, String> fields = PgError.fields(frame.body());
         String severity = fields.getOrDefault('V', fields.get('S'));
         backendSentFatal |= "FATAL".equals(severity) || "PANIC".equals(severity);
-        Substitution head = substitutions.peekFirst();
-        if (head != null && head.batch() == readiesReceived + 1) {
+        InFlight.Substitution head = inFlight.nextSubstitution();
+        if (head != null) {
             String message = fields.getOrDefault('M', "");
             if ("42601".equals(fields.get('C')) && message.contains(head.token())) {
-                substitutions.pollFirst();
+                inFlight.substitutionAnswered();
                 String word = syntaxErrorWord(head.refusal());
                 if (word != null) {
                     // PostgreSQL's grammar rejects the client's text at its first word exactly as it rejected the
@@ -688,10 +659,10 @@ public final class Session {
             capHeldReady = null;
             // With later requests already in flight the abort would land behind them; then the server's state
             // stands (documented with the row cap).
-            if (backend.transactionStatus() == 'T' && outstanding == 0) {
+            if (backend.transactionStatus() == 'T' && !inFlight.owesReady()) {
                 ready.bytes().release();
                 capAbortInFlight = true;
-                expectReady();
+                inFlight.abortFirst();
                 backend.channel().write(Messages.query(backend.channel().alloc(),
                         refusalPrefix + (++substitutionCount)));
                 return;
@@ -737,7 +708,7 @@ public final class Session {
         }
         if (!channel.isActive() || backendTainted) {
             pool.discard(backend);
-        } else if (outstanding == 0) {
+        } else if (!inFlight.owesReady()) {
             BackendReset.start(pool, backend);
         } else {
             pool.connector().cancel(channel.eventLoop(), backend);

@@ -584,6 +584,104 @@ class SessionTest {
         assertEquals("answered by pgward", toClient.getFirst().fields().get('M'));
     }
 
+    // ---------------------------------------------------------------- requests in flight
+
+    private static final StatementGate SEARCH_PATH_GATE = new StatementGate() {
+        @Override
+        public java.util.concurrent.CompletionStage<Verdict> check(GateRequest request) {
+            if (request.sql().startsWith("SET search_path")) {
+                return completedFuture(Verdict.ALLOW_CHANGING_SEARCH_PATH);
+            }
+            return completedFuture(request.sql().equals("SHOW pgward.me") ? WHO_AM_I : REFUSE_DROP.check(request)
+                    .toCompletableFuture().join());
+        }
+
+        @Override
+        public boolean wantsSearchPath() {
+            return true;
+        }
+    };
+
+    /** The server's reply to pgward's SHOW search_path: one text row, its tag and ReadyForQuery. */
+    private void serverShowsSearchPath(String value, char status) {
+        byte[] v = value.getBytes(StandardCharsets.UTF_8);
+        ByteBuf rows = Wire.message(alloc, 'T', b -> {
+            b.writeShort(1);
+            Wire.writeCString(b, "search_path");
+            b.writeInt(0).writeShort(0).writeInt(25).writeShort(-1).writeInt(-1).writeShort(0);
+        });
+        ByteBuf row = Wire.message(alloc, 'D', b -> b.writeShort(1).writeInt(v.length).writeBytes(v));
+        serverSends(new BackendMessage.Run(alloc.compositeBuffer().addComponents(true, rows, row), 1),
+                commandComplete("SHOW"), readyForQuery(status));
+    }
+
+    @Test
+    void asksForTheSearchPathAfterASetAndJudgesTheNextStatementWithWhatTheServerShows() {
+        start(SEARCH_PATH_GATE);
+        assertEquals(List.of("SHOW search_path"), sentTo(server).stream().map(s -> s.cstring(0)).toList());
+        serverShowsSearchPath("\"$user\", public", 'I');
+        assertEquals(List.of(), sentTo(client), "pgward's own SHOW is never relayed");
+
+        clientSends(query("SET search_path = hr"), query("DROP TABLE t"));
+        assertEquals(List.of("SET search_path = hr", "SHOW search_path"),
+                sentTo(server).stream().map(s -> s.cstring(0)).toList(), "the DROP waits for the answer");
+        serverSends(commandComplete("SET"), readyForQuery('I'));
+        assertEquals(List.of('C', 'Z'), types(sentTo(client)));
+        assertEquals(List.of(), sentTo(server));
+
+        serverShowsSearchPath("hr", 'I');
+        assertEquals(List.of(), sentTo(client));
+        assertEquals("pgward_refused_abc_1", sentTo(server).getFirst().cstring(0));
+        assertEquals("hr", asked.getLast().searchPath());
+        answerTheRefusalAndReadIt("pgward_refused_abc_1");
+    }
+
+    @Test
+    void matchesARefusalToItsOwnRequestBehindPipelinedRequestsAndAProbe() {
+        start(SEARCH_PATH_GATE);
+        sentTo(server);
+        serverShowsSearchPath("public", 'I');
+
+        clientSends(parse("", "SELECT 1"), bind("", ""), execute(""), sync(), query("SET search_path = hr"));
+        clientSends(parse("s1", "DROP TABLE t"), sync());
+        assertEquals(List.of('P', 'B', 'E', 'S', 'Q', 'Q'), types(sentTo(server)));
+
+        serverSends(commandComplete("SELECT 1"), readyForQuery('I'), commandComplete("SET"), readyForQuery('I'));
+        assertEquals(List.of('C', 'Z', 'C', 'Z'), types(sentTo(client)));
+        serverShowsSearchPath("hr", 'I');
+        List<Sent> toBackend = sentTo(server);
+        assertEquals(List.of('P', 'S'), types(toBackend));
+        assertEquals("pgward_refused_abc_1", toBackend.getFirst().cstring(1));
+        answerTheRefusalAndReadIt("pgward_refused_abc_1");
+    }
+
+    @Test
+    void answersLocallyAfterTheProbeThatPrecedesIt() {
+        start(SEARCH_PATH_GATE);
+        sentTo(server);
+        serverShowsSearchPath("public", 'I');
+
+        clientSends(query("SET search_path = hr"), query("SHOW pgward.me"));
+        assertEquals(List.of("SET search_path = hr", "SHOW search_path"),
+                sentTo(server).stream().map(s -> s.cstring(0)).toList());
+        serverSends(commandComplete("SET"), readyForQuery('I'));
+        assertEquals(List.of('C', 'Z'), types(sentTo(client)));
+        serverShowsSearchPath("hr", 'I');
+        assertWire(WHO_AM_I_ON_THE_WIRE, sentTo(client));
+        assertEquals(List.of(), sentTo(server));
+    }
+
+    @Test
+    void handsTheBackendToResetOnlyWhenItOwesNothing() {
+        start(REFUSE_DROP);
+        clientSends(query("SELECT pg_sleep(10)"));
+        sentTo(server);
+        clientSends(terminate());
+        assertEquals(List.of(), sentTo(server), "a busy backend is cancelled and closed, not reset");
+        assertNull(server.pipeline().get("reset"));
+        assertEquals(1, ends);
+    }
+
     // ---------------------------------------------------------------- the end
 
     @Test
