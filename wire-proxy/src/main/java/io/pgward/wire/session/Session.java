@@ -84,16 +84,6 @@ public final class Session {
     private boolean ended;
     /** The login's row cap, null when it has none. */
     private final RowCap rowCap;
-    /** A result passed the row cap; client messages wait until its consequences are settled (see {@link #capPassed}). */
-    private boolean capHold;
-    private boolean capResultOpen;
-    private boolean capCancelDone;
-    /** The capped statement completed before the cancel: its followers up to ReadyForQuery are not relayed. */
-    private boolean capDiscarding;
-    /** The ReadyForQuery that ended a discarded request, held until the cancel has been handled. */
-    private BackendMessage.Frame capHeldReady;
-    /** A statement pgward sent to abort the transaction, whose error the client must not see. */
-    private boolean capAbortInFlight;
     /** The session's search_path as the server last showed it; kept only for gates that want it. */
     private String searchPath;
     /** A statement that may change search_path was forwarded; ask the server once its request is complete. */
@@ -423,14 +413,14 @@ public final class Session {
 
     /** Client messages wait while a verdict, the row cap's cancel, the search_path or a local answer is pending. */
     private boolean held() {
-        return awaitingGate || capHold || inFlight.waitsForPgward();
+        return awaitingGate || (rowCap != null && rowCap.holdsClient()) || inFlight.waitsForPgward();
     }
 
     private void drainBacklog() {
         while (!held() && !ended && !backlog.isEmpty()) {
             process(backlog.pollFirst());
         }
-        if (backlog.size() < BACKLOG_READ_LIMIT && !awaitingGate && !capHold && !inFlight.probingSearchPath() && !ended
+        if (backlog.size() < BACKLOG_READ_LIMIT && !awaitingGate && (rowCap == null || !rowCap.holdsClient()) && !inFlight.probingSearchPath() && !ended
                 && backend.channel().isWritable()) {
             client.config().setAutoRead(true);
         }
@@ -451,9 +441,7 @@ public final class Session {
     }
 
     private void relay(BackendMessage.Run run) {
-        if (capDiscarding) {
-            run.bytes().release();
-        } else if (rowCap == null) {
+        if (rowCap == null) {
             client.write(run.bytes());
         } else if (rowCap.relay(run.bytes(), run.dataRows(), client)) {
             capPassed();
@@ -461,7 +449,8 @@ public final class Session {
     }
 
     private void fromBackend(BackendMessage.Frame frame) {
-        if (rowCap != null && frame.type() != 'Z' && frame.type() != 'S' && capEndsResult(frame)) {
+        if (rowCap != null && frame.type() != 'Z' && frame.type() != 'S' && rowCap.consumes(frame, client)) {
+            capProgress();
             return;
         }
         if (frame.type() == 'C' && gate.watchesSchemaChanges()) {
@@ -517,13 +506,14 @@ public final class Session {
             gate.schemaChanged();
         }
         InFlight.Request done = inFlight.retire();
-        if (rowCap != null && capHoldsReady(frame)) {
+        if (rowCap != null && rowCap.holdsReady(frame)) {
+            capProgress();
             return;
         }
         deliverReady(frame.bytes());
         if (done != null && done.kind() == InFlight.Kind.CAP_ABORT) {
-            capAbortInFlight = false;
-            capSettled();
+            rowCap.settled();
+            drainBacklog();
         }
     }
 
@@ -600,12 +590,9 @@ public final class Session {
      * the cancel has been delivered, so that it cannot hit a later statement.
      */
     private void capPassed() {
-        capHold = true;
-        capResultOpen = true;
-        capCancelDone = false;
         client.config().setAutoRead(false);
         pool.connector().cancel(backend.channel().eventLoop(), backend).whenComplete((v, e) -> {
-            capCancelDone = true;
+            rowCap.cancelDelivered();
             if (!ended) {
                 capProgress();
                 backend.channel().flush();
@@ -614,68 +601,29 @@ public final class Session {
         });
     }
 
-    /** Handles the frames that end a result (or are swallowed) under the row cap; true when consumed. */
-    private boolean capEndsResult(BackendMessage.Frame frame) {
-        boolean endsResult = frame.type() == 'C' || frame.type() == 'E' || frame.type() == 's';
-        if (capAbortInFlight || capDiscarding) {
-            frame.bytes().release();
-            return true;
-        }
-        if (!endsResult || !rowCap.endResult()) {
-            return false;
-        }
-        frame.bytes().release();
-        client.write(rowCap.error().encode(client.alloc()));
-        capResultOpen = false;
-        // An error (normally the cancel's) failed the statement on the server; anything else means it finished
-        // first, and what followed it in the same request must not be seen, as if it had failed.
-        capDiscarding = frame.type() != 'E';
-        capProgress();
-        return true;
-    }
-
-    /** Holds the ReadyForQuery that closes a discarded request until the cancel is settled. */
-    private boolean capHoldsReady(BackendMessage.Frame frame) {
-        if (!capDiscarding) {
-            return false;
-        }
-        capDiscarding = false;
-        capHeldReady = frame;
-        capProgress();
-        return true;
-    }
-
     /**
-     * Moves the capped request on once the cancel is delivered: a held ReadyForQuery of an open transaction is
-     * replaced by the result of a statement that fails, so the transaction is aborted as PostgreSQL would have
-     * aborted it; then client messages flow again.
+     * Settles a capped result once it is over and its cancel delivered: a held ReadyForQuery of an open
+     * transaction is replaced by the result of a statement that fails, so the transaction is aborted as
+     * PostgreSQL would have aborted it; then client messages flow again.
      */
     private void capProgress() {
-        if (!capHold || !capCancelDone || capResultOpen || capDiscarding) {
+        if (!rowCap.readyToSettle()) {
             return;
         }
-        if (capHeldReady != null) {
-            BackendMessage.Frame ready = capHeldReady;
-            capHeldReady = null;
-            // With later requests already in flight the abort would land behind them; then the server's state
-            // stands (documented with the row cap).
-            if (backend.transactionStatus() == 'T' && !inFlight.owesReady()) {
-                ready.bytes().release();
-                capAbortInFlight = true;
-                inFlight.abortFirst();
-                backend.channel().write(Messages.query(backend.channel().alloc(),
-                        refusalPrefix + (++substitutionCount)));
-                return;
-            }
+        BackendMessage.Frame ready = rowCap.takeHeldReady();
+        // With later requests already in flight the abort would land behind them; then the server's state stands
+        // (documented with the row cap).
+        if (ready != null && backend.transactionStatus() == 'T' && !inFlight.owesReady()) {
+            ready.bytes().release();
+            rowCap.aborting();
+            inFlight.abortFirst();
+            backend.channel().write(Messages.query(backend.channel().alloc(), refusalPrefix + (++substitutionCount)));
+            return;
+        }
+        rowCap.settled();
+        if (ready != null) {
             deliverReady(ready.bytes());
         }
-        if (!capAbortInFlight) {
-            capSettled();
-        }
-    }
-
-    private void capSettled() {
-        capHold = false;
         drainBacklog();
     }
 
@@ -692,9 +640,8 @@ public final class Session {
         ended = true;
         backlog.forEach(ReferenceCountUtil::release);
         backlog.clear();
-        if (capHeldReady != null) {
-            capHeldReady.bytes().release();
-            capHeldReady = null;
+        if (rowCap != null) {
+            rowCap.release();
         }
         if (error != null && client.isActive()) {
             client.writeAndFlush(error.encode(client.alloc())).addListener(f -> client.close());
