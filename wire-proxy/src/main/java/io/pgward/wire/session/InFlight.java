@@ -149,11 +149,6 @@ final class InFlight {
         return first.answer;
     }
 
-    /** True while pgward's own SHOW search_path is in flight. */
-    boolean probingSearchPath() {
-        return searchPathProbes > 0;
-    }
-
     /** True while pgward's own reply must reach the client before the next client message is handled. */
     boolean waitsForPgward() {
         return searchPathProbes > 0 || (!requests.isEmpty() && requests.peekLast().kind == Kind.LOCAL_ANSWER);

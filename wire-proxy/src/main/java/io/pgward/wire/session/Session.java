@@ -33,8 +33,28 @@ import org.slf4j.LoggerFactory;
  * also the backend channel's: no locks.
  *
  * <p>Client messages pass in order. Query, Parse and FunctionCall go through the {@link StatementGate}; all
- * others are forwarded as they arrived. While a verdict is pending, later messages wait in {@code backlog}.
- * Backend output is forwarded as runs of bytes; only ReadyForQuery, ErrorResponse and ParameterStatus are read.
+ * others are forwarded as they arrived. Backend output is forwarded as runs of bytes; only ReadyForQuery,
+ * ErrorResponse, ParameterStatus (and, for the row cap, CommandComplete and PortalSuspended) are read.
+ *
+ * <p><b>States.</b> The session is relaying until it has {@code ended} (then whatever arrives is released). What
+ * it waits for is kept in three places:
+ * <ul>
+ *   <li>{@link InFlight}: the requests the backend owes a ReadyForQuery, oldest first (the client's, each with
+ *       the refusals sent in it; pgward's own SHOW search_path; the row cap's abort), and a local answer waiting
+ *       behind them;</li>
+ *   <li>{@link RowCap}: COUNTING, or a capped result being CUTTING, DISCARDING, SETTLING or ABORTING;</li>
+ *   <li>{@code awaitingGate}: a verdict is being decided off the event loop.</li>
+ * </ul>
+ * A client message is handled at once unless {@link #clientWaits()}; then it waits in {@code backlog}, which is
+ * drained in order whenever a wait ends. {@link #mayReadClient()} alone decides whether the client is read.
+ *
+ * <p><b>Invariants.</b> Client messages are judged and forwarded in arrival order, one verdict at a time. Each
+ * ReadyForQuery retires the oldest request in flight, and a server error is matched to a refusal only within
+ * the request that carried it. A local answer reaches the client after everything the backend owed before it
+ * and before anything the client sent after it. No client statement is judged while pgward's SHOW search_path
+ * is in flight (the verdict may depend on the path), and nothing from the client reaches the server while the
+ * row cap is settling a result (its cancel must not hit a later statement). The backend goes back to the pool
+ * only when it owes no ReadyForQuery and never reported a pinned setting at another value.
  *
  * <p><b>Pinned settings.</b> When the backend's target carries {@link io.pgward.wire.pool.PinnedSettings} (a
  * read-only login), the session holds the server to them: SQL text that is not valid UTF-8 is refused with the
@@ -135,10 +155,10 @@ public final class Session {
     private void fromClient(FrontendMessage message) {
         if (ended) {
             message.release();
-        } else if (held() || !backlog.isEmpty()) {
+        } else if (clientWaits() || !backlog.isEmpty()) {
             backlog.addLast(message);
             if (backlog.size() >= BACKLOG_READ_LIMIT) {
-                client.config().setAutoRead(false);
+                readClientIfAllowed();
             }
         } else {
             process(message);
@@ -190,7 +210,7 @@ public final class Session {
             return;
         }
         awaitingGate = true;
-        client.config().setAutoRead(false);
+        readClientIfAllowed();
         CompletableFuture<Verdict> pending = verdict;
         pending.whenComplete((v, e) -> client.eventLoop().execute(() -> {
             awaitingGate = false;
@@ -411,19 +431,33 @@ public final class Session {
         client.write(Messages.readyForQuery(client.alloc(), backend.transactionStatus()));
     }
 
-    /** Client messages wait while a verdict, the row cap's cancel, the search_path or a local answer is pending. */
-    private boolean held() {
+    // ---------------------------------------------------------------- whether the client is read
+
+    /**
+     * The next client message waits while a verdict is pending, a capped result is being settled, or pgward's own
+     * reply (its SHOW search_path, a local answer) must come first.
+     */
+    private boolean clientWaits() {
         return awaitingGate || (rowCap != null && rowCap.holdsClient()) || inFlight.waitsForPgward();
     }
 
+    /**
+     * The one answer to "may the client be read now?": not once the session ended, not while its next message
+     * would have to wait, not with a full backlog, and not while the backend cannot take more (back pressure).
+     */
+    private boolean mayReadClient() {
+        return !ended && !clientWaits() && backlog.size() < BACKLOG_READ_LIMIT && backend.channel().isWritable();
+    }
+
+    private void readClientIfAllowed() {
+        client.config().setAutoRead(mayReadClient());
+    }
+
     private void drainBacklog() {
-        while (!held() && !ended && !backlog.isEmpty()) {
+        while (!clientWaits() && !ended && !backlog.isEmpty()) {
             process(backlog.pollFirst());
         }
-        if (backlog.size() < BACKLOG_READ_LIMIT && !awaitingGate && (rowCap == null || !rowCap.holdsClient()) && !inFlight.probingSearchPath() && !ended
-                && backend.channel().isWritable()) {
-            client.config().setAutoRead(true);
-        }
+        readClientIfAllowed();
     }
 
     // ---------------------------------------------------------------- backend to client
@@ -590,7 +624,7 @@ public final class Session {
      * the cancel has been delivered, so that it cannot hit a later statement.
      */
     private void capPassed() {
-        client.config().setAutoRead(false);
+        readClientIfAllowed();
         pool.connector().cancel(backend.channel().eventLoop(), backend).whenComplete((v, e) -> {
             rowCap.cancelDelivered();
             if (!ended) {
@@ -711,9 +745,7 @@ public final class Session {
 
         @Override
         public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-            if (!awaitingGate && backlog.size() < BACKLOG_READ_LIMIT) {
-                client.config().setAutoRead(ctx.channel().isWritable());
-            }
+            readClientIfAllowed();
         }
 
         @Override
