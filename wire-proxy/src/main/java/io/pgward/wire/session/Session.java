@@ -5,9 +5,6 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
-import io.pgward.guard.lexer.LexerException;
-import io.pgward.guard.lexer.SqlLexer;
-import io.pgward.guard.lexer.Token;
 import io.pgward.wire.audit.AuditLog;
 import io.pgward.wire.pool.BackendConnection;
 import io.pgward.wire.pool.BackendPool;
@@ -18,13 +15,11 @@ import io.pgward.wire.protocol.Messages;
 import io.pgward.wire.protocol.PgError;
 import io.pgward.wire.protocol.ProtocolException;
 import io.pgward.wire.protocol.SqlState;
-import io.pgward.wire.protocol.Utf8;
 import io.pgward.wire.protocol.Wire;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -191,11 +186,10 @@ public final class Session {
 
     private void judge(FrontendMessage message, GateRequest.Kind kind, String sql, int[] parameterTypes) {
         long started = System.nanoTime();
-        String invalid = backend.target().pins() == null ? null : invalidUtf8(message);
+        String invalid = backend.target().pins() == null ? null : Verdicts.invalidUtf8(message);
         if (invalid != null) {
             // Decoded with replacement characters, the text is not what the server reads: refused, not judged.
-            apply(message, audited(sql, started, new Verdict.Refuse(Utf8.INVALID_SQLSTATE,
-                    Utf8.invalidMessage(invalid), 0, "invalid-encoding")));
+            apply(message, audited(sql, started, Verdicts.invalidEncoding(invalid)));
             return;
         }
         CompletableFuture<Verdict> verdict;
@@ -206,7 +200,7 @@ public final class Session {
             verdict = CompletableFuture.failedFuture(e);
         }
         if (verdict.isDone()) {
-            apply(message, audited(sql, started, outcome(verdict)));
+            apply(message, audited(sql, started, Verdicts.failClosed(verdict, connection)));
             return;
         }
         awaitingGate = true;
@@ -218,59 +212,19 @@ public final class Session {
                 message.release();
                 return;
             }
-            apply(message, audited(sql, started, outcome(pending)));
+            apply(message, audited(sql, started, Verdicts.failClosed(pending, connection)));
             drainBacklog();
             backend.channel().flush();
             client.flush();
         }));
     }
 
-    /**
-     * The first sequence in the SQL text of a Query or Parse that is not valid UTF-8, as PostgreSQL names it; null
-     * when the text is valid (or the message carries no SQL text).
-     */
-    private static String invalidUtf8(FrontendMessage message) {
-        ByteBuf frame = message.frame();
-        int end = frame.writerIndex();
-        int from = frame.readerIndex() + 5;
-        switch (message) {
-            case FrontendMessage.Query q -> { }
-            case FrontendMessage.Parse p -> from = frame.indexOf(from, end, (byte) 0) + 1;
-            default -> {
-                return null;
-            }
-        }
-        int to = frame.indexOf(from, end, (byte) 0);
-        return to < 0 ? null : Utf8.invalidSequence(frame, from, to);
-    }
-
     private Verdict audited(String sql, long started, Verdict verdict) {
         if (audit != null) {
-            long micros = (System.nanoTime() - started) / 1000;
-            audit.record(switch (verdict) {
-                case Verdict.Allow a -> new AuditLog.Entry(connection, login, database, "allow", null, sql, micros);
-                case Verdict.Refuse r -> new AuditLog.Entry(connection, login, database, "refuse", r.rule(), sql, micros);
-                case Verdict.Answer a -> new AuditLog.Entry(connection, login, database, "answer", null, sql, micros);
-                case Verdict.Rewrite r -> new AuditLog.Entry(connection, login, database, "rewrite", null,
-                        sql + "\n-- ran as:\n" + r.sql(), micros);
-            });
+            audit.record(Verdicts.auditEntry(connection, login, database, sql, (System.nanoTime() - started) / 1000,
+                    verdict));
         }
         return verdict;
-    }
-
-    /** Fail closed: a gate that throws or fails refuses. */
-    private Verdict outcome(CompletableFuture<Verdict> verdict) {
-        try {
-            Verdict v = verdict.join();
-            return v != null ? v : new Verdict.Refuse(SqlState.INTERNAL_ERROR, "pgward refused this statement: "
-                    + "the guard gave no verdict", 0, "guard-failure");
-        } catch (CompletionException | java.util.concurrent.CancellationException e) {
-            Throwable cause = e.getCause() != null ? e.getCause() : e;
-            ConnectionLog.warn(log, connection, "guard failed, refusing the statement: {}", cause.toString());
-            return new Verdict.Refuse(SqlState.INTERNAL_ERROR,
-                    "pgward refused this statement: the guard could not decide (" + cause.getMessage() + ")", 0,
-                    "guard-failure");
-        }
     }
 
     private void apply(FrontendMessage message, Verdict verdict) {
@@ -392,23 +346,9 @@ public final class Session {
 
     /** Parse of a statement pgward answers: the backend prepares the answer as a query under the same name. */
     private void answerThroughBackend(FrontendMessage.Parse parse, Verdict.Answer answer) {
-        rewrite(parse, new Verdict.Rewrite(LocalAnswer.asQuery(answer, parameterCount(parse)), answer.notices()),
+        rewrite(parse, new Verdict.Rewrite(LocalAnswer.asQuery(answer,
+                Verdicts.parameterCount(parse, standardConformingStrings())), answer.notices()),
                 false);
-    }
-
-    /** How many $n the client's statement uses, so that its Bind fits the substituted statement. */
-    private int parameterCount(FrontendMessage.Parse parse) {
-        int count = parse.parameterTypes().length;
-        try {
-            for (Token token : SqlLexer.tokenize(parse.sql(), standardConformingStrings())) {
-                if (token.kind() == Token.Kind.PARAMETER) {
-                    count = Math.max(count, Integer.parseInt(token.value()));
-                }
-            }
-        } catch (LexerException | NumberFormatException e) {
-            // The gate answered a text it could read; if it cannot be read here, the client's Bind decides.
-        }
-        return count;
     }
 
     /** How the server reads backslashes in '...' strings right now, as it last reported. */
@@ -573,46 +513,12 @@ public final class Session {
             String message = fields.getOrDefault('M', "");
             if ("42601".equals(fields.get('C')) && message.contains(head.token())) {
                 inFlight.substitutionAnswered();
-                String word = syntaxErrorWord(head.refusal());
-                if (word != null) {
-                    // PostgreSQL's grammar rejects the client's text at its first word exactly as it rejected the
-                    // token (scanner_yyerror, also in an aborted transaction, where parsing comes first): its own
-                    // error, with the word and its position in place of the token's.
-                    client.write(PgError.replacing(client.alloc(), frame.body(), head.token(), word,
-                            head.refusal().position()));
-                    frame.bytes().release();
-                    return;
-                }
+                client.write(Verdicts.inPlaceOf(client.alloc(), frame.body(), head, backend.transactionStatus()));
                 frame.bytes().release();
-                client.write(refusal(head.refusal()).encode(client.alloc()));
                 return;
             }
         }
         client.write(frame.bytes());
-    }
-
-    private static final String SYNTAX_ERROR_AT = "syntax error at or near \"";
-
-    /**
-     * For a statement the gate found to be a syntax error at its first word (SQLSTATE 42601, message
-     * {@code syntax error at or near "<word>"}), that word; null for a refusal.
-     */
-    private static String syntaxErrorWord(Verdict.Refuse refusal) {
-        String message = refusal.message();
-        if (!"42601".equals(refusal.sqlState()) || !message.startsWith(SYNTAX_ERROR_AT) || !message.endsWith("\"")
-                || message.length() <= SYNTAX_ERROR_AT.length() + 1) {
-            return null;
-        }
-        return message.substring(SYNTAX_ERROR_AT.length(), message.length() - 1);
-    }
-
-    /** In an aborted transaction PostgreSQL ignores every statement with 25P02, refused or not. */
-    private PgError refusal(Verdict.Refuse refusal) {
-        if (backend.transactionStatus() == 'E') {
-            return PgError.error(SqlState.IN_FAILED_SQL_TRANSACTION,
-                    "current transaction is aborted, commands ignored until end of transaction block");
-        }
-        return new PgError("ERROR", refusal.sqlState(), refusal.message(), null, null, refusal.position());
     }
 
     // ---------------------------------------------------------------- the row cap
