@@ -99,10 +99,7 @@ public final class Session {
     private boolean ended;
     /** The login's row cap, null when it has none. */
     private final RowCap rowCap;
-    /** The session's search_path as the server last showed it; kept only for gates that want it. */
-    private String searchPath;
-    /** A statement that may change search_path was forwarded; ask the server once its request is complete. */
-    private boolean searchPathStale;
+    private final SearchPath searchPath;
     /** DDL ran in the open transaction: its end changes the schema others see. */
     private boolean ddlInTransaction;
 
@@ -120,6 +117,7 @@ public final class Session {
         this.database = database;
         this.refusalPrefix = "pgward_refused_" + Long.toHexString(nonce) + "_";
         this.onEnd = onEnd;
+        this.searchPath = new SearchPath(gate.wantsSearchPath(), backend.parameters());
     }
 
     /** Installs the relay handlers; called on the event loop once the client is told it may send queries. */
@@ -127,12 +125,9 @@ public final class Session {
         client.pipeline().addLast("session", new ClientSide());
         backend.channel().pipeline().addLast("session", new BackendSide());
         backend.channel().config().setAutoRead(true);
-        if (gate.wantsSearchPath()) {
-            searchPath = backend.parameters().get("search_path");
-            if (searchPath == null) {
-                askSearchPath();
-                backend.channel().flush();
-            }
+        if (searchPath.askAtStart()) {
+            askSearchPath();
+            backend.channel().flush();
         }
     }
 
@@ -195,7 +190,7 @@ public final class Session {
         CompletableFuture<Verdict> verdict;
         try {
             verdict = gate.check(new GateRequest(kind, sql, parameterTypes, login, database,
-                    standardConformingStrings(), searchPath)).toCompletableFuture();
+                    standardConformingStrings(), searchPath.current())).toCompletableFuture();
         } catch (RuntimeException e) {
             verdict = CompletableFuture.failedFuture(e);
         }
@@ -231,9 +226,7 @@ public final class Session {
         boolean endsBatch = !(message instanceof FrontendMessage.Parse);
         switch (verdict) {
             case Verdict.Allow a -> {
-                // A server that reports search_path (PostgreSQL 18) says every change itself.
-                searchPathStale |= a.changesSearchPath() && gate.wantsSearchPath()
-                        && !backend.parameters().containsKey("search_path");
+                searchPath.mayChange(a.changesSearchPath());
                 forward(message, endsBatch);
             }
             case Verdict.Refuse r -> substitute(message, r, endsBatch);
@@ -254,8 +247,7 @@ public final class Session {
             inFlight.closeClientRequest();
         }
         backend.channel().write(message.frame());
-        if (endsBatch && searchPathStale) {
-            searchPathStale = false;
+        if (endsBatch && searchPath.askAfterRequest()) {
             askSearchPath();
         }
     }
@@ -287,9 +279,7 @@ public final class Session {
             backend.transactionStatus((char) frame.body().getByte(0));
             inFlight.retire();
             frame.bytes().release();
-            if (probe.shown() != null) {
-                searchPath = probe.shown();
-            }
+            searchPath.shown(probe.shown());
             answerWhenIdle();
             drainBacklog();
             return;
@@ -466,9 +456,7 @@ public final class Session {
             return false;
         }
         backend.parameters().put(name, value);
-        if ("search_path".equals(name) && gate.wantsSearchPath()) {
-            searchPath = value;
-        }
+        searchPath.reported(name, value);
         return true;
     }
 
