@@ -5,8 +5,7 @@ import java.util.Deque;
 
 /**
  * What the backend still owes one session, oldest first: a {@link Request} per ReadyForQuery PostgreSQL will send,
- * each retired by that ReadyForQuery (replies are matched to requests in order, as pgjdbc and the Vert.x client
- * match theirs).
+ * each retired by that ReadyForQuery (PostgreSQL answers requests in the order they were sent).
  *
  * <p>A request is everything one ReadyForQuery closes: a simple Query, a fast-path FunctionCall, the extended
  * protocol messages up to and including a Sync, or a statement pgward sends on its own (SHOW search_path, the row

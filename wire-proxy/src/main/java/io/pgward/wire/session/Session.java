@@ -41,7 +41,9 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code awaitingGate}: a verdict is being decided off the event loop.</li>
  * </ul>
  * A client message is handled at once unless {@link #clientWaits()}; then it waits in {@code backlog}, which is
- * drained in order whenever a wait ends. {@link #mayReadClient()} alone decides whether the client is read.
+ * drained in order whenever a wait ends. {@link #mayReadClient()} alone decides whether the client is read. The
+ * search_path the gate is given is kept in {@link SearchPath}; what is worked out around a verdict (fail closed,
+ * audit, what replaces the server's error for a refusal) is in {@link Verdicts}.
  *
  * <p><b>Invariants.</b> Client messages are judged and forwarded in arrival order, one verdict at a time. Each
  * ReadyForQuery retires the oldest request in flight, and a server error is matched to a refusal only within
