@@ -292,7 +292,8 @@ final class FrontendStartup extends ChannelInboundHandlerAdapter {
         phase = Phase.DONE;
         cancelTimeout();
         CancelRegistry.Key key = server.cancelKeys().newKey();
-        Session session = new Session(connection, ctx.channel(), backend, server.pool(), server.gateFor(entry.login()),
+        Session session = new Session(connection, ctx.channel(), backend, server.pool(),
+                server.gateFor(entry.login(), ctx.channel().eventLoop()),
                 user, database, server.cancelKeys().nonce(), server.audit(), entry.login().policy().rowCap(),
                 () -> server.cancelKeys().unregister(key));
         server.cancelKeys().register(key, session::cancel);

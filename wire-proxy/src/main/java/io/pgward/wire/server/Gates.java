@@ -1,6 +1,6 @@
 package io.pgward.wire.server;
 
-import io.pgward.guard.ReadOnlyGuard;
+import io.pgward.guard.policy.GuardPipeline;
 import io.pgward.nl.NlSettings;
 import io.pgward.wire.audit.AuditLog;
 import io.pgward.wire.config.PgwardConfig;
@@ -10,6 +10,7 @@ import io.pgward.wire.session.Verdict;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.Function;
@@ -17,16 +18,13 @@ import java.util.function.Function;
 /**
  * Which gate a login's statements pass. Read-write logins (trusted applications) are not checked, but the DDL they
  * run drops the catalog check's verdicts at once. Each session of a read-only login gets its own
- * {@link GuardGate} over the shared {@link ReadOnlyGuard} (L1, L2) and {@link CatalogLayer} (L3); its backend
+ * {@link GuardGate} over the shared {@link GuardPipeline} (L1, L2, L3); its backend
  * session also runs with {@code default_transaction_read_only=on} and the login's statement timeout (L4), so that
  * even a guard bug cannot write.
  */
 public final class Gates implements Function<PgwardConfig.Login, StatementGate>, AutoCloseable {
 
-    /** L1 and L2 alone, for gates without the catalog layer. */
-    private static final ReadOnlyGuard GUARD = new ReadOnlyGuard();
-
-    private final ReadOnlyGuard guard;
+    private final GuardPipeline pipeline;
     /**
      * Where L1 and L2 judge texts not seen before: platform threads, one per text being judged (each session has at
      * most one in flight, so there are never more than sessions), reused when idle. Not virtual threads: the
@@ -37,18 +35,16 @@ public final class Gates implements Function<PgwardConfig.Login, StatementGate>,
      */
     private final ExecutorService deciders = Executors.newCachedThreadPool(Thread.ofPlatform().daemon()
             .name("pgward-guard-", 0).factory());
-    private final CatalogLayer catalog;
     private final StatementGate readWrite;
     private final PgwardFunctions functions;
     private final NlGateway nl;
 
-    private Gates(CatalogLayer catalog, Optional<NlSettings> nlSettings) {
-        this.catalog = catalog;
-        this.guard = catalog == null ? GUARD : new ReadOnlyGuard(true);
-        this.nl = catalog == null ? null : nlSettings.map(settings -> new NlGateway(settings, guard)).orElse(null);
-        this.readWrite = catalog == null ? StatementGate.ALLOW_ALL : new SchemaWatch(catalog);
-        this.functions = catalog == null ? null
-                : new PgwardFunctions(catalog, nl == null ? NlFunctions.NOT_CONFIGURED : nl);
+    private Gates(GuardPipeline pipeline, Optional<NlSettings> nlSettings) {
+        this.pipeline = pipeline;
+        boolean catalog = pipeline.checksCatalog();
+        this.nl = catalog ? nlSettings.map(NlGateway::new).orElse(null) : null;
+        this.readWrite = catalog ? new SchemaWatch(pipeline) : StatementGate.ALLOW_ALL;
+        this.functions = catalog ? new PgwardFunctions(pipeline, nl == null ? NlFunctions.NOT_CONFIGURED : nl) : null;
     }
 
     /**
@@ -56,12 +52,12 @@ public final class Gates implements Function<PgwardConfig.Login, StatementGate>,
      * functions answer; without one, each says how to configure it.
      */
     public static Gates standard(PgwardConfig config) {
-        return new Gates(new CatalogLayer(config), config.nl());
+        return new Gates(GuardPipeline.withCatalog(new ControlConnections(config.backend())), config.nl());
     }
 
     /** Layers L1, L2 and L4 without the catalog check: no table selection can be enforced. */
     public static Gates withoutCatalog() {
-        return new Gates(null, Optional.empty());
+        return new Gates(GuardPipeline.withoutCatalog(), Optional.empty());
     }
 
     /** Where the natural-language functions write questions, attempts and verdicts; the server calls it. */
@@ -72,16 +68,25 @@ public final class Gates implements Function<PgwardConfig.Login, StatementGate>,
     }
 
 
+    /**
+     * The gate of a session that is not run by an event loop: its state is then touched by whichever thread
+     * completes a judgement. Sessions of the server get theirs from {@link #forSession}.
+     */
     @Override
     public StatementGate apply(PgwardConfig.Login login) {
+        return forSession(login, Runnable::run);
+    }
+
+    /** The gate of one session whose state {@code loop} (its event loop) owns. */
+    public StatementGate forSession(PgwardConfig.Login login, Executor loop) {
         return switch (login.mode()) {
             case READ_WRITE -> readWrite;
             case READ_ONLY -> {
-                if (catalog == null && !login.policy().tables().isEmpty()) {
+                if (!pipeline.checksCatalog() && !login.policy().tables().isEmpty()) {
                     throw new IllegalStateException("login \"" + login.name() + "\" has a table selection, which "
                             + "only the catalog check can enforce");
                 }
-                yield new GuardGate(guard, deciders, login, catalog, functions);
+                yield new GuardGate(pipeline, deciders, loop, login, functions);
             }
         };
     }
@@ -92,14 +97,11 @@ public final class Gates implements Function<PgwardConfig.Login, StatementGate>,
         if (nl != null) {
             nl.close();
         }
-        if (catalog != null) {
-            catalog.close();
-            guard.close();
-        }
+        pipeline.close();
     }
 
-    /** A read-write login's gate: everything passes; DDL tells the catalog layer its verdicts may be stale. */
-    private record SchemaWatch(CatalogLayer catalog) implements StatementGate {
+    /** A read-write login's gate: everything passes; DDL tells the guard its verdicts may be stale. */
+    private record SchemaWatch(GuardPipeline pipeline) implements StatementGate {
         private static final CompletionStage<Verdict> ALLOWED = CompletableFuture.completedFuture(Verdict.ALLOW);
 
         @Override
@@ -114,7 +116,7 @@ public final class Gates implements Function<PgwardConfig.Login, StatementGate>,
 
         @Override
         public void schemaChanged() {
-            catalog.schemaChanged();
+            pipeline.schemaChanged();
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.pgward.wire.server;
 
+import io.pgward.guard.policy.LoginGuard;
 import io.pgward.nl.PgwardCall;
 import io.pgward.wire.config.PgwardConfig;
 import io.pgward.wire.protocol.SqlState;
@@ -16,10 +17,10 @@ interface NlFunctions {
 
     /** Answers the call; the stage completes with an answer, a rewrite to run, or a refusal. Never blocks. */
     CompletionStage<Verdict> answer(PgwardCall call, PgwardConfig.Login login, GateRequest request,
-                                    LoginCatalog loginCatalog);
+                                    LoginGuard loginGuard);
 
     /** Without an {@code nl:} section: every call says how to configure one. */
-    NlFunctions NOT_CONFIGURED = (call, login, request, loginCatalog) -> CompletableFuture.completedFuture(
+    NlFunctions NOT_CONFIGURED = (call, login, request, loginGuard) -> CompletableFuture.completedFuture(
             new Verdict.Refuse(SqlState.FEATURE_NOT_SUPPORTED, "pgward cannot answer questions: no language model "
                     + "is configured (add an nl: section with a provider to pgward's configuration)", 0, "nl"));
 }

@@ -1,15 +1,10 @@
 package io.pgward.wire.server;
 
-import io.pgward.guard.ReadOnlyGuard;
 import io.pgward.guard.catalog.CatalogVerdict;
-import io.pgward.guard.catalog.CheckRequest;
-import io.pgward.guard.classify.Decision;
-import io.pgward.guard.classify.ReadOnlyPolicy;
 import io.pgward.guard.lexer.LexerException;
 import io.pgward.guard.lexer.SqlLexer;
-import io.pgward.guard.lexer.StatementText;
 import io.pgward.guard.lexer.Token;
-import io.pgward.guard.selection.ColumnHints;
+import io.pgward.guard.policy.LoginGuard;
 import io.pgward.guard.selection.ResolvedSelection;
 import io.pgward.guard.selection.SelectedRelation;
 import io.pgward.nl.AskResult;
@@ -67,16 +62,13 @@ final class NlGateway implements NlFunctions, AutoCloseable {
     private static final String DEFAULT_SEARCH_PATH = "\"$user\", public";
 
     private final NlSettings settings;
-    private final ReadOnlyGuard guard;
     private final ExecutorService executor = Executors.newThreadPerTaskExecutor(
             Thread.ofVirtual().name("pgward-nl-", 0).factory());
     private final ConcurrentHashMap<String, LoginNl> logins = new ConcurrentHashMap<>();
     private volatile AuditLog audit;
 
-    /** @param guard layers L1 and L2, made for a catalog check that follows */
-    NlGateway(NlSettings settings, ReadOnlyGuard guard) {
+    NlGateway(NlSettings settings) {
         this.settings = settings;
-        this.guard = guard;
     }
 
     /** Where questions, attempts and verdicts are written; none until the server has its audit log. */
@@ -86,10 +78,10 @@ final class NlGateway implements NlFunctions, AutoCloseable {
 
     @Override
     public CompletionStage<Verdict> answer(PgwardCall call, PgwardConfig.Login login, GateRequest request,
-                                           LoginCatalog loginCatalog) {
+                                           LoginGuard loginGuard) {
         return CompletableFuture.supplyAsync(() -> {
             try {
-                return answerNow(call, login, request, loginCatalog);
+                return answerNow(call, login, request, loginGuard);
             } catch (NlException e) {
                 return new Verdict.Refuse(e.sqlState(), e.getMessage(), 0, "nl");
             } catch (RuntimeException e) {
@@ -100,12 +92,12 @@ final class NlGateway implements NlFunctions, AutoCloseable {
     }
 
     private Verdict answerNow(PgwardCall call, PgwardConfig.Login login, GateRequest request,
-                              LoginCatalog loginCatalog) throws NlException {
+                              LoginGuard loginGuard) throws NlException {
         LoginNl nl = logins.computeIfAbsent(login.name() + "\0" + request.database(),
-                key -> new LoginNl(login, request.database(), loginCatalog));
+                key -> new LoginNl(login, request.database(), loginGuard));
         nl.used = true;
         return switch (call) {
-            case PgwardCall.Ask ask -> switch (nl.assistant.withValidator(validator(login, request, loginCatalog))
+            case PgwardCall.Ask ask -> switch (nl.assistant.withValidator(validator(login, request, loginGuard))
                     .ask(ask.question(), ask.rowLimit())) {
                 case AskResult.Rows rows -> new Verdict.Rewrite(rows.sqlToRun(),
                         List.of("pgward ran this query for the question (at most " + rows.rowLimit() + " rows):\n"
@@ -113,7 +105,7 @@ final class NlGateway implements NlFunctions, AutoCloseable {
                 case AskResult.Answer answer -> rows(List.of("answer"), List.of(List.of(answer.answer())));
             };
             case PgwardCall.Sql sql -> {
-                SqlResult result = nl.assistant.withValidator(validator(login, request, loginCatalog))
+                SqlResult result = nl.assistant.withValidator(validator(login, request, loginGuard))
                         .sql(sql.question());
                 List<String> row = new ArrayList<>();
                 row.add(result.sql().orElse(null));
@@ -167,44 +159,20 @@ final class NlGateway implements NlFunctions, AutoCloseable {
     }
 
     /** Every guard layer of the login, then EXPLAIN, with this session's search_path. */
-    private StatementValidator validator(PgwardConfig.Login login, GateRequest request, LoginCatalog loginCatalog)
+    private StatementValidator validator(PgwardConfig.Login login, GateRequest request, LoginGuard loginGuard)
             throws NlException {
         if (request.searchPath() == null) {
             throw new NlException(SqlState.INTERNAL_ERROR, "pgward cannot check a generated query: the session's "
                     + "search_path is not known");
         }
         boolean scs = request.standardConformingStrings();
-        ReadOnlyPolicy policy = new ReadOnlyPolicy(login.name(), login.policy().statementTimeout());
-        SqlGuard layers = sql -> {
-            ReadOnlyGuard.Outcome outcome = guard.check(sql, scs, policy, Set.of());
-            if (outcome.decision() instanceof Decision.Refuse refuse) {
-                return Optional.of(refuse.message());
-            }
-            for (StatementText read : outcome.reads()) {
-                Optional<String> refusal = catalogRefusal(loginCatalog, request.searchPath(), scs, read.text());
-                if (refusal.isPresent()) {
-                    return refusal;
-                }
-            }
-            return Optional.empty();
-        };
-        return new ExplainValidator(loginCatalog.control()::getConnection, Optional.of(login.backendUser()),
+        SqlGuard layers = sql -> refusal(loginGuard.decideNow(sql, request.searchPath(), scs));
+        return new ExplainValidator(loginGuard.control()::getConnection, Optional.of(login.backendUser()),
                 Optional.of(request.searchPath()), settings.explainTimeout()).after(failClosed(layers));
     }
 
-    /** Layer L3 for one statement; PostgreSQL's column errors name the selected relations' columns. */
-    private static Optional<String> catalogRefusal(LoginCatalog loginCatalog, String searchPath, boolean scs,
-                                                   String sql) {
-        CatalogVerdict verdict = loginCatalog.check().checkNow(new CheckRequest(loginCatalog.tableSelection(), null,
-                searchPath, scs, sql, List.of()));
-        if (verdict instanceof CatalogVerdict.Refuse refuse) {
-            String message = refuse.message();
-            if (ColumnHints.appliesTo(refuse.sqlState()) && loginCatalog.resolved().isSet()) {
-                message = ColumnHints.appendTo(message, sql, scs, loginCatalog.resolved());
-            }
-            return Optional.of(message);
-        }
-        return Optional.empty();
+    private static Optional<String> refusal(CatalogVerdict verdict) {
+        return verdict instanceof CatalogVerdict.Refuse refuse ? Optional.of(refuse.message()) : Optional.empty();
     }
 
     /** A guard that throws refuses: the statement is never offered as valid. */
@@ -247,13 +215,13 @@ final class NlGateway implements NlFunctions, AutoCloseable {
         /** Set once a call used the catalog: only then is a schema change worth reading again. */
         volatile boolean used;
 
-        LoginNl(PgwardConfig.Login login, String database, LoginCatalog loginCatalog) {
-            SchemaCatalog.Builder builder = SchemaCatalog.builder(loginCatalog.control()::getConnection)
+        LoginNl(PgwardConfig.Login login, String database, LoginGuard loginGuard) {
+            SchemaCatalog.Builder builder = SchemaCatalog.builder(loginGuard.control()::getConnection)
                     .role(login.backendUser())
-                    .sampleGuard(failClosed(sql -> catalogRefusal(loginCatalog, DEFAULT_SEARCH_PATH, true, sql)))
+                    .sampleGuard(failClosed(sql -> refusal(loginGuard.proveNow(sql, DEFAULT_SEARCH_PATH, true))))
                     .settings(settings);
-            if (loginCatalog.resolved().isSet() || loginCatalog.resolved().noneExists()) {
-                builder.selection(selected(loginCatalog));
+            if (loginGuard.resolved().isSet() || loginGuard.resolved().noneExists()) {
+                builder.selection(selected(loginGuard));
             }
             this.catalog = builder.build();
             NlAssistant.Builder assistant = NlAssistant.builder(login.name(), settings, catalog)
@@ -265,7 +233,7 @@ final class NlGateway implements NlFunctions, AutoCloseable {
                 assistant.rowCap(login.policy().rowCap());
             }
             this.assistant = assistant.build();
-            loginCatalog.check().onSchemaChange(() -> {
+            loginGuard.check().onSchemaChange(() -> {
                 if (used) {
                     executor.execute(this::refreshAfterChange);
                 }
@@ -283,8 +251,8 @@ final class NlGateway implements NlFunctions, AutoCloseable {
      * The selection as last resolved (it is resolved again after each schema change, so a selected table dropped
      * and created again is found under its new oid).
      */
-    private static Predicate<RelationRef> selected(LoginCatalog loginCatalog) {
-        return ref -> oids(loginCatalog.resolved()).contains(ref.oid());
+    private static Predicate<RelationRef> selected(LoginGuard loginGuard) {
+        return ref -> oids(loginGuard.resolved()).contains(ref.oid());
     }
 
     private static Set<Long> oids(ResolvedSelection resolved) {

@@ -1,5 +1,7 @@
 package io.pgward.wire.server;
 
+import io.pgward.guard.policy.GuardPipeline;
+import io.pgward.guard.policy.LoginGuard;
 import io.pgward.guard.selection.DescribeOutcome;
 import io.pgward.guard.selection.LocalRows;
 import io.pgward.guard.selection.RelationDescriber;
@@ -31,13 +33,13 @@ final class PgwardFunctions {
 
     private static final RelationDescriber DESCRIBER = new RelationDescriber(RiskyDomains.CATALOG_DEPENDENCIES);
 
-    private final CatalogLayer catalog;
+    private final GuardPipeline pipeline;
     private final NlFunctions nl;
     private final ExecutorService executor = Executors.newThreadPerTaskExecutor(
             Thread.ofVirtual().name("pgward-functions-", 0).factory());
 
-    PgwardFunctions(CatalogLayer catalog, NlFunctions nl) {
-        this.catalog = catalog;
+    PgwardFunctions(GuardPipeline pipeline, NlFunctions nl) {
+        this.pipeline = pipeline;
         this.nl = nl;
     }
 
@@ -59,28 +61,28 @@ final class PgwardFunctions {
 
     CompletionStage<Verdict> answer(PgwardCall call, PgwardConfig.Login login, GateRequest request) {
         return switch (call) {
-            case PgwardCall.Relations r -> withCatalog(login, request, (loginCatalog, connection) ->
-                    answer(RelationList.list(connection, null, loginCatalog.resolved())));
-            case PgwardCall.Describe d -> withCatalog(login, request, (loginCatalog, connection) ->
-                    switch (DESCRIBER.describe(connection, null, loginCatalog.resolved(), d.relation())) {
+            case PgwardCall.Relations r -> withCatalog(login, request, (loginGuard, connection) ->
+                    answer(RelationList.list(connection, null, loginGuard.resolved())));
+            case PgwardCall.Describe d -> withCatalog(login, request, (loginGuard, connection) ->
+                    switch (DESCRIBER.describe(connection, null, loginGuard.resolved(), d.relation())) {
                         case DescribeOutcome.Described described -> answer(described.description().toRows());
                         case DescribeOutcome.Refused refused -> new Verdict.Refuse(refused.sqlState(),
                                 refused.message(), 0, "describe");
                     });
-            default -> catalog.forLogin(login, request.database())
-                    .thenCompose(loginCatalog -> nl.answer(call, login, request, loginCatalog));
+            default -> pipeline.forLogin(ControlConnections.policy(login), request.database())
+                    .thenCompose(loginGuard -> nl.answer(call, login, request, loginGuard));
         };
     }
 
     private interface CatalogWork {
-        Verdict run(LoginCatalog loginCatalog, Connection connection) throws SQLException;
+        Verdict run(LoginGuard loginGuard, Connection connection) throws SQLException;
     }
 
     /** Runs catalog reads as the login's role on its control pool, off the event loop. */
     private CompletionStage<Verdict> withCatalog(PgwardConfig.Login login, GateRequest request, CatalogWork work) {
-        return catalog.forLogin(login, request.database()).thenApplyAsync(loginCatalog -> {
-            try (Connection connection = loginCatalog.control().getConnection()) {
-                return work.run(loginCatalog, connection);
+        return pipeline.forLogin(ControlConnections.policy(login), request.database()).thenApplyAsync(loginGuard -> {
+            try (Connection connection = loginGuard.control().getConnection()) {
+                return work.run(loginGuard, connection);
             } catch (SQLException e) {
                 return new Verdict.Refuse(e.getSQLState() == null ? SqlState.INTERNAL_ERROR : e.getSQLState(),
                         e.getMessage(), 0, "pgward-function");

@@ -7,6 +7,7 @@ import io.pgward.wire.pool.BackendPool;
 import io.pgward.wire.session.LocalDatabase;
 import io.pgward.wire.session.StatementGate;
 import java.util.Map;
+import java.util.concurrent.Executor;
 import java.util.function.Function;
 
 /** What every connection of one running pgward shares. */
@@ -14,8 +15,9 @@ record ServerContext(PgwardConfig config, SslContext sslContext, LoginDirectory 
                      CancelRegistry cancelKeys, Function<PgwardConfig.Login, StatementGate> gates,
                      byte[] mockSecret, AuditLog audit, Map<String, LocalDatabase> localDatabases) {
 
-    StatementGate gateFor(PgwardConfig.Login login) {
-        return gates.apply(login);
+    /** The gate of a session run by {@code loop}, its event loop. */
+    StatementGate gateFor(PgwardConfig.Login login, Executor loop) {
+        return gates instanceof Gates standard ? standard.forSession(login, loop) : gates.apply(login);
     }
 
     /** Cancels the running statement of the session holding these (pgward-made) keys. */

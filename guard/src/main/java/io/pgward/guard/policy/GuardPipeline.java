@@ -1,0 +1,207 @@
+package io.pgward.guard.policy;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.pgward.guard.ReadOnlyGuard;
+import io.pgward.guard.catalog.CatalogCheck;
+import io.pgward.guard.catalog.CatalogVerdict;
+import io.pgward.guard.classify.Decision;
+import io.pgward.guard.lexer.StatementText;
+import io.pgward.guard.selection.SelectedNames;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The guard of a whole pgward, the one place where a statement of a read-only login is decided: layer L1 (the
+ * lexer splits the text where the server will), L2 (each statement classified), then L3 (PostgreSQL's own analysis
+ * of each statement that reads, against the login's table selection, see {@link LoginGuard}) and the column hints
+ * of its refusals. Every front door (the wire gate, natural-language validation, value sampling, describe) calls
+ * it; a new rule or layer is a change here only.
+ *
+ * <p>L1 and L2 are {@link #classify judged} once per text; their statements are handed to L3 as they were split,
+ * not as a text to read again. L3 keeps one {@link CatalogCheck} per (backend role, database), each on a control
+ * pool that logs in as that role, and one {@link LoginGuard} per (login, database). They are made on first use on
+ * this pipeline's own virtual threads; one that cannot be made (the database is down) is forgotten, so the next
+ * statement tries again, and meanwhile statements are refused (fail closed).
+ *
+ * <p>Thread-safe. Nothing here blocks the caller of {@link #cached}, {@link #prove} or {@link #schemaChanged}: all
+ * JDBC runs on the pipeline's executor or on the catalog check's.
+ */
+public final class GuardPipeline implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(GuardPipeline.class);
+
+    /** Where the catalog layer's control connections go. */
+    public interface ControlConnections {
+        /** The JDBC URL of {@code database} as the control connections reach it (host, port, TLS settings). */
+        String jdbcUrl(String database);
+
+        /** Connections of the catalog check per (backend role, database). */
+        int checkConnections();
+    }
+
+    private record Pools(CatalogCheck check, HikariDataSource control) {
+    }
+
+    private final ControlConnections connections;
+    private final ReadOnlyGuard guard;
+    private final ExecutorService executor = Executors.newThreadPerTaskExecutor(
+            Thread.ofVirtual().name("pgward-catalog-setup-", 0).factory());
+    private final ConcurrentHashMap<String, CompletableFuture<Pools>> pools = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, CompletableFuture<LoginGuard>> logins = new ConcurrentHashMap<>();
+    private volatile boolean closed;
+
+    private GuardPipeline(ControlConnections connections) {
+        this.connections = connections;
+        this.guard = new ReadOnlyGuard(connections != null);
+    }
+
+    /** Every layer: L1, L2 and the catalog check L3 on control connections made by {@code connections}. */
+    public static GuardPipeline withCatalog(ControlConnections connections) {
+        return new GuardPipeline(java.util.Objects.requireNonNull(connections, "connections"));
+    }
+
+    /** L1 and L2 alone: their verdicts are final, and no table selection can be enforced. */
+    public static GuardPipeline withoutCatalog() {
+        return new GuardPipeline(null);
+    }
+
+    /** Whether statements that read are proven by L3 ({@link #prove}). */
+    public boolean checksCatalog() {
+        return connections != null;
+    }
+
+    /**
+     * L1 and L2's outcome for this text when it is cached, or null when it must be {@link #classify judged};
+     * lets a caller keep the slow path off a thread that must not block.
+     */
+    public ReadOnlyGuard.Outcome cached(String sql, boolean standardConformingStrings, LoginPolicy login) {
+        return guard.cached(sql, standardConformingStrings, login.readOnlyPolicy());
+    }
+
+    /**
+     * L1 and L2 for a whole text: CPU-bound and bounded ({@code ComplexityEnvelope}), never blocking; call it off
+     * an event loop for a text not {@link #cached}.
+     *
+     * @param declaredCursors the cursors the session declared, which it may fetch, move or close
+     */
+    public ReadOnlyGuard.Outcome classify(String sql, boolean standardConformingStrings, LoginPolicy login,
+                                          Set<String> declaredCursors) {
+        return guard.check(sql, standardConformingStrings, login.readOnlyPolicy(), declaredCursors);
+    }
+
+    /**
+     * L3 for the statements of a text that L1 and L2 allowed ({@link ReadOnlyGuard.Outcome#reads()}), one after
+     * the other; the first refusal refuses the text, its position counted in the whole text. The stage never
+     * completes exceptionally: a catalog layer that is not available is a refusal.
+     */
+    public CompletionStage<CatalogVerdict> prove(LoginPolicy login, String database, List<StatementText> reads,
+                                                 String searchPath, boolean standardConformingStrings,
+                                                 List<Integer> parameterTypes) {
+        if (reads.isEmpty()) {
+            return CompletableFuture.completedFuture(CatalogVerdict.ALLOW);
+        }
+        if (searchPath == null) {
+            return CompletableFuture.completedFuture(PipelineRefusals.searchPathUnknown());
+        }
+        return forLogin(login, database)
+                .thenCompose(loginGuard -> loginGuard.prove(reads, searchPath, standardConformingStrings,
+                        parameterTypes))
+                .exceptionally(failure -> PipelineRefusals.catalogUnavailable(rootMessage(failure)));
+    }
+
+    /** L2's refusal as the pipeline's one verdict type. */
+    public static CatalogVerdict.Refuse refusal(Decision.Refuse refuse) {
+        return new CatalogVerdict.Refuse(refuse.rule(), refuse.sqlState(), refuse.message(), refuse.position());
+    }
+
+    /** What L3 knows of one login on one database, made on first use off the caller's thread. */
+    public CompletableFuture<LoginGuard> forLogin(LoginPolicy login, String database) {
+        if (connections == null) {
+            return CompletableFuture.failedFuture(new IllegalStateException("this guard has no catalog layer"));
+        }
+        String key = login.name() + "\0" + database;
+        return logins.computeIfAbsent(key, k -> pools(login, database).thenApplyAsync(p -> {
+            try {
+                return new LoginGuard(this, login, p.check(), p.control(),
+                        SelectedNames.parse(login.tablesKey(), login.tables()), executor);
+            } catch (SQLException e) {
+                throw new IllegalStateException("resolving the table selection failed: " + e.getMessage(), e);
+            }
+        }, executor).whenComplete((made, failure) -> {
+            if (failure != null) {
+                log.warn("the catalog check for login \"{}\" on database \"{}\" is not available: {}", login.name(),
+                        database, failure.getMessage());
+                logins.remove(k);
+            }
+        }));
+    }
+
+    private CompletableFuture<Pools> pools(LoginPolicy login, String database) {
+        String key = login.backendUser() + "\0" + database;
+        return pools.computeIfAbsent(key, k -> CompletableFuture.supplyAsync(() -> {
+            if (closed) {
+                throw new IllegalStateException("pgward is stopping");
+            }
+            String url = connections.jdbcUrl(database);
+            HikariDataSource checkPool = CatalogCheck.controlPool(url, login.backendUser(), login.backendPassword(),
+                    connections.checkConnections());
+            try {
+                HikariDataSource control = CatalogCheck.controlPool(url, login.backendUser(),
+                        login.backendPassword(), 2);
+                return new Pools(new CatalogCheck(checkPool, CatalogCheck.Options.DEFAULTS), control);
+            } catch (RuntimeException e) {
+                checkPool.close();
+                throw e;
+            }
+        }, executor).whenComplete((made, failure) -> {
+            if (failure != null) {
+                pools.remove(k);
+            }
+        }));
+    }
+
+    /**
+     * A read-write login ran DDL: every check drops its verdicts now, and the selections are resolved again on
+     * the pipeline's executor; a statement proven meanwhile waits for its login's new selection. Returns at once
+     * and takes no connection, so an event loop may call it.
+     */
+    public void schemaChanged() {
+        for (CompletableFuture<Pools> made : pools.values()) {
+            Pools p = made.getNow(null);
+            if (p != null) {
+                p.check().invalidate();
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        List<CompletableFuture<Pools>> all = new ArrayList<>(pools.values());
+        for (CompletableFuture<Pools> made : all) {
+            made.thenAccept(p -> {
+                p.check().close();
+                p.control().close();
+            });
+        }
+        executor.shutdown();
+        guard.close();
+    }
+
+    private static String rootMessage(Throwable failure) {
+        Throwable cause = failure;
+        while (cause.getCause() != null && cause.getCause() != cause) {
+            cause = cause.getCause();
+        }
+        return cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage();
+    }
+}

@@ -1,0 +1,209 @@
+package io.pgward.guard.policy;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.pgward.guard.ReadOnlyGuard;
+import io.pgward.guard.catalog.CatalogCheck;
+import io.pgward.guard.catalog.CatalogVerdict;
+import io.pgward.guard.catalog.CheckRequest;
+import io.pgward.guard.catalog.TableSelection;
+import io.pgward.guard.classify.Decision;
+import io.pgward.guard.lexer.StatementText;
+import io.pgward.guard.selection.ColumnHints;
+import io.pgward.guard.selection.LiveSelection;
+import io.pgward.guard.selection.ResolvedSelection;
+import io.pgward.guard.selection.SelectedNames;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The guard of one read-only login on one database: the catalog check that proves its statements (shared by every
+ * login with the same backend role), a control pool for pgward's own catalog reads as that role, and its table
+ * selection as last resolved. The selection is resolved again after every schema change the check notices, so a
+ * selected table dropped and created again under its name is found again.
+ *
+ * <p>Threads: re-resolving takes a connection, so it runs on the pipeline's executor, never on the thread that
+ * reports the change (an event loop may). The refreshes run one after the other; a statement proven while one is
+ * pending waits for it, so it is never checked against the selection from before a change that was reported
+ * before it arrived.
+ */
+public final class LoginGuard {
+
+    private static final Logger log = LoggerFactory.getLogger(LoginGuard.class);
+
+    private final GuardPipeline pipeline;
+    private final LoginPolicy login;
+    private final CatalogCheck check;
+    private final HikariDataSource control;
+    private final LiveSelection selection;
+    private final Executor executor;
+    // The last resolution and its TableSelection: every statement asks for it, and it changes only with the schema.
+    private volatile Converted converted;
+    // Completes when the last schema change reported has been taken into the selection.
+    private CompletableFuture<Void> refreshed = CompletableFuture.completedFuture(null);
+
+    private record Converted(ResolvedSelection from, TableSelection to) {
+    }
+
+    /** Resolves the selection now, on the caller's thread (the pipeline's executor). */
+    LoginGuard(GuardPipeline pipeline, LoginPolicy login, CatalogCheck check, HikariDataSource control,
+               SelectedNames names, Executor executor) throws SQLException {
+        this.pipeline = pipeline;
+        this.login = login;
+        this.check = check;
+        this.control = control;
+        this.executor = executor;
+        this.selection = names.isEmpty() ? null : LiveSelection.resolve(control, names);
+        if (selection != null) {
+            report(selection.current());
+            check.onSchemaChange(this::refreshLater);
+        }
+    }
+
+    /** The check behind this login; for listeners of its schema changes. */
+    public CatalogCheck check() {
+        return check;
+    }
+
+    /** The control pool for catalog reads as the login's role. Blocking: never use it on an event loop. */
+    public HikariDataSource control() {
+        return control;
+    }
+
+    /** The selection as last resolved; {@link ResolvedSelection#NONE} without one. */
+    public ResolvedSelection resolved() {
+        return selection == null ? ResolvedSelection.NONE : selection.current();
+    }
+
+    /** Asynchronous L3: see {@link GuardPipeline#prove}. Never completes exceptionally. */
+    CompletionStage<CatalogVerdict> prove(List<StatementText> reads, String searchPath,
+                                          boolean standardConformingStrings, List<Integer> parameterTypes) {
+        return pendingRefresh().thenCompose(ignored -> prove(reads, 0, searchPath, standardConformingStrings,
+                parameterTypes));
+    }
+
+    private CompletableFuture<CatalogVerdict> prove(List<StatementText> reads, int index, String searchPath,
+                                                    boolean standardConformingStrings, List<Integer> parameterTypes) {
+        if (index == reads.size()) {
+            return CompletableFuture.completedFuture(CatalogVerdict.ALLOW);
+        }
+        StatementText statement = reads.get(index);
+        return check.check(request(statement.text(), searchPath, standardConformingStrings, parameterTypes))
+                .toCompletableFuture().thenCompose(verdict -> switch (verdict) {
+                    case CatalogVerdict.Allow a -> prove(reads, index + 1, searchPath, standardConformingStrings,
+                            parameterTypes);
+                    case CatalogVerdict.Refuse r -> CompletableFuture.completedFuture(
+                            placed(statement.text(), statement.start(), r,
+                            standardConformingStrings));
+                });
+    }
+
+    /**
+     * Every layer for a whole text, on the calling thread (blocking: never on an event loop): L1 and L2 as for a
+     * session that declared no cursors, then L3 for each statement that reads.
+     */
+    public CatalogVerdict decideNow(String sql, String searchPath, boolean standardConformingStrings) {
+        ReadOnlyGuard.Outcome outcome = pipeline.classify(sql, standardConformingStrings, login, Set.of());
+        if (outcome.decision() instanceof Decision.Refuse refuse) {
+            return GuardPipeline.refusal(refuse);
+        }
+        return proveNow(outcome.reads(), searchPath, standardConformingStrings);
+    }
+
+    /** L3 alone, on the calling thread (blocking), for the statements L1 split and L2 allowed. */
+    public CatalogVerdict proveNow(List<StatementText> reads, String searchPath, boolean standardConformingStrings) {
+        pendingRefresh().join();
+        for (StatementText statement : reads) {
+            CatalogVerdict verdict = proveNow(statement.text(), statement.start(), searchPath,
+                    standardConformingStrings);
+            if (verdict instanceof CatalogVerdict.Refuse) {
+                return verdict;
+            }
+        }
+        return CatalogVerdict.ALLOW;
+    }
+
+    /**
+     * L3 alone, on the calling thread (blocking), for one statement pgward wrote itself (a value sample), which
+     * L1 and L2 have nothing to say about.
+     */
+    public CatalogVerdict proveNow(String statement, String searchPath, boolean standardConformingStrings) {
+        pendingRefresh().join();
+        return proveNow(statement, 0, searchPath, standardConformingStrings);
+    }
+
+    private CatalogVerdict proveNow(String statement, int start, String searchPath,
+                                    boolean standardConformingStrings) {
+        CatalogVerdict verdict = check.checkNow(request(statement, searchPath, standardConformingStrings, List.of()));
+        return verdict instanceof CatalogVerdict.Refuse r
+                ? placed(statement, start, r, standardConformingStrings) : verdict;
+    }
+
+    private CheckRequest request(String statement, String searchPath, boolean standardConformingStrings,
+                                 List<Integer> parameterTypes) {
+        return new CheckRequest(tableSelection(), null, searchPath, standardConformingStrings, statement,
+                parameterTypes);
+    }
+
+    /** A refusal placed in the whole text; PostgreSQL's column errors name the selected relations' columns. */
+    private CatalogVerdict.Refuse placed(String statement, int start, CatalogVerdict.Refuse r,
+                                         boolean standardConformingStrings) {
+        String message = r.message();
+        ResolvedSelection resolved = resolved();
+        if (ColumnHints.appliesTo(r.sqlState()) && resolved.isSet()) {
+            message = ColumnHints.appendTo(message, statement, standardConformingStrings, resolved);
+        }
+        int position = r.position() == 0 ? 0 : start + r.position();
+        return new CatalogVerdict.Refuse(r.rule(), r.sqlState(), message, position);
+    }
+
+    /** The selection as the catalog check takes it: OIDs and names in list order; NONE without a selection. */
+    private TableSelection tableSelection() {
+        ResolvedSelection resolved = resolved();
+        if (!resolved.isSet() && !resolved.noneExists()) {
+            return TableSelection.NONE;
+        }
+        Converted last = converted;
+        if (last != null && last.from() == resolved) {
+            return last.to();
+        }
+        TableSelection table = new TableSelection(resolved.relations().stream()
+                .map(r -> new io.pgward.guard.catalog.SelectedRelation(r.oid(), r.displayName())).toList(),
+                resolved.noneExists());
+        converted = new Converted(resolved, table);
+        return table;
+    }
+
+    private synchronized CompletableFuture<Void> pendingRefresh() {
+        return refreshed;
+    }
+
+    /** Called by the check on a schema change, on whatever thread noticed it: queues a refresh and returns. */
+    private synchronized void refreshLater() {
+        refreshed = refreshed.thenRunAsync(this::refresh, executor).exceptionally(failure -> null);
+    }
+
+    private void refresh() {
+        try {
+            report(selection.refresh(control));
+        } catch (SQLException | RuntimeException e) {
+            log.warn("re-resolving the table selection of login \"{}\" failed ({}); the last one stands",
+                    login.name(), e.getMessage());
+        }
+    }
+
+    private void report(ResolvedSelection resolved) {
+        if (resolved.noneExists()) {
+            log.warn("login \"{}\": none of its selected tables or views exists; every statement is refused",
+                    login.name());
+        } else if (!resolved.missing().isEmpty()) {
+            log.warn("login \"{}\": selected relations that do not exist are left out: {}", login.name(),
+                    resolved.missing());
+        }
+    }
+}
