@@ -9,7 +9,7 @@ import io.pgward.nl.NlAuditListener;
 import io.pgward.nl.NlException;
 import io.pgward.nl.AssistantOptions;
 import io.pgward.nl.NlSettings;
-import io.pgward.nl.QueryCheck;
+import io.pgward.nl.ProposalCheck;
 import io.pgward.nl.QueryGenerator;
 import io.pgward.nl.RowLimit;
 
@@ -148,11 +148,11 @@ public final class AqlAssistant {
     }
 
     /** The bridge's read-only gate on what the model wrote; what it rejects is fed back in ArangoDB's words. */
-    private QueryCheck.Outcome check(String proposed) {
+    private ProposalCheck.Outcome check(String proposed) {
         String aql = AqlRowLimit.withoutTrailingSemicolons(proposed);
         return switch (bridge.validate(aql)) {
-            case Validation.Valid valid -> new QueryCheck.Passed(valid.aql());
-            case Validation.Invalid invalid -> new QueryCheck.Rejected(invalid.errorNum() == 0 ? invalid.message()
+            case Validation.Valid valid -> new ProposalCheck.Passed(valid.aql());
+            case Validation.Invalid invalid -> new ProposalCheck.Rejected(invalid.errorNum() == 0 ? invalid.message()
                     : "ArangoDB error " + invalid.errorNum() + ": " + invalid.message());
         };
     }

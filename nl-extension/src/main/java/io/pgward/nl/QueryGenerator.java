@@ -13,7 +13,7 @@ import java.util.Optional;
 
 /**
  * The validate-and-retry loop, for any query language: ask the model, check what it wrote with the
- * {@link QueryCheck}, and when it is rejected feed the query and the exact reason back in the same conversation,
+ * {@link ProposalCheck}, and when it is rejected feed the query and the exact reason back in the same conversation,
  * up to the configured number of attempts. Nothing generated is executed here. A provider that supports a
  * JSON-schema response format is asked for the language's structured reply.
  */
@@ -33,7 +33,7 @@ public final class QueryGenerator {
      * @param prompt the system message and the question
      * @param listener told of every attempt as it is decided
      */
-    public Generation generate(List<ChatMessage> prompt, QueryCheck check, Listener listener) {
+    public Generation generate(List<ChatMessage> prompt, ProposalCheck check, Listener listener) {
         List<ChatMessage> conversation = new ArrayList<>(prompt);
         List<Attempt> attempts = new ArrayList<>();
         boolean jsonSchema = model.supportedCapabilities().contains(Capability.RESPONSE_FORMAT_JSON_SCHEMA);
@@ -63,13 +63,13 @@ public final class QueryGenerator {
             if (!reply.isValid()) {
                 return new Generation.NotAboutDatabase(reply.answer(), attempts);
             }
-            QueryCheck.Outcome outcome = check.check(reply.sql());
-            Optional<String> problem = outcome instanceof QueryCheck.Rejected rejected
+            ProposalCheck.Outcome outcome = check.check(reply.sql());
+            Optional<String> problem = outcome instanceof ProposalCheck.Rejected rejected
                     ? Optional.of(rejected.problem()) : Optional.empty();
             Attempt attempt = new Attempt(number, reply.sql(), problem);
             attempts.add(attempt);
             listener.attempt(attempt);
-            if (outcome instanceof QueryCheck.Passed passed) {
+            if (outcome instanceof ProposalCheck.Passed passed) {
                 return new Generation.Valid(passed.query(), attempts);
             }
             conversation.add(Prompt.feedback(reply.sql(), problem.orElseThrow()));

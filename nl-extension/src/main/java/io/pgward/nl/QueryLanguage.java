@@ -6,7 +6,7 @@ import java.util.Objects;
 /**
  * What the validate-and-retry loop needs to know about the query language the model writes: the name of the
  * reply's query field ({@code sql}, {@code aql}) and the JSON-schema response format that asks for it. How a
- * proposed query is checked is a {@link QueryCheck} given to each generation.
+ * proposed query is checked is a {@link ProposalCheck} given to each generation.
  *
  * @param replyField the key of the query in {@code {"isValid": ..., "<replyField>": "...", "answer": "..."}}
  * @param responseFormat sent to providers that support a JSON-schema response format

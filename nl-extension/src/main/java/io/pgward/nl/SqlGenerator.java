@@ -21,14 +21,14 @@ final class SqlGenerator {
         return generator.generate(prompt, sql -> check(sql, validator), listener::attempt);
     }
 
-    static QueryCheck.Outcome check(String sql, StatementValidator validator) {
+    static ProposalCheck.Outcome check(String sql, StatementValidator validator) {
         Optional<String> problem = validator.problem(sql);
         if (problem.isPresent()) {
-            return new QueryCheck.Rejected(problem.get());
+            return new ProposalCheck.Rejected(problem.get());
         }
         return switch (QueryShape.check(sql)) {
-            case QueryShape.Query query -> new QueryCheck.Passed(query.text());
-            case QueryShape.Problem shapeProblem -> new QueryCheck.Rejected(shapeProblem.message());
+            case QueryShape.Query query -> new ProposalCheck.Passed(query.text());
+            case QueryShape.Problem shapeProblem -> new ProposalCheck.Rejected(shapeProblem.message());
         };
     }
 

@@ -25,7 +25,7 @@
  *
  * <p>The validate-and-retry loop itself ({@link io.pgward.nl.QueryGenerator}) knows no query language: it is given
  * a {@link io.pgward.nl.QueryLanguage} (the reply's query field and response format) and a
- * {@link io.pgward.nl.QueryCheck}. SQL uses it through {@code SqlGenerator}; arango-bridge's {@code AqlAssistant}
+ * {@link io.pgward.nl.ProposalCheck}. SQL uses it through {@code SqlGenerator}; arango-bridge's {@code AqlAssistant}
  * uses it for AQL, with ArangoDB's EXPLAIN and read-only plan check as the check.
  *
  * <p>Invariants: no statement generated here runs outside a read-only transaction that is rolled back (EXPLAIN,

@@ -7,7 +7,7 @@ import java.util.Objects;
  * problem to feed back to the model. Faults (the database cannot be reached) are thrown, not returned.
  */
 @FunctionalInterface
-public interface QueryCheck {
+public interface ProposalCheck {
 
     Outcome check(String query);
 
