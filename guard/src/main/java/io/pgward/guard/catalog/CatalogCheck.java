@@ -2,6 +2,7 @@ package io.pgward.guard.catalog;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.pgward.guard.SqlStates;
 import io.pgward.guard.lexer.LexerException;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -117,7 +118,8 @@ public final class CatalogCheck implements AutoCloseable {
         config.setExceptionOverride(new com.zaxxer.hikari.SQLExceptionOverride() {
             @java.lang.Override
             public Override adjudicate(SQLException e) {
-                return "0A000".equals(e.getSQLState()) ? Override.DO_NOT_EVICT : Override.CONTINUE_EVICT;
+                return SqlStates.FEATURE_NOT_SUPPORTED.equals(e.getSQLState())
+                        ? Override.DO_NOT_EVICT : Override.CONTINUE_EVICT;
             }
         });
         return new HikariDataSource(config);

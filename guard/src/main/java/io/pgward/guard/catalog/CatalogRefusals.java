@@ -1,5 +1,6 @@
 package io.pgward.guard.catalog;
 
+import io.pgward.guard.SqlStates;
 import java.util.List;
 
 /**
@@ -38,11 +39,11 @@ public final class CatalogRefusals {
     /** The check itself failed (a fault, a timeout, a parse tree it cannot read); it fails closed. */
     public static final String CHECK_FAILED = "check-failed";
 
-    static final String PRIVILEGE = "42501";
-    static final String UNDEFINED_TABLE = "42P01";
-    static final String READ_ONLY_TRANSACTION = "25006";
+    static final String PRIVILEGE = SqlStates.INSUFFICIENT_PRIVILEGE;
+    static final String UNDEFINED_TABLE = SqlStates.UNDEFINED_TABLE;
+    static final String READ_ONLY_TRANSACTION = SqlStates.READ_ONLY_SQL_TRANSACTION;
     /** statement_too_complex, what PostgreSQL answers when a statement exceeds max_stack_depth. */
-    static final String STATEMENT_TOO_COMPLEX = "54001";
+    static final String STATEMENT_TOO_COMPLEX = SqlStates.STATEMENT_TOO_COMPLEX;
     static final String PREFIX = "pgward refused this query: ";
 
     private CatalogRefusals() {

@@ -1,5 +1,6 @@
 package io.pgward.guard.catalog;
 
+import io.pgward.guard.SqlStates;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -68,8 +69,6 @@ final class CheckTransaction {
      * as too complex (54001).
      */
     static final int MAX_TREE_CHARS = 4 << 20;
-    /** query_canceled: PostgreSQL cancelled the analysis at the check's statement_timeout. */
-    private static final String QUERY_CANCELED = "57014";
 
     private final Connection connection;
     private final CheckRequest request;
@@ -328,16 +327,16 @@ final class CheckTransaction {
             if (server == null || server.getSQLState() == null) {
                 throw e;
             }
-            if (server.getSQLState().equals("25006")) {
+            if (server.getSQLState().equals(SqlStates.READ_ONLY_SQL_TRANSACTION)) {
                 throw new PostgresVerdict(CatalogRefusals.standby());
             }
-            if (server.getSQLState().equals(QUERY_CANCELED)) {
+            if (server.getSQLState().equals(SqlStates.QUERY_CANCELED)) {
                 // The check's own statement_timeout: the analysis alone took longer than a check may hold a
                 // control connection that other sessions need.
                 throw new PostgresVerdict(CatalogRefusals.tooComplex("PostgreSQL's analysis of it did not finish "
                         + "within the catalog check's " + timeout.toMillis() + " ms"));
             }
-            if (server.getSQLState().equals("42601")
+            if (server.getSQLState().equals(SqlStates.SYNTAX_ERROR)
                     && String.valueOf(server.getMessage()).contains("multiple commands")) {
                 throw new PostgresVerdict(CatalogRefusals.notOneStatement());
             }

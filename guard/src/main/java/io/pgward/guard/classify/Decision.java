@@ -1,5 +1,6 @@
 package io.pgward.guard.classify;
 
+import io.pgward.guard.SqlStates;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -36,14 +37,14 @@ public sealed interface Decision {
      */
     record Refuse(String rule, String message, int position) implements Decision {
         /** insufficient_privilege: what PostgreSQL reports for a statement the role may not run. */
-        public static final String SQLSTATE = "42501";
+        public static final String SQLSTATE = SqlStates.INSUFFICIENT_PRIVILEGE;
         /**
          * statement_too_complex: what PostgreSQL reports when a statement exceeds its own limits (max_stack_depth);
          * pgward's answer for a statement it cannot judge within its bounds ({@link Rule#TOO_COMPLEX}).
          */
-        public static final String TOO_COMPLEX_SQLSTATE = "54001";
+        public static final String TOO_COMPLEX_SQLSTATE = SqlStates.STATEMENT_TOO_COMPLEX;
         /** PostgreSQL's syntax error, for a statement its grammar rejects at the first word. */
-        public static final String SYNTAX_ERROR_SQLSTATE = "42601";
+        public static final String SYNTAX_ERROR_SQLSTATE = SqlStates.SYNTAX_ERROR;
 
         public Refuse {
             Objects.requireNonNull(rule, "rule");

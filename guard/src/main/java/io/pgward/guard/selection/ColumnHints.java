@@ -1,5 +1,6 @@
 package io.pgward.guard.selection;
 
+import io.pgward.guard.SqlStates;
 import io.pgward.guard.lexer.LexerException;
 import io.pgward.guard.lexer.SqlLexer;
 import io.pgward.guard.lexer.Token;
@@ -28,8 +29,8 @@ import java.util.Set;
  */
 public final class ColumnHints {
 
-    public static final String UNDEFINED_COLUMN = "42703";
-    public static final String AMBIGUOUS_COLUMN = "42702";
+    public static final String UNDEFINED_COLUMN = SqlStates.UNDEFINED_COLUMN;
+    public static final String AMBIGUOUS_COLUMN = SqlStates.AMBIGUOUS_COLUMN;
     static final int MAX_COLUMNS = 60;
 
     private ColumnHints() {

@@ -1,5 +1,6 @@
 package io.pgward.guard.selection;
 
+import io.pgward.guard.SqlStates;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -105,7 +106,7 @@ public final class RelationDescriber {
     public DescribeOutcome describe(Connection connection, String role, ResolvedSelection selection, String name)
             throws SQLException {
         if (selection.noneExists()) {
-            return new DescribeOutcome.Refused("42501", ResolvedSelection.NONE_EXISTS_MESSAGE);
+            return new DescribeOutcome.Refused(SqlStates.INSUFFICIENT_PRIVILEGE, ResolvedSelection.NONE_EXISTS_MESSAGE);
         }
         boolean standby = inRecovery(connection);
         try (RoleTransaction transaction = RoleTransaction.begin(connection, role, !standby)) {

@@ -1,5 +1,6 @@
 package io.pgward.guard.selection;
 
+import io.pgward.guard.SqlStates;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -16,8 +17,8 @@ import java.util.Optional;
  */
 final class RelationLookup {
 
-    static final String UNDEFINED_TABLE = "42P01";
-    static final String AMBIGUOUS = "42P09";
+    static final String UNDEFINED_TABLE = SqlStates.UNDEFINED_TABLE;
+    static final String AMBIGUOUS = SqlStates.AMBIGUOUS_ALIAS;
 
     private static final String READABLE_SQL = """
             SELECT c.oid, n.nspname, c.relname, c.relkind::text, quote_ident(n.nspname) || '.' || quote_ident(c.relname)

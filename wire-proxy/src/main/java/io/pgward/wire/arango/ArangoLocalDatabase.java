@@ -8,6 +8,7 @@ import io.pgward.arango.AqlText;
 import io.pgward.arango.ArangoBridge;
 import io.pgward.arango.ExecutionMode;
 import io.pgward.arango.RowSink;
+import io.pgward.wire.protocol.SqlState;
 import io.pgward.wire.session.LocalDatabase;
 import io.pgward.wire.session.LocalDatabaseException;
 import io.pgward.wire.session.Verdict;
@@ -123,7 +124,7 @@ public final class ArangoLocalDatabase implements LocalDatabase {
         Map<String, Object> vars = new LinkedHashMap<>();
         for (int number : prepared.parameters()) {
             if (number < 1 || number > statement.parameters().size()) {
-                throw LocalDatabaseException.error("42P02", "there is no parameter $" + number);
+                throw LocalDatabaseException.error(SqlState.UNDEFINED_PARAMETER, "there is no parameter $" + number);
             }
             int type = number <= statement.parameterTypes().size() ? statement.parameterTypes().get(number - 1) : 0;
             vars.put(AqlText.bindName(number), value(statement.parameters().get(number - 1), type, number));

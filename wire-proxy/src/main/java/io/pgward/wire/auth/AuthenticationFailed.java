@@ -1,5 +1,7 @@
 package io.pgward.wire.auth;
 
+import io.pgward.wire.protocol.SqlState;
+
 /**
  * A client did not prove that it knows the password. An expected outcome, so a checked exception without a
  * stack trace.
@@ -11,7 +13,7 @@ package io.pgward.wire.auth;
 public final class AuthenticationFailed extends Exception {
 
     /** invalid_password, what PostgreSQL reports for any failed password or SCRAM authentication. */
-    public static final String SQLSTATE = "28P01";
+    public static final String SQLSTATE = SqlState.INVALID_PASSWORD;
 
     private static final long serialVersionUID = 1L;
 

@@ -12,7 +12,7 @@ import io.netty.buffer.ByteBuf;
 public final class Utf8 {
 
     /** PostgreSQL's SQLSTATE for it: character_not_in_repertoire. */
-    public static final String INVALID_SQLSTATE = "22021";
+    public static final String INVALID_SQLSTATE = SqlState.CHARACTER_NOT_IN_REPERTOIRE;
 
     private Utf8() {
     }

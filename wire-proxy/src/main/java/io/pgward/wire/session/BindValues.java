@@ -66,6 +66,6 @@ final class BindValues {
     }
 
     private static String bad(int number) {
-        throw LocalDatabaseException.error("22P03", "incorrect binary data format in bind parameter " + number);
+        throw LocalDatabaseException.error(SqlState.INVALID_BINARY_REPRESENTATION, "incorrect binary data format in bind parameter " + number);
     }
 }

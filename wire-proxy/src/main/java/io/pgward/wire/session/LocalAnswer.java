@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
 import io.pgward.wire.protocol.PgError;
+import io.pgward.wire.protocol.SqlState;
 import io.pgward.wire.protocol.Wire;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -39,7 +40,7 @@ final class LocalAnswer {
     }
 
     static ByteBuf notice(ByteBufAllocator alloc, String message) {
-        return new PgError("NOTICE", "00000", message, null, null, 0).encode(alloc, 'N');
+        return new PgError("NOTICE", SqlState.SUCCESSFUL_COMPLETION, message, null, null, 0).encode(alloc, 'N');
     }
 
     static ByteBuf rowDescription(ByteBufAllocator alloc, List<String> columns) {

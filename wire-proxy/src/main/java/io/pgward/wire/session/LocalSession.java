@@ -209,7 +209,7 @@ public final class LocalSession extends ChannelInboundHandlerAdapter {
 
     private void parse(FrontendMessage.Parse parse) {
         if (!parse.statement().isEmpty() && statements.containsKey(parse.statement())) {
-            fail(PgError.error("42P05", "prepared statement \"" + parse.statement() + "\" already exists"));
+            fail(PgError.error(SqlState.DUPLICATE_PREPARED_STATEMENT, "prepared statement \"" + parse.statement() + "\" already exists"));
             return;
         }
         statements.put(parse.statement(), new Prepared(parse.sql(), parse.parameterTypes()));
@@ -226,11 +226,11 @@ public final class LocalSession extends ChannelInboundHandlerAdapter {
     private boolean bindPortal(FrontendMessage.Bind bind) {
         Prepared prepared = statements.get(bind.statement());
         if (prepared == null) {
-            fail(PgError.error("26000", "prepared statement \"" + bind.statement() + "\" does not exist"));
+            fail(PgError.error(SqlState.INVALID_SQL_STATEMENT_NAME, "prepared statement \"" + bind.statement() + "\" does not exist"));
             return false;
         }
         if (!bind.portal().isEmpty() && portals.containsKey(bind.portal())) {
-            fail(PgError.error("42P03", "cursor \"" + bind.portal() + "\" already exists"));
+            fail(PgError.error(SqlState.DUPLICATE_CURSOR, "cursor \"" + bind.portal() + "\" already exists"));
             return false;
         }
         List<String> values;
@@ -281,7 +281,7 @@ public final class LocalSession extends ChannelInboundHandlerAdapter {
     private void describeStatement(String name) {
         Prepared prepared = statements.get(name);
         if (prepared == null) {
-            fail(PgError.error("26000", "prepared statement \"" + name + "\" does not exist"));
+            fail(PgError.error(SqlState.INVALID_SQL_STATEMENT_NAME, "prepared statement \"" + name + "\" does not exist"));
             return;
         }
         if (!(queue.peekFirst() instanceof FrontendMessage.Bind bind) || !bind.statement().equals(name)
@@ -333,7 +333,7 @@ public final class LocalSession extends ChannelInboundHandlerAdapter {
     private void withResult(String name, java.util.function.Consumer<Portal> then) {
         Portal portal = portals.get(name);
         if (portal == null) {
-            fail(PgError.error("34000", "portal \"" + name + "\" does not exist"));
+            fail(PgError.error(SqlState.INVALID_CURSOR_NAME, "portal \"" + name + "\" does not exist"));
             return;
         }
         if (portal.result != null) {

@@ -501,7 +501,7 @@ public final class Session {
         InFlight.Substitution head = inFlight.nextSubstitution();
         if (head != null) {
             String message = fields.getOrDefault('M', "");
-            if ("42601".equals(fields.get('C')) && message.contains(head.token())) {
+            if (SqlState.SYNTAX_ERROR.equals(fields.get('C')) && message.contains(head.token())) {
                 inFlight.substitutionAnswered();
                 client.write(Verdicts.inPlaceOf(client.alloc(), frame.body(), head, backend.transactionStatus()));
                 frame.bytes().release();

@@ -107,7 +107,7 @@ final class Verdicts {
      */
     private static String syntaxErrorWord(Verdict.Refuse refusal) {
         String message = refusal.message();
-        if (!"42601".equals(refusal.sqlState()) || !message.startsWith(SYNTAX_ERROR_AT) || !message.endsWith("\"")
+        if (!SqlState.SYNTAX_ERROR.equals(refusal.sqlState()) || !message.startsWith(SYNTAX_ERROR_AT) || !message.endsWith("\"")
                 || message.length() <= SYNTAX_ERROR_AT.length() + 1) {
             return null;
         }
