@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.pgward.guard.SqlStates;
 import io.pgward.guard.lexer.LexerException;
+import io.pgward.guard.lexer.StatementText;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -127,12 +128,31 @@ public final class CatalogCheck implements AutoCloseable {
 
     /** Checks one statement off the caller's thread. The stage never completes exceptionally. */
     public CompletionStage<CatalogVerdict> check(CheckRequest request) {
+        return check(request, null);
+    }
+
+    /**
+     * Checks one statement that L1 has split off the caller's thread; its tokens are used, not lexed again. The
+     * stage never completes exceptionally.
+     *
+     * @param statement the statement whose text is {@code request.sql()}, or null to lex that text here
+     */
+    public CompletionStage<CatalogVerdict> check(CheckRequest request, StatementText statement) {
         Objects.requireNonNull(request, "request");
         CatalogVerdict cached = cache.get(request);
         if (cached != null) {
             return CompletableFuture.completedFuture(cached);
         }
-        CatalogVerdict local = withoutRoundTrip(request);
+        if (request.selection().noneExists()) {
+            return CompletableFuture.completedFuture(CatalogRefusals.noneExists());
+        }
+        StatementShape shape;
+        try {
+            shape = shape(request, statement);
+        } catch (LexerException e) {
+            return CompletableFuture.completedFuture(CatalogRefusals.checkFailed(e.getMessage()));
+        }
+        CatalogVerdict local = withoutRoundTrip(shape);
         if (local != null) {
             return CompletableFuture.completedFuture(local);
         }
@@ -146,7 +166,7 @@ public final class CatalogCheck implements AutoCloseable {
         try {
             executor.execute(() -> {
                 try {
-                    CatalogVerdict verdict = checkNow(request, epoch);
+                    CatalogVerdict verdict = checkNow(request, epoch, shape);
                     mine.complete(verdict);
                 } catch (Throwable e) {
                     // Never leave a session waiting: whatever escapes the check is a refusal.
@@ -165,21 +185,44 @@ public final class CatalogCheck implements AutoCloseable {
 
     /** Checks one statement on the calling thread (blocking). */
     public CatalogVerdict checkNow(CheckRequest request) {
+        return checkNow(request, null);
+    }
+
+    /**
+     * Checks one statement that L1 has split on the calling thread (blocking); its tokens are used, not lexed
+     * again.
+     *
+     * @param statement the statement whose text is {@code request.sql()}, or null to lex that text here
+     */
+    public CatalogVerdict checkNow(CheckRequest request, StatementText statement) {
         CatalogVerdict cached = cache.get(request);
         if (cached != null) {
             return cached;
         }
-        CatalogVerdict local = withoutRoundTrip(request);
-        return local != null ? local : checkNow(request, cache.epoch());
-    }
-
-    private CatalogVerdict checkNow(CheckRequest request, long epoch) {
+        if (request.selection().noneExists()) {
+            return CatalogRefusals.noneExists();
+        }
         StatementShape shape;
         try {
-            shape = StatementShape.of(request.sql(), request.standardConformingStrings());
+            shape = shape(request, statement);
         } catch (LexerException e) {
             return CatalogRefusals.checkFailed(e.getMessage());
         }
+        CatalogVerdict local = withoutRoundTrip(shape);
+        return local != null ? local : checkNow(request, cache.epoch(), shape);
+    }
+
+    private static StatementShape shape(CheckRequest request, StatementText statement) throws LexerException {
+        if (statement == null) {
+            return StatementShape.of(request.sql(), request.standardConformingStrings());
+        }
+        if (!statement.text().equals(request.sql())) {
+            throw new IllegalArgumentException("the statement is not the request's text");
+        }
+        return StatementShape.of(statement);
+    }
+
+    private CatalogVerdict checkNow(CheckRequest request, long epoch, StatementShape shape) {
         Connection connection = null;
         try {
             connection = pool.getConnection();
@@ -215,21 +258,13 @@ public final class CatalogCheck implements AutoCloseable {
         }
     }
 
-    /** Verdicts that need no catalog: no selected relation left, or a statement with no query in it. */
-    private static CatalogVerdict withoutRoundTrip(CheckRequest request) {
-        if (request.selection().noneExists()) {
-            return CatalogRefusals.noneExists();
-        }
-        try {
-            StatementShape shape = StatementShape.of(request.sql(), request.standardConformingStrings());
-            return switch (shape.kind()) {
-                case NO_QUERY -> CatalogVerdict.ALLOW;
-                case UNKNOWN -> CatalogRefusals.notReadOnly("a statement the catalog check cannot analyse");
-                case QUERY, COPY_RELATION -> null;
-            };
-        } catch (LexerException e) {
-            return CatalogRefusals.checkFailed(e.getMessage());
-        }
+    /** Verdicts that need no catalog: a statement with no query in it, or one the check cannot analyse. */
+    private static CatalogVerdict withoutRoundTrip(StatementShape shape) {
+        return switch (shape.kind()) {
+            case NO_QUERY -> CatalogVerdict.ALLOW;
+            case UNKNOWN -> CatalogRefusals.notReadOnly("a statement the catalog check cannot analyse");
+            case QUERY, COPY_RELATION -> null;
+        };
     }
 
     /**

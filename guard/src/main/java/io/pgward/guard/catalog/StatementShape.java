@@ -5,6 +5,7 @@ import static io.pgward.guard.lexer.Tokens.isSymbol;
 
 import io.pgward.guard.lexer.LexerException;
 import io.pgward.guard.lexer.SqlLexer;
+import io.pgward.guard.lexer.StatementText;
 import io.pgward.guard.lexer.Token;
 import java.util.List;
 import java.util.Set;
@@ -38,7 +39,21 @@ record StatementShape(Kind kind, List<Token> tokens, int from, int to) {
             "end", "rollback", "abort", "savepoint", "release", "discard", "deallocate", "fetch", "move", "close");
 
     static StatementShape of(String sql, boolean standardConformingStrings) throws LexerException {
-        List<Token> tokens = SqlLexer.tokenize(sql, standardConformingStrings);
+        return of(SqlLexer.tokenize(sql, standardConformingStrings));
+    }
+
+    /**
+     * The shape of a statement L1 has already split: its tokens, counted from the statement's own start as if
+     * its text had been lexed alone (PostgreSQL's lexer reads a statement the same inside a text and alone).
+     */
+    static StatementShape of(StatementText statement) {
+        List<Token> tokens = statement.tokens();
+        int offset = statement.start();
+        return of(offset == 0 ? tokens : tokens.stream().map(t -> new Token(t.kind(), t.text(), t.value(),
+                t.start() - offset, t.end() - offset)).toList());
+    }
+
+    private static StatementShape of(List<Token> tokens) {
         if (tokens.isEmpty() || tokens.stream().anyMatch(t -> t.kind() == Token.Kind.PUNCTUATION
                 && t.text().equals(";"))) {
             return new StatementShape(Kind.UNKNOWN, tokens, 0, 0);

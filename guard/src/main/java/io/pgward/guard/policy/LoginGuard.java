@@ -93,8 +93,8 @@ public final class LoginGuard {
             return CompletableFuture.completedFuture(CatalogVerdict.ALLOW);
         }
         StatementText statement = reads.get(index);
-        return check.check(request(statement.text(), searchPath, standardConformingStrings, parameterTypes))
-                .toCompletableFuture().thenCompose(verdict -> switch (verdict) {
+        return check.check(request(statement.text(), searchPath, standardConformingStrings, parameterTypes),
+                        statement).toCompletableFuture().thenCompose(verdict -> switch (verdict) {
                     case CatalogVerdict.Allow a -> prove(reads, index + 1, searchPath, standardConformingStrings,
                             parameterTypes);
                     case CatalogVerdict.Refuse r -> CompletableFuture.completedFuture(
@@ -119,7 +119,7 @@ public final class LoginGuard {
     public CatalogVerdict proveNow(List<StatementText> reads, String searchPath, boolean standardConformingStrings) {
         pendingRefresh().join();
         for (StatementText statement : reads) {
-            CatalogVerdict verdict = proveNow(statement.text(), statement.start(), searchPath,
+            CatalogVerdict verdict = proveNow(statement.text(), statement, statement.start(), searchPath,
                     standardConformingStrings);
             if (verdict instanceof CatalogVerdict.Refuse) {
                 return verdict;
@@ -134,12 +134,14 @@ public final class LoginGuard {
      */
     public CatalogVerdict proveNow(String statement, String searchPath, boolean standardConformingStrings) {
         pendingRefresh().join();
-        return proveNow(statement, 0, searchPath, standardConformingStrings);
+        return proveNow(statement, null, 0, searchPath, standardConformingStrings);
     }
 
-    private CatalogVerdict proveNow(String statement, int start, String searchPath,
+    /** @param split the statement as L1 split it, or null when {@code statement} has not been lexed */
+    private CatalogVerdict proveNow(String statement, StatementText split, int start, String searchPath,
                                     boolean standardConformingStrings) {
-        CatalogVerdict verdict = check.checkNow(request(statement, searchPath, standardConformingStrings, List.of()));
+        CatalogVerdict verdict = check.checkNow(request(statement, searchPath, standardConformingStrings, List.of()),
+                split);
         return verdict instanceof CatalogVerdict.Refuse r
                 ? placed(statement, start, r, standardConformingStrings) : verdict;
     }
