@@ -2,6 +2,7 @@ package io.pgward.guard.catalog;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.pgward.guard.GuardVerdict;
 import io.pgward.guard.SqlStates;
 import io.pgward.guard.lexer.LexerException;
 import io.pgward.guard.lexer.StatementText;
@@ -76,7 +77,7 @@ public final class CatalogCheck implements AutoCloseable {
     private final Options options;
     private final VerdictCache cache;
     private final BuiltInRows builtIns = new BuiltInRows();
-    private final ConcurrentHashMap<InFlight, CompletableFuture<CatalogVerdict>> inFlight = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<InFlight, CompletableFuture<GuardVerdict>> inFlight = new ConcurrentHashMap<>();
     private final List<Runnable> schemaListeners = new CopyOnWriteArrayList<>();
     private final ExecutorService executor = Executors.newThreadPerTaskExecutor(
             Thread.ofVirtual().name("pgward-catalog-check-", 0).factory());
@@ -127,7 +128,7 @@ public final class CatalogCheck implements AutoCloseable {
     }
 
     /** Checks one statement off the caller's thread. The stage never completes exceptionally. */
-    public CompletionStage<CatalogVerdict> check(CheckRequest request) {
+    public CompletionStage<GuardVerdict> check(CheckRequest request) {
         return check(request, null);
     }
 
@@ -137,9 +138,9 @@ public final class CatalogCheck implements AutoCloseable {
      *
      * @param statement the statement whose text is {@code request.sql()}, or null to lex that text here
      */
-    public CompletionStage<CatalogVerdict> check(CheckRequest request, StatementText statement) {
+    public CompletionStage<GuardVerdict> check(CheckRequest request, StatementText statement) {
         Objects.requireNonNull(request, "request");
-        CatalogVerdict cached = cache.get(request);
+        GuardVerdict cached = cache.get(request);
         if (cached != null) {
             return CompletableFuture.completedFuture(cached);
         }
@@ -152,21 +153,21 @@ public final class CatalogCheck implements AutoCloseable {
         } catch (LexerException e) {
             return CompletableFuture.completedFuture(CatalogRefusals.checkFailed(e.getMessage()));
         }
-        CatalogVerdict local = withoutRoundTrip(shape);
+        GuardVerdict local = withoutRoundTrip(shape);
         if (local != null) {
             return CompletableFuture.completedFuture(local);
         }
         long epoch = cache.epoch();
         InFlight key = new InFlight(epoch, request);
-        CompletableFuture<CatalogVerdict> mine = new CompletableFuture<>();
-        CompletableFuture<CatalogVerdict> running = inFlight.putIfAbsent(key, mine);
+        CompletableFuture<GuardVerdict> mine = new CompletableFuture<>();
+        CompletableFuture<GuardVerdict> running = inFlight.putIfAbsent(key, mine);
         if (running != null) {
             return running;
         }
         try {
             executor.execute(() -> {
                 try {
-                    CatalogVerdict verdict = checkNow(request, epoch, shape);
+                    GuardVerdict verdict = checkNow(request, epoch, shape);
                     mine.complete(verdict);
                 } catch (Throwable e) {
                     // Never leave a session waiting: whatever escapes the check is a refusal.
@@ -184,7 +185,7 @@ public final class CatalogCheck implements AutoCloseable {
     }
 
     /** Checks one statement on the calling thread (blocking). */
-    public CatalogVerdict checkNow(CheckRequest request) {
+    public GuardVerdict checkNow(CheckRequest request) {
         return checkNow(request, null);
     }
 
@@ -194,8 +195,8 @@ public final class CatalogCheck implements AutoCloseable {
      *
      * @param statement the statement whose text is {@code request.sql()}, or null to lex that text here
      */
-    public CatalogVerdict checkNow(CheckRequest request, StatementText statement) {
-        CatalogVerdict cached = cache.get(request);
+    public GuardVerdict checkNow(CheckRequest request, StatementText statement) {
+        GuardVerdict cached = cache.get(request);
         if (cached != null) {
             return cached;
         }
@@ -208,7 +209,7 @@ public final class CatalogCheck implements AutoCloseable {
         } catch (LexerException e) {
             return CatalogRefusals.checkFailed(e.getMessage());
         }
-        CatalogVerdict local = withoutRoundTrip(shape);
+        GuardVerdict local = withoutRoundTrip(shape);
         return local != null ? local : checkNow(request, cache.epoch(), shape);
     }
 
@@ -222,11 +223,11 @@ public final class CatalogCheck implements AutoCloseable {
         return StatementShape.of(statement);
     }
 
-    private CatalogVerdict checkNow(CheckRequest request, long epoch, StatementShape shape) {
+    private GuardVerdict checkNow(CheckRequest request, long epoch, StatementShape shape) {
         Connection connection = null;
         try {
             connection = pool.getConnection();
-            CatalogVerdict verdict = CheckTransaction.run(connection, request, shape, options.timeout(),
+            GuardVerdict verdict = CheckTransaction.run(connection, request, shape, options.timeout(),
                     builtIns.current());
             if (cacheable(verdict)) {
                 cache.put(request, verdict, epoch);
@@ -259,9 +260,9 @@ public final class CatalogCheck implements AutoCloseable {
     }
 
     /** Verdicts that need no catalog: a statement with no query in it, or one the check cannot analyse. */
-    private static CatalogVerdict withoutRoundTrip(StatementShape shape) {
+    private static GuardVerdict withoutRoundTrip(StatementShape shape) {
         return switch (shape.kind()) {
-            case NO_QUERY -> CatalogVerdict.ALLOW;
+            case NO_QUERY -> GuardVerdict.ALLOW;
             case UNKNOWN -> CatalogRefusals.notReadOnly("a statement the catalog check cannot analyse");
             case QUERY, COPY_RELATION -> null;
         };
@@ -271,8 +272,8 @@ public final class CatalogCheck implements AutoCloseable {
      * A timeout or an interrupted check says nothing about the statement; a standby may be promoted. A refusal as
      * too complex may come from a statement_timeout under load, and costs a bounded check to repeat.
      */
-    private static boolean cacheable(CatalogVerdict verdict) {
-        if (verdict instanceof CatalogVerdict.Refuse r) {
+    private static boolean cacheable(GuardVerdict verdict) {
+        if (verdict instanceof GuardVerdict.Refuse r) {
             return !r.rule().equals(CatalogRefusals.STANDBY) && !r.rule().equals(CatalogRefusals.TOO_COMPLEX)
                     && !r.rule().equals(CatalogRefusals.CHECK_FAILED)
                     && !(r.rule().equals(CatalogRefusals.POSTGRES_ERROR)

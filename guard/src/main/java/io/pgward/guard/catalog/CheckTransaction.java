@@ -1,5 +1,6 @@
 package io.pgward.guard.catalog;
 
+import io.pgward.guard.GuardVerdict;
 import io.pgward.guard.SqlStates;
 import java.sql.Array;
 import java.sql.Connection;
@@ -93,18 +94,18 @@ final class CheckTransaction {
      * Runs the check. The connection must be in autocommit mode; it is left in autocommit mode, outside any
      * transaction. SQLExceptions other than PostgreSQL's verdict on the statement itself propagate.
      */
-    static CatalogVerdict run(Connection connection, CheckRequest request, StatementShape shape, Duration timeout)
+    static GuardVerdict run(Connection connection, CheckRequest request, StatementShape shape, Duration timeout)
             throws SQLException {
         return run(connection, request, shape, timeout, new BuiltInRows.Generation());
     }
 
     /** As {@link #run(Connection, CheckRequest, StatementShape, Duration)}, reading built-in rows from a cache. */
-    static CatalogVerdict run(Connection connection, CheckRequest request, StatementShape shape, Duration timeout,
+    static GuardVerdict run(Connection connection, CheckRequest request, StatementShape shape, Duration timeout,
                               BuiltInRows.Generation builtIns) throws SQLException {
         return new CheckTransaction(connection, request, shape, timeout, builtIns).run();
     }
 
-    private CatalogVerdict run() throws SQLException {
+    private GuardVerdict run() throws SQLException {
         List<CatalogReader.DomainCheck> domainChecks;
         try {
             domainChecks = begin();
@@ -115,7 +116,7 @@ final class CheckTransaction {
             }
             throw e;
         }
-        CatalogVerdict verdict;
+        GuardVerdict verdict;
         try {
             verdict = inTransaction(domainChecks);
         } catch (PostgresVerdict v) {
@@ -126,7 +127,7 @@ final class CheckTransaction {
             }
         }
         // CREATE TEMPORARY VIEW is the only step that needs a privilege the role may lack.
-        if (verdict instanceof CatalogVerdict.Refuse r && r.rule().equals(CatalogRefusals.POSTGRES_ERROR)
+        if (verdict instanceof GuardVerdict.Refuse r && r.rule().equals(CatalogRefusals.POSTGRES_ERROR)
                 && r.sqlState().equals(CatalogRefusals.PRIVILEGE) && !hasTempPrivilege()) {
             return CatalogRefusals.noTemp(request.selection().isSet());
         }
@@ -135,15 +136,15 @@ final class CheckTransaction {
 
     /** PostgreSQL rejected the statement while analysing it; its error is the verdict. */
     private static final class PostgresVerdict extends Exception {
-        final CatalogVerdict.Refuse verdict;
+        final GuardVerdict.Refuse verdict;
 
-        PostgresVerdict(CatalogVerdict.Refuse verdict) {
+        PostgresVerdict(GuardVerdict.Refuse verdict) {
             super(verdict.message(), null, false, false);
             this.verdict = verdict;
         }
     }
 
-    private CatalogVerdict inTransaction(List<CatalogReader.DomainCheck> domainChecks)
+    private GuardVerdict inTransaction(List<CatalogReader.DomainCheck> domainChecks)
             throws SQLException, PostgresVerdict {
         if (!domainChecks.isEmpty()) {
             // Every database has some (information_schema's). Judging them reads the catalog only for rows not
@@ -341,7 +342,7 @@ final class CheckTransaction {
                 throw new PostgresVerdict(CatalogRefusals.notOneStatement());
             }
             int position = server.getPosition() > 0 ? query.statementPosition(server.getPosition(), offset) : 0;
-            throw new PostgresVerdict(new CatalogVerdict.Refuse(CatalogRefusals.POSTGRES_ERROR,
+            throw new PostgresVerdict(new GuardVerdict.Refuse(CatalogRefusals.POSTGRES_ERROR,
                     server.getSQLState(), server.getMessage(), position));
         }
     }
@@ -382,7 +383,7 @@ final class CheckTransaction {
     }
 
     /** Runs with search_path = pg_catalog, pg_temp: every name below resolves in the catalog. */
-    private CatalogVerdict judge() throws SQLException {
+    private GuardVerdict judge() throws SQLException {
         long view;
         String tree;
         List<long[]> dependencies = new ArrayList<>();
@@ -463,8 +464,8 @@ final class CheckTransaction {
             // Executing it could coerce a value to a risky domain, or it reads a column of one.
             return CatalogRefusals.riskyDomains(domainReach.domainNames());
         }
-        return new CodeRules(catalog, selection.isSet()).check(code).<CatalogVerdict>map(r -> r)
-                .orElse(CatalogVerdict.ALLOW);
+        return new CodeRules(catalog, selection.isSet()).check(code).<GuardVerdict>map(r -> r)
+                .orElse(GuardVerdict.ALLOW);
     }
 
     /** The relations whose row types (or arrays or domains of them) the statement uses. */

@@ -1,9 +1,9 @@
 package io.pgward.guard.policy;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.pgward.guard.GuardVerdict;
 import io.pgward.guard.ReadOnlyGuard;
 import io.pgward.guard.catalog.CatalogCheck;
-import io.pgward.guard.catalog.CatalogVerdict;
 import io.pgward.guard.classify.Decision;
 import io.pgward.guard.lexer.StatementText;
 import io.pgward.guard.selection.SelectedNames;
@@ -103,11 +103,11 @@ public final class GuardPipeline implements AutoCloseable {
      * the other; the first refusal refuses the text, its position counted in the whole text. The stage never
      * completes exceptionally: a catalog layer that is not available is a refusal.
      */
-    public CompletionStage<CatalogVerdict> prove(LoginPolicy login, String database, List<StatementText> reads,
+    public CompletionStage<GuardVerdict> prove(LoginPolicy login, String database, List<StatementText> reads,
                                                  String searchPath, boolean standardConformingStrings,
                                                  List<Integer> parameterTypes) {
         if (reads.isEmpty()) {
-            return CompletableFuture.completedFuture(CatalogVerdict.ALLOW);
+            return CompletableFuture.completedFuture(GuardVerdict.ALLOW);
         }
         if (searchPath == null) {
             return CompletableFuture.completedFuture(PipelineRefusals.searchPathUnknown());
@@ -119,8 +119,8 @@ public final class GuardPipeline implements AutoCloseable {
     }
 
     /** L2's refusal as the pipeline's one verdict type. */
-    public static CatalogVerdict.Refuse refusal(Decision.Refuse refuse) {
-        return new CatalogVerdict.Refuse(refuse.rule(), refuse.sqlState(), refuse.message(), refuse.position());
+    public static GuardVerdict.Refuse refusal(Decision.Refuse refuse) {
+        return new GuardVerdict.Refuse(refuse.rule(), refuse.sqlState(), refuse.message(), refuse.position());
     }
 
     /** What L3 knows of one login on one database, made on first use off the caller's thread. */

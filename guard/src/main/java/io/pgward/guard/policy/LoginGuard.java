@@ -1,9 +1,9 @@
 package io.pgward.guard.policy;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.pgward.guard.GuardVerdict;
 import io.pgward.guard.ReadOnlyGuard;
 import io.pgward.guard.catalog.CatalogCheck;
-import io.pgward.guard.catalog.CatalogVerdict;
 import io.pgward.guard.catalog.CheckRequest;
 import io.pgward.guard.catalog.TableSelection;
 import io.pgward.guard.classify.Decision;
@@ -81,23 +81,23 @@ public final class LoginGuard {
     }
 
     /** Asynchronous L3: see {@link GuardPipeline#prove}. Never completes exceptionally. */
-    CompletionStage<CatalogVerdict> prove(List<StatementText> reads, String searchPath,
+    CompletionStage<GuardVerdict> prove(List<StatementText> reads, String searchPath,
                                           boolean standardConformingStrings, List<Integer> parameterTypes) {
         return pendingRefresh().thenCompose(ignored -> prove(reads, 0, searchPath, standardConformingStrings,
                 parameterTypes));
     }
 
-    private CompletableFuture<CatalogVerdict> prove(List<StatementText> reads, int index, String searchPath,
+    private CompletableFuture<GuardVerdict> prove(List<StatementText> reads, int index, String searchPath,
                                                     boolean standardConformingStrings, List<Integer> parameterTypes) {
         if (index == reads.size()) {
-            return CompletableFuture.completedFuture(CatalogVerdict.ALLOW);
+            return CompletableFuture.completedFuture(GuardVerdict.ALLOW);
         }
         StatementText statement = reads.get(index);
         return check.check(request(statement.text(), searchPath, standardConformingStrings, parameterTypes),
                         statement).toCompletableFuture().thenCompose(verdict -> switch (verdict) {
-                    case CatalogVerdict.Allow a -> prove(reads, index + 1, searchPath, standardConformingStrings,
+                    case GuardVerdict.Allow a -> prove(reads, index + 1, searchPath, standardConformingStrings,
                             parameterTypes);
-                    case CatalogVerdict.Refuse r -> CompletableFuture.completedFuture(
+                    case GuardVerdict.Refuse r -> CompletableFuture.completedFuture(
                             placed(statement.text(), statement.start(), r,
                             standardConformingStrings));
                 });
@@ -107,7 +107,7 @@ public final class LoginGuard {
      * Every layer for a whole text, on the calling thread (blocking: never on an event loop): L1 and L2 as for a
      * session that declared no cursors, then L3 for each statement that reads.
      */
-    public CatalogVerdict decideNow(String sql, String searchPath, boolean standardConformingStrings) {
+    public GuardVerdict decideNow(String sql, String searchPath, boolean standardConformingStrings) {
         ReadOnlyGuard.Outcome outcome = pipeline.classify(sql, standardConformingStrings, login, Set.of());
         if (outcome.decision() instanceof Decision.Refuse refuse) {
             return GuardPipeline.refusal(refuse);
@@ -116,33 +116,33 @@ public final class LoginGuard {
     }
 
     /** L3 alone, on the calling thread (blocking), for the statements L1 split and L2 allowed. */
-    public CatalogVerdict proveNow(List<StatementText> reads, String searchPath, boolean standardConformingStrings) {
+    public GuardVerdict proveNow(List<StatementText> reads, String searchPath, boolean standardConformingStrings) {
         pendingRefresh().join();
         for (StatementText statement : reads) {
-            CatalogVerdict verdict = proveNow(statement.text(), statement, statement.start(), searchPath,
+            GuardVerdict verdict = proveNow(statement.text(), statement, statement.start(), searchPath,
                     standardConformingStrings);
-            if (verdict instanceof CatalogVerdict.Refuse) {
+            if (verdict instanceof GuardVerdict.Refuse) {
                 return verdict;
             }
         }
-        return CatalogVerdict.ALLOW;
+        return GuardVerdict.ALLOW;
     }
 
     /**
      * L3 alone, on the calling thread (blocking), for one statement pgward wrote itself (a value sample), which
      * L1 and L2 have nothing to say about.
      */
-    public CatalogVerdict proveNow(String statement, String searchPath, boolean standardConformingStrings) {
+    public GuardVerdict proveNow(String statement, String searchPath, boolean standardConformingStrings) {
         pendingRefresh().join();
         return proveNow(statement, null, 0, searchPath, standardConformingStrings);
     }
 
     /** @param split the statement as L1 split it, or null when {@code statement} has not been lexed */
-    private CatalogVerdict proveNow(String statement, StatementText split, int start, String searchPath,
+    private GuardVerdict proveNow(String statement, StatementText split, int start, String searchPath,
                                     boolean standardConformingStrings) {
-        CatalogVerdict verdict = check.checkNow(request(statement, searchPath, standardConformingStrings, List.of()),
+        GuardVerdict verdict = check.checkNow(request(statement, searchPath, standardConformingStrings, List.of()),
                 split);
-        return verdict instanceof CatalogVerdict.Refuse r
+        return verdict instanceof GuardVerdict.Refuse r
                 ? placed(statement, start, r, standardConformingStrings) : verdict;
     }
 
@@ -153,7 +153,7 @@ public final class LoginGuard {
     }
 
     /** A refusal placed in the whole text; PostgreSQL's column errors name the selected relations' columns. */
-    private CatalogVerdict.Refuse placed(String statement, int start, CatalogVerdict.Refuse r,
+    private GuardVerdict.Refuse placed(String statement, int start, GuardVerdict.Refuse r,
                                          boolean standardConformingStrings) {
         String message = r.message();
         ResolvedSelection resolved = resolved();
@@ -161,7 +161,7 @@ public final class LoginGuard {
             message = ColumnHints.appendTo(message, statement, standardConformingStrings, resolved);
         }
         int position = r.position() == 0 ? 0 : start + r.position();
-        return new CatalogVerdict.Refuse(r.rule(), r.sqlState(), message, position);
+        return new GuardVerdict.Refuse(r.rule(), r.sqlState(), message, position);
     }
 
     /** The selection as the catalog check takes it: OIDs and names in list order; NONE without a selection. */

@@ -1,7 +1,7 @@
 package io.pgward.wire.server;
 
+import io.pgward.guard.GuardVerdict;
 import io.pgward.guard.ReadOnlyGuard;
-import io.pgward.guard.catalog.CatalogVerdict;
 import io.pgward.guard.classify.Decision;
 import io.pgward.guard.policy.GuardPipeline;
 import io.pgward.guard.policy.LoginPolicy;
@@ -114,16 +114,16 @@ final class GuardGate implements StatementGate {
                 ? Arrays.stream(request.parameterTypes()).boxed().toList() : List.of();
         return pipeline.prove(policy, request.database(), outcome.reads(), request.searchPath(),
                 request.standardConformingStrings(), types).thenApply(verdict -> switch (verdict) {
-                    case CatalogVerdict.Allow a -> allowed;
-                    case CatalogVerdict.Refuse r -> verdict(r);
+                    case GuardVerdict.Allow a -> allowed;
+                    case GuardVerdict.Refuse r -> verdict(r);
                 });
     }
 
-    private static Verdict verdict(CatalogVerdict.Refuse r) {
+    private static Verdict verdict(GuardVerdict.Refuse r) {
         return new Verdict.Refuse(r.sqlState(), r.message(), r.position(), r.rule());
     }
 
-    private static CompletionStage<Verdict> refuse(CatalogVerdict.Refuse r) {
+    private static CompletionStage<Verdict> refuse(GuardVerdict.Refuse r) {
         return CompletableFuture.completedFuture(verdict(r));
     }
 }
