@@ -34,7 +34,7 @@ public final class ReadOnlyGuard implements AutoCloseable {
     }
 
     /**
-     * The decision for a whole text, and what a session needs to know about an allowed one.
+     * L1 and L2's verdict for a whole text, and what a session needs to know about an allowed one.
      *
      * @param declaredCursors the cursors it declares (at most one per DECLARE)
      * @param reads the statements that read relations (queries, and EXPLAIN, DECLARE or COPY of one), in order,
@@ -45,11 +45,12 @@ public final class ReadOnlyGuard implements AutoCloseable {
      * @param readsAfterChange a statement that reads follows one of the two kinds above in the same text, so it
      *                         resolves names with a search_path nobody has seen yet
      */
-    public record Outcome(Decision decision, List<String> declaredCursors, List<StatementText> reads,
+    public record Outcome(GuardVerdict verdict, List<String> declaredCursors, List<StatementText> reads,
                           boolean setsSearchPath, boolean endsTransaction, boolean readsAfterChange) {
 
-        static Outcome refused(Decision decision) {
-            return new Outcome(decision, List.of(), List.of(), false, false, false);
+        static Outcome refused(Decision.Refuse refuse) {
+            return new Outcome(new GuardVerdict.Refuse(refuse.rule(), refuse.sqlState(), refuse.message(),
+                    refuse.position()), List.of(), List.of(), false, false, false);
         }
     }
 
@@ -124,8 +125,8 @@ public final class ReadOnlyGuard implements AutoCloseable {
                 int start = statement.tokens().get(0).start();
                 decision = new Decision.Refuse(r.rule(), r.message(), sql.codePointCount(0, start) + 1);
             }
-            if (decision instanceof Decision.Refuse) {
-                return remember(key, Outcome.refused(decision), cursorDependent);
+            if (decision instanceof Decision.Refuse refuse) {
+                return remember(key, Outcome.refused(refuse), cursorDependent);
             }
             Optional<String> cursor = ((Decision.Allow) decision).declaredCursor();
             cursor.ifPresent(name -> {
@@ -157,7 +158,7 @@ public final class ReadOnlyGuard implements AutoCloseable {
                 endsTransaction = true;
             }
         }
-        return new Outcome(Decision.ALLOW, List.copyOf(declared), List.copyOf(reads), setsPath, endsTransaction,
+        return new Outcome(GuardVerdict.ALLOW, List.copyOf(declared), List.copyOf(reads), setsPath, endsTransaction,
                 readsAfterChange);
     }
 

@@ -1,8 +1,8 @@
 package io.pgward.nl;
 
-import io.pgward.guard.ReadOnlyGuard;
-import io.pgward.guard.classify.Decision;
-import io.pgward.guard.classify.ReadOnlyPolicy;
+import io.pgward.guard.GuardVerdict;
+import io.pgward.guard.policy.GuardPipeline;
+import io.pgward.guard.policy.LoginPolicy;
 import java.util.Optional;
 import java.util.Set;
 
@@ -27,11 +27,9 @@ public interface SqlGuard {
         };
     }
 
-    /** Layers L1 and L2 (lexer and read-only classification) of the guard, for a read-only login. */
-    static SqlGuard readOnly(ReadOnlyGuard guard, ReadOnlyPolicy policy) {
-        return sql -> {
-            Decision decision = guard.check(sql, true, policy, Set.of()).decision();
-            return decision instanceof Decision.Refuse refuse ? Optional.of(refuse.message()) : Optional.empty();
-        };
+    /** Layers L1 and L2 (lexer and read-only classification) of the guard pipeline, for a read-only login. */
+    static SqlGuard readOnly(GuardPipeline pipeline, LoginPolicy login) {
+        return sql -> pipeline.classify(sql, true, login, Set.of()).verdict() instanceof GuardVerdict.Refuse refuse
+                ? Optional.of(refuse.message()) : Optional.empty();
     }
 }

@@ -8,8 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.langchain4j.model.chat.request.ResponseFormatType;
-import io.pgward.guard.ReadOnlyGuard;
-import io.pgward.guard.classify.ReadOnlyPolicy;
+import io.pgward.guard.policy.GuardPipeline;
+import io.pgward.guard.policy.LoginPolicy;
 import io.pgward.testkit.PostgresTest;
 import io.pgward.testkit.SampleData;
 import io.pgward.testkit.ScriptedChatModel;
@@ -32,7 +32,7 @@ class NlAssistantTest {
 
     private static final String ROLE = "nl_analyst";
     private static final List<String> SELECTED = List.of("customers", "orders", "order_items", "v_sales");
-    private static final ReadOnlyGuard GUARD = new ReadOnlyGuard();
+    private static final GuardPipeline GUARD = GuardPipeline.withoutCatalog();
 
     private final TestDatabase db;
     private final List<String> audit = new ArrayList<>();
@@ -65,7 +65,7 @@ class NlAssistantTest {
         };
         StatementValidator validator = new ExplainValidator(db::connect, Optional.of(ROLE), Optional.of("public"),
                 Duration.ofSeconds(5)).after(recordingGuard.then(SqlGuard.readOnly(GUARD,
-                new ReadOnlyPolicy("analyst", null))));
+                new LoginPolicy("analyst", ROLE, null, List.of(), "logins.analyst.tables", null))));
         return NlAssistant.builder("analyst", settings, catalog())
                 .chatModel(model)
                 .rules("Revenue means orders.total of orders that were not cancelled.")

@@ -4,7 +4,6 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.pgward.guard.GuardVerdict;
 import io.pgward.guard.ReadOnlyGuard;
 import io.pgward.guard.catalog.CatalogCheck;
-import io.pgward.guard.classify.Decision;
 import io.pgward.guard.lexer.StatementText;
 import io.pgward.guard.selection.SelectedNames;
 import java.sql.SQLException;
@@ -116,11 +115,6 @@ public final class GuardPipeline implements AutoCloseable {
                 .thenCompose(loginGuard -> loginGuard.prove(reads, searchPath, standardConformingStrings,
                         parameterTypes))
                 .exceptionally(failure -> PipelineRefusals.catalogUnavailable(rootMessage(failure)));
-    }
-
-    /** L2's refusal as the pipeline's one verdict type. */
-    public static GuardVerdict.Refuse refusal(Decision.Refuse refuse) {
-        return new GuardVerdict.Refuse(refuse.rule(), refuse.sqlState(), refuse.message(), refuse.position());
     }
 
     /** What L3 knows of one login on one database, made on first use off the caller's thread. */

@@ -6,7 +6,6 @@ import io.pgward.guard.ReadOnlyGuard;
 import io.pgward.guard.catalog.CatalogCheck;
 import io.pgward.guard.catalog.CheckRequest;
 import io.pgward.guard.catalog.TableSelection;
-import io.pgward.guard.classify.Decision;
 import io.pgward.guard.lexer.StatementText;
 import io.pgward.guard.selection.ColumnHints;
 import io.pgward.guard.selection.LiveSelection;
@@ -109,8 +108,8 @@ public final class LoginGuard {
      */
     public GuardVerdict decideNow(String sql, String searchPath, boolean standardConformingStrings) {
         ReadOnlyGuard.Outcome outcome = pipeline.classify(sql, standardConformingStrings, login, Set.of());
-        if (outcome.decision() instanceof Decision.Refuse refuse) {
-            return GuardPipeline.refusal(refuse);
+        if (outcome.verdict() instanceof GuardVerdict.Refuse refuse) {
+            return refuse;
         }
         return proveNow(outcome.reads(), searchPath, standardConformingStrings);
     }

@@ -2,7 +2,6 @@ package io.pgward.wire.server;
 
 import io.pgward.guard.GuardVerdict;
 import io.pgward.guard.ReadOnlyGuard;
-import io.pgward.guard.classify.Decision;
 import io.pgward.guard.policy.GuardPipeline;
 import io.pgward.guard.policy.LoginPolicy;
 import io.pgward.guard.policy.PipelineRefusals;
@@ -96,8 +95,8 @@ final class GuardGate implements StatementGate {
     }
 
     private CompletionStage<Verdict> decide(GateRequest request, ReadOnlyGuard.Outcome outcome) {
-        if (outcome.decision() instanceof Decision.Refuse refuse) {
-            return refuse(GuardPipeline.refusal(refuse));
+        if (outcome.verdict() instanceof GuardVerdict.Refuse refuse) {
+            return refuse(refuse);
         }
         if (pipeline.checksCatalog() && outcome.readsAfterChange()
                 && (outcome.setsSearchPath() || searchPathChanged)) {

@@ -1,5 +1,6 @@
 package io.pgward.bench.guard;
 
+import io.pgward.guard.GuardVerdict;
 import io.pgward.guard.ReadOnlyGuard;
 import io.pgward.guard.classify.Decision;
 import io.pgward.guard.classify.ReadOnlyClassifier;
@@ -73,14 +74,20 @@ public class GuardBenchmark {
         for (StatementText statement : statements) {
             requireAllowed(classifier.classify(statement, POLICY));
         }
-        requireAllowed(guard.check(cachedText, true, POLICY, Set.of()).decision());
-        requireAllowed(guard.check(workload.text(Workload.CACHED + 1), true, POLICY, Set.of()).decision());
+        requireAllowed(guard.check(cachedText, true, POLICY, Set.of()).verdict());
+        requireAllowed(guard.check(workload.text(Workload.CACHED + 1), true, POLICY, Set.of()).verdict());
         literal = Workload.CACHED + 1;
     }
 
     private void requireAllowed(Decision decision) {
         if (!(decision instanceof Decision.Allow)) {
             throw new IllegalStateException(workload + " is not allowed, so it would measure a refusal: " + decision);
+        }
+    }
+
+    private void requireAllowed(GuardVerdict verdict) {
+        if (!(verdict instanceof GuardVerdict.Allow)) {
+            throw new IllegalStateException(workload + " is not allowed, so it would measure a refusal: " + verdict);
         }
     }
 
