@@ -5,9 +5,6 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
-import io.pgward.guard.lexer.LexerException;
-import io.pgward.guard.lexer.SqlLexer;
-import io.pgward.guard.lexer.Token;
 import io.pgward.wire.audit.AuditLog;
 import io.pgward.wire.pool.BackendConnection;
 import io.pgward.wire.pool.BackendPool;
@@ -18,13 +15,11 @@ import io.pgward.wire.protocol.Messages;
 import io.pgward.wire.protocol.PgError;
 import io.pgward.wire.protocol.ProtocolException;
 import io.pgward.wire.protocol.SqlState;
-import io.pgward.wire.protocol.Utf8;
 import io.pgward.wire.protocol.Wire;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,8 +28,30 @@ import org.slf4j.LoggerFactory;
  * also the backend channel's: no locks.
  *
  * <p>Client messages pass in order. Query, Parse and FunctionCall go through the {@link StatementGate}; all
- * others are forwarded as they arrived. While a verdict is pending, later messages wait in {@code backlog}.
- * Backend output is forwarded as runs of bytes; only ReadyForQuery, ErrorResponse and ParameterStatus are read.
+ * others are forwarded as they arrived. Backend output is forwarded as runs of bytes; only ReadyForQuery,
+ * ErrorResponse, ParameterStatus (and, for the row cap, CommandComplete and PortalSuspended) are read.
+ *
+ * <p><b>States.</b> The session is relaying until it has {@code ended} (then whatever arrives is released). What
+ * it waits for is kept in three places:
+ * <ul>
+ *   <li>{@link InFlight}: the requests the backend owes a ReadyForQuery, oldest first (the client's, each with
+ *       the refusals sent in it; pgward's own SHOW search_path; the row cap's abort), and a local answer waiting
+ *       behind them;</li>
+ *   <li>{@link RowCap}: COUNTING, or a capped result being CUTTING, DISCARDING, SETTLING or ABORTING;</li>
+ *   <li>{@code awaitingGate}: a verdict is being decided off the event loop.</li>
+ * </ul>
+ * A client message is handled at once unless {@link #clientWaits()}; then it waits in {@code backlog}, which is
+ * drained in order whenever a wait ends. {@link #mayReadClient()} alone decides whether the client is read. The
+ * search_path the gate is given is kept in {@link SearchPath}; what is worked out around a verdict (fail closed,
+ * audit, what replaces the server's error for a refusal) is in {@link Verdicts}.
+ *
+ * <p><b>Invariants.</b> Client messages are judged and forwarded in arrival order, one verdict at a time. Each
+ * ReadyForQuery retires the oldest request in flight, and a server error is matched to a refusal only within
+ * the request that carried it. A local answer reaches the client after everything the backend owed before it
+ * and before anything the client sent after it. No client statement is judged while pgward's SHOW search_path
+ * is in flight (the verdict may depend on the path), and nothing from the client reaches the server while the
+ * row cap is settling a result (its cancel must not hit a later statement). The backend goes back to the pool
+ * only when it owes no ReadyForQuery and never reported a pinned setting at another value.
  *
  * <p><b>Pinned settings.</b> When the backend's target carries {@link io.pgward.wire.pool.PinnedSettings} (a
  * read-only login), the session holds the server to them: SQL text that is not valid UTF-8 is refused with the
@@ -73,45 +90,20 @@ public final class Session {
     private final String database;
     private final String refusalPrefix;
     private final Deque<FrontendMessage> backlog = new ArrayDeque<>();
-    private final Deque<Substitution> substitutions = new ArrayDeque<>();
+    private final InFlight inFlight = new InFlight();
     private final Runnable onEnd;
     private final AuditLog audit;
     private int substitutionCount;
-    /** ReadyForQuery messages owed by the backend (one per forwarded Query, Sync and FunctionCall). */
-    private int outstanding;
-    private long readiesExpected;
-    private long readiesReceived;
     private boolean awaitingGate;
-    /** A local answer decided while the backend still owed replies; written once it is idle. */
-    private Verdict.Answer deferredAnswer;
     private boolean backendSentFatal;
     /** The backend reported a setting its read-only policy pins to another value: never reused. */
     private boolean backendTainted;
     private boolean ended;
     /** The login's row cap, null when it has none. */
     private final RowCap rowCap;
-    /** A result passed the row cap; client messages wait until its consequences are settled (see {@link #capPassed}). */
-    private boolean capHold;
-    private boolean capResultOpen;
-    private boolean capCancelDone;
-    /** The capped statement completed before the cancel: its followers up to ReadyForQuery are not relayed. */
-    private boolean capDiscarding;
-    /** The ReadyForQuery that ended a discarded request, held until the cancel has been handled. */
-    private BackendMessage.Frame capHeldReady;
-    /** A statement pgward sent to abort the transaction, whose error the client must not see. */
-    private boolean capAbortInFlight;
-    /** The session's search_path as the server last showed it; kept only for gates that want it. */
-    private String searchPath;
-    /** A statement that may change search_path was forwarded; ask the server once its request is complete. */
-    private boolean searchPathStale;
-    /** The ReadyForQuery number that ends pgward's own SHOW search_path, 0 when none is in flight. */
-    private long searchPathBatch;
-    private String searchPathShown;
+    private final SearchPath searchPath;
     /** DDL ran in the open transaction: its end changes the schema others see. */
     private boolean ddlInTransaction;
-
-    private record Substitution(String token, Verdict.Refuse refusal, long batch) {
-    }
 
     public Session(String connection, Channel client, BackendConnection backend, BackendPool pool,
                    StatementGate gate, String login, String database, long nonce, AuditLog audit, long rowCap,
@@ -127,6 +119,7 @@ public final class Session {
         this.database = database;
         this.refusalPrefix = "pgward_refused_" + Long.toHexString(nonce) + "_";
         this.onEnd = onEnd;
+        this.searchPath = new SearchPath(gate.wantsSearchPath(), backend.parameters());
     }
 
     /** Installs the relay handlers; called on the event loop once the client is told it may send queries. */
@@ -134,12 +127,9 @@ public final class Session {
         client.pipeline().addLast("session", new ClientSide());
         backend.channel().pipeline().addLast("session", new BackendSide());
         backend.channel().config().setAutoRead(true);
-        if (gate.wantsSearchPath()) {
-            searchPath = backend.parameters().get("search_path");
-            if (searchPath == null) {
-                askSearchPath();
-                backend.channel().flush();
-            }
+        if (searchPath.askAtStart()) {
+            askSearchPath();
+            backend.channel().flush();
         }
     }
 
@@ -157,10 +147,10 @@ public final class Session {
     private void fromClient(FrontendMessage message) {
         if (ended) {
             message.release();
-        } else if (held() || !backlog.isEmpty()) {
+        } else if (clientWaits() || !backlog.isEmpty()) {
             backlog.addLast(message);
             if (backlog.size() >= BACKLOG_READ_LIMIT) {
-                client.config().setAutoRead(false);
+                readClientIfAllowed();
             }
         } else {
             process(message);
@@ -193,26 +183,25 @@ public final class Session {
 
     private void judge(FrontendMessage message, GateRequest.Kind kind, String sql, int[] parameterTypes) {
         long started = System.nanoTime();
-        String invalid = backend.target().pins() == null ? null : invalidUtf8(message);
+        String invalid = backend.target().pins() == null ? null : Verdicts.invalidUtf8(message);
         if (invalid != null) {
             // Decoded with replacement characters, the text is not what the server reads: refused, not judged.
-            apply(message, audited(sql, started, new Verdict.Refuse(Utf8.INVALID_SQLSTATE,
-                    Utf8.invalidMessage(invalid), 0, "invalid-encoding")));
+            apply(message, audited(sql, started, Verdicts.invalidEncoding(invalid)));
             return;
         }
         CompletableFuture<Verdict> verdict;
         try {
             verdict = gate.check(new GateRequest(kind, sql, parameterTypes, login, database,
-                    standardConformingStrings(), searchPath)).toCompletableFuture();
+                    standardConformingStrings(), searchPath.current())).toCompletableFuture();
         } catch (RuntimeException e) {
             verdict = CompletableFuture.failedFuture(e);
         }
         if (verdict.isDone()) {
-            apply(message, audited(sql, started, outcome(verdict)));
+            apply(message, audited(sql, started, Verdicts.failClosed(verdict, connection)));
             return;
         }
         awaitingGate = true;
-        client.config().setAutoRead(false);
+        readClientIfAllowed();
         CompletableFuture<Verdict> pending = verdict;
         pending.whenComplete((v, e) -> client.eventLoop().execute(() -> {
             awaitingGate = false;
@@ -220,68 +209,26 @@ public final class Session {
                 message.release();
                 return;
             }
-            apply(message, audited(sql, started, outcome(pending)));
+            apply(message, audited(sql, started, Verdicts.failClosed(pending, connection)));
             drainBacklog();
             backend.channel().flush();
             client.flush();
         }));
     }
 
-    /**
-     * The first sequence in the SQL text of a Query or Parse that is not valid UTF-8, as PostgreSQL names it; null
-     * when the text is valid (or the message carries no SQL text).
-     */
-    private static String invalidUtf8(FrontendMessage message) {
-        ByteBuf frame = message.frame();
-        int end = frame.writerIndex();
-        int from = frame.readerIndex() + 5;
-        switch (message) {
-            case FrontendMessage.Query q -> { }
-            case FrontendMessage.Parse p -> from = frame.indexOf(from, end, (byte) 0) + 1;
-            default -> {
-                return null;
-            }
-        }
-        int to = frame.indexOf(from, end, (byte) 0);
-        return to < 0 ? null : Utf8.invalidSequence(frame, from, to);
-    }
-
     private Verdict audited(String sql, long started, Verdict verdict) {
         if (audit != null) {
-            long micros = (System.nanoTime() - started) / 1000;
-            audit.record(switch (verdict) {
-                case Verdict.Allow a -> new AuditLog.Entry(connection, login, database, "allow", null, sql, micros);
-                case Verdict.Refuse r -> new AuditLog.Entry(connection, login, database, "refuse", r.rule(), sql, micros);
-                case Verdict.Answer a -> new AuditLog.Entry(connection, login, database, "answer", null, sql, micros);
-                case Verdict.Rewrite r -> new AuditLog.Entry(connection, login, database, "rewrite", null,
-                        sql + "\n-- ran as:\n" + r.sql(), micros);
-            });
+            audit.record(Verdicts.auditEntry(connection, login, database, sql, (System.nanoTime() - started) / 1000,
+                    verdict));
         }
         return verdict;
-    }
-
-    /** Fail closed: a gate that throws or fails refuses. */
-    private Verdict outcome(CompletableFuture<Verdict> verdict) {
-        try {
-            Verdict v = verdict.join();
-            return v != null ? v : new Verdict.Refuse(SqlState.INTERNAL_ERROR, "pgward refused this statement: "
-                    + "the guard gave no verdict", 0, "guard-failure");
-        } catch (CompletionException | java.util.concurrent.CancellationException e) {
-            Throwable cause = e.getCause() != null ? e.getCause() : e;
-            ConnectionLog.warn(log, connection, "guard failed, refusing the statement: {}", cause.toString());
-            return new Verdict.Refuse(SqlState.INTERNAL_ERROR,
-                    "pgward refused this statement: the guard could not decide (" + cause.getMessage() + ")", 0,
-                    "guard-failure");
-        }
     }
 
     private void apply(FrontendMessage message, Verdict verdict) {
         boolean endsBatch = !(message instanceof FrontendMessage.Parse);
         switch (verdict) {
             case Verdict.Allow a -> {
-                // A server that reports search_path (PostgreSQL 18) says every change itself.
-                searchPathStale |= a.changesSearchPath() && gate.wantsSearchPath()
-                        && !backend.parameters().containsKey("search_path");
+                searchPath.mayChange(a.changesSearchPath());
                 forward(message, endsBatch);
             }
             case Verdict.Refuse r -> substitute(message, r, endsBatch);
@@ -299,11 +246,10 @@ public final class Session {
 
     private void forward(FrontendMessage message, boolean endsBatch) {
         if (endsBatch) {
-            expectReady();
+            inFlight.closeClientRequest();
         }
         backend.channel().write(message.frame());
-        if (endsBatch && searchPathStale) {
-            searchPathStale = false;
+        if (endsBatch && searchPath.askAfterRequest()) {
             askSearchPath();
         }
     }
@@ -326,32 +272,22 @@ public final class Session {
      * statement that might have changed it failed too.
      */
     private void askSearchPath() {
-        expectReady();
-        searchPathBatch = readiesExpected;
-        searchPathShown = null;
+        inFlight.probeSearchPath();
         backend.channel().write(Messages.query(backend.channel().alloc(), "SHOW search_path"));
     }
 
-    private boolean answersSearchPath() {
-        return searchPathBatch != 0 && readiesReceived + 1 == searchPathBatch;
-    }
-
-    private void searchPathReply(BackendMessage message) {
+    private void searchPathReply(InFlight.Request probe, BackendMessage message) {
         if (message instanceof BackendMessage.Frame frame && frame.type() == 'Z') {
             backend.transactionStatus((char) frame.body().getByte(0));
-            outstanding--;
-            readiesReceived++;
+            inFlight.retire();
             frame.bytes().release();
-            searchPathBatch = 0;
-            if (searchPathShown != null) {
-                searchPath = searchPathShown;
-            }
+            searchPath.shown(probe.shown());
             answerWhenIdle();
             drainBacklog();
             return;
         }
-        if (message instanceof BackendMessage.Run run && searchPathShown == null) {
-            searchPathShown = Messages.firstTextValue(run.bytes());
+        if (message instanceof BackendMessage.Run run && probe.shown() == null) {
+            probe.shown(Messages.firstTextValue(run.bytes()));
         }
         if (message instanceof BackendMessage.Frame frame && frame.type() == 'S') {
             // pgward's own SHOW changes nothing, but whatever the server reports is held to the pins all the same.
@@ -369,10 +305,10 @@ public final class Session {
                 ? Messages.parse(backend.channel().alloc(), p.statement(), token)
                 : Messages.query(backend.channel().alloc(), token);
         message.release();
-        substitutions.addLast(new Substitution(token, refusal, readiesExpected + 1));
+        inFlight.substituted(token, refusal);
         ConnectionLog.info(log, connection, "refused for login {}: {}", login, refusal.message());
         if (endsBatch) {
-            expectReady();
+            inFlight.closeClientRequest();
         }
         backend.channel().write(replacement);
     }
@@ -395,30 +331,16 @@ public final class Session {
                 : Messages.query(backend.channel().alloc(), rewrite.sql());
         message.release();
         if (endsBatch) {
-            expectReady();
+            inFlight.closeClientRequest();
         }
         backend.channel().write(replacement);
     }
 
     /** Parse of a statement pgward answers: the backend prepares the answer as a query under the same name. */
     private void answerThroughBackend(FrontendMessage.Parse parse, Verdict.Answer answer) {
-        rewrite(parse, new Verdict.Rewrite(LocalAnswer.asQuery(answer, parameterCount(parse)), answer.notices()),
+        rewrite(parse, new Verdict.Rewrite(LocalAnswer.asQuery(answer,
+                Verdicts.parameterCount(parse, standardConformingStrings())), answer.notices()),
                 false);
-    }
-
-    /** How many $n the client's statement uses, so that its Bind fits the substituted statement. */
-    private int parameterCount(FrontendMessage.Parse parse) {
-        int count = parse.parameterTypes().length;
-        try {
-            for (Token token : SqlLexer.tokenize(parse.sql(), standardConformingStrings())) {
-                if (token.kind() == Token.Kind.PARAMETER) {
-                    count = Math.max(count, Integer.parseInt(token.value()));
-                }
-            }
-        } catch (LexerException | NumberFormatException e) {
-            // The gate answered a text it could read; if it cannot be read here, the client's Bind decides.
-        }
-        return count;
     }
 
     /** How the server reads backslashes in '...' strings right now, as it last reported. */
@@ -426,16 +348,11 @@ public final class Session {
         return !"off".equals(backend.parameters().get("standard_conforming_strings"));
     }
 
-    private void expectReady() {
-        outstanding++;
-        readiesExpected++;
-    }
-
     /** Local answers must follow everything already owed by the backend, so they wait until it is idle. */
     private void answerLocally(FrontendMessage message, Verdict.Answer answer) {
         message.release();
-        if (outstanding > 0) {
-            deferredAnswer = answer;
+        if (inFlight.owesReady()) {
+            inFlight.answerLater(answer);
             return;
         }
         writeAnswer(answer);
@@ -446,26 +363,41 @@ public final class Session {
         client.write(Messages.readyForQuery(client.alloc(), backend.transactionStatus()));
     }
 
-    /** Client messages wait while a verdict, the row cap's cancel, the search_path or a local answer is pending. */
-    private boolean held() {
-        return awaitingGate || capHold || searchPathBatch != 0 || deferredAnswer != null;
+    // ---------------------------------------------------------------- whether the client is read
+
+    /**
+     * The next client message waits while a verdict is pending, a capped result is being settled, or pgward's own
+     * reply (its SHOW search_path, a local answer) must come first.
+     */
+    private boolean clientWaits() {
+        return awaitingGate || (rowCap != null && rowCap.holdsClient()) || inFlight.waitsForPgward();
+    }
+
+    /**
+     * The one answer to "may the client be read now?": not once the session ended, not while its next message
+     * would have to wait, not with a full backlog, and not while the backend cannot take more (back pressure).
+     */
+    private boolean mayReadClient() {
+        return !ended && !clientWaits() && backlog.size() < BACKLOG_READ_LIMIT && backend.channel().isWritable();
+    }
+
+    private void readClientIfAllowed() {
+        client.config().setAutoRead(mayReadClient());
     }
 
     private void drainBacklog() {
-        while (!held() && !ended && !backlog.isEmpty()) {
+        while (!clientWaits() && !ended && !backlog.isEmpty()) {
             process(backlog.pollFirst());
         }
-        if (backlog.size() < BACKLOG_READ_LIMIT && !awaitingGate && !capHold && searchPathBatch == 0 && !ended
-                && backend.channel().isWritable()) {
-            client.config().setAutoRead(true);
-        }
+        readClientIfAllowed();
     }
 
     // ---------------------------------------------------------------- backend to client
 
     private void fromBackend(BackendMessage message) {
-        if (answersSearchPath()) {
-            searchPathReply(message);
+        InFlight.Request head = inFlight.head();
+        if (head != null && head.kind() == InFlight.Kind.SEARCH_PATH) {
+            searchPathReply(head, message);
             return;
         }
         switch (message) {
@@ -475,9 +407,7 @@ public final class Session {
     }
 
     private void relay(BackendMessage.Run run) {
-        if (capDiscarding) {
-            run.bytes().release();
-        } else if (rowCap == null) {
+        if (rowCap == null) {
             client.write(run.bytes());
         } else if (rowCap.relay(run.bytes(), run.dataRows(), client)) {
             capPassed();
@@ -485,7 +415,8 @@ public final class Session {
     }
 
     private void fromBackend(BackendMessage.Frame frame) {
-        if (rowCap != null && frame.type() != 'Z' && frame.type() != 'S' && capEndsResult(frame)) {
+        if (rowCap != null && frame.type() != 'Z' && frame.type() != 'S' && rowCap.consumes(frame, client)) {
+            capProgress();
             return;
         }
         if (frame.type() == 'C' && gate.watchesSchemaChanges()) {
@@ -527,9 +458,7 @@ public final class Session {
             return false;
         }
         backend.parameters().put(name, value);
-        if ("search_path".equals(name) && gate.wantsSearchPath()) {
-            searchPath = value;
-        }
+        searchPath.reported(name, value);
         return true;
     }
 
@@ -540,18 +469,15 @@ public final class Session {
             ddlInTransaction = false;
             gate.schemaChanged();
         }
-        outstanding--;
-        readiesReceived++;
-        while (!substitutions.isEmpty() && substitutions.peekFirst().batch() <= readiesReceived) {
-            substitutions.pollFirst();
-        }
-        if (rowCap != null && capHoldsReady(frame)) {
+        InFlight.Request done = inFlight.retire();
+        if (rowCap != null && rowCap.holdsReady(frame)) {
+            capProgress();
             return;
         }
         deliverReady(frame.bytes());
-        if (capAbortInFlight) {
-            capAbortInFlight = false;
-            capSettled();
+        if (done != null && done.kind() == InFlight.Kind.CAP_ABORT) {
+            rowCap.settled();
+            drainBacklog();
         }
     }
 
@@ -561,9 +487,8 @@ public final class Session {
     }
 
     private void answerWhenIdle() {
-        if (deferredAnswer != null && outstanding == 0) {
-            Verdict.Answer answer = deferredAnswer;
-            deferredAnswer = null;
+        Verdict.Answer answer = inFlight.dueAnswer();
+        if (answer != null) {
             writeAnswer(answer);
             drainBacklog();
         }
@@ -573,51 +498,17 @@ public final class Session {
         Map<Character, String> fields = PgError.fields(frame.body());
         String severity = fields.getOrDefault('V', fields.get('S'));
         backendSentFatal |= "FATAL".equals(severity) || "PANIC".equals(severity);
-        Substitution head = substitutions.peekFirst();
-        if (head != null && head.batch() == readiesReceived + 1) {
+        InFlight.Substitution head = inFlight.nextSubstitution();
+        if (head != null) {
             String message = fields.getOrDefault('M', "");
             if ("42601".equals(fields.get('C')) && message.contains(head.token())) {
-                substitutions.pollFirst();
-                String word = syntaxErrorWord(head.refusal());
-                if (word != null) {
-                    // PostgreSQL's grammar rejects the client's text at its first word exactly as it rejected the
-                    // token (scanner_yyerror, also in an aborted transaction, where parsing comes first): its own
-                    // error, with the word and its position in place of the token's.
-                    client.write(PgError.replacing(client.alloc(), frame.body(), head.token(), word,
-                            head.refusal().position()));
-                    frame.bytes().release();
-                    return;
-                }
+                inFlight.substitutionAnswered();
+                client.write(Verdicts.inPlaceOf(client.alloc(), frame.body(), head, backend.transactionStatus()));
                 frame.bytes().release();
-                client.write(refusal(head.refusal()).encode(client.alloc()));
                 return;
             }
         }
         client.write(frame.bytes());
-    }
-
-    private static final String SYNTAX_ERROR_AT = "syntax error at or near \"";
-
-    /**
-     * For a statement the gate found to be a syntax error at its first word (SQLSTATE 42601, message
-     * {@code syntax error at or near "<word>"}), that word; null for a refusal.
-     */
-    private static String syntaxErrorWord(Verdict.Refuse refusal) {
-        String message = refusal.message();
-        if (!"42601".equals(refusal.sqlState()) || !message.startsWith(SYNTAX_ERROR_AT) || !message.endsWith("\"")
-                || message.length() <= SYNTAX_ERROR_AT.length() + 1) {
-            return null;
-        }
-        return message.substring(SYNTAX_ERROR_AT.length(), message.length() - 1);
-    }
-
-    /** In an aborted transaction PostgreSQL ignores every statement with 25P02, refused or not. */
-    private PgError refusal(Verdict.Refuse refusal) {
-        if (backend.transactionStatus() == 'E') {
-            return PgError.error(SqlState.IN_FAILED_SQL_TRANSACTION,
-                    "current transaction is aborted, commands ignored until end of transaction block");
-        }
-        return new PgError("ERROR", refusal.sqlState(), refusal.message(), null, null, refusal.position());
     }
 
     // ---------------------------------------------------------------- the row cap
@@ -629,12 +520,9 @@ public final class Session {
      * the cancel has been delivered, so that it cannot hit a later statement.
      */
     private void capPassed() {
-        capHold = true;
-        capResultOpen = true;
-        capCancelDone = false;
-        client.config().setAutoRead(false);
+        readClientIfAllowed();
         pool.connector().cancel(backend.channel().eventLoop(), backend).whenComplete((v, e) -> {
-            capCancelDone = true;
+            rowCap.cancelDelivered();
             if (!ended) {
                 capProgress();
                 backend.channel().flush();
@@ -643,68 +531,29 @@ public final class Session {
         });
     }
 
-    /** Handles the frames that end a result (or are swallowed) under the row cap; true when consumed. */
-    private boolean capEndsResult(BackendMessage.Frame frame) {
-        boolean endsResult = frame.type() == 'C' || frame.type() == 'E' || frame.type() == 's';
-        if (capAbortInFlight || capDiscarding) {
-            frame.bytes().release();
-            return true;
-        }
-        if (!endsResult || !rowCap.endResult()) {
-            return false;
-        }
-        frame.bytes().release();
-        client.write(rowCap.error().encode(client.alloc()));
-        capResultOpen = false;
-        // An error (normally the cancel's) failed the statement on the server; anything else means it finished
-        // first, and what followed it in the same request must not be seen, as if it had failed.
-        capDiscarding = frame.type() != 'E';
-        capProgress();
-        return true;
-    }
-
-    /** Holds the ReadyForQuery that closes a discarded request until the cancel is settled. */
-    private boolean capHoldsReady(BackendMessage.Frame frame) {
-        if (!capDiscarding) {
-            return false;
-        }
-        capDiscarding = false;
-        capHeldReady = frame;
-        capProgress();
-        return true;
-    }
-
     /**
-     * Moves the capped request on once the cancel is delivered: a held ReadyForQuery of an open transaction is
-     * replaced by the result of a statement that fails, so the transaction is aborted as PostgreSQL would have
-     * aborted it; then client messages flow again.
+     * Settles a capped result once it is over and its cancel delivered: a held ReadyForQuery of an open
+     * transaction is replaced by the result of a statement that fails, so the transaction is aborted as
+     * PostgreSQL would have aborted it; then client messages flow again.
      */
     private void capProgress() {
-        if (!capHold || !capCancelDone || capResultOpen || capDiscarding) {
+        if (!rowCap.readyToSettle()) {
             return;
         }
-        if (capHeldReady != null) {
-            BackendMessage.Frame ready = capHeldReady;
-            capHeldReady = null;
-            // With later requests already in flight the abort would land behind them; then the server's state
-            // stands (documented with the row cap).
-            if (backend.transactionStatus() == 'T' && outstanding == 0) {
-                ready.bytes().release();
-                capAbortInFlight = true;
-                expectReady();
-                backend.channel().write(Messages.query(backend.channel().alloc(),
-                        refusalPrefix + (++substitutionCount)));
-                return;
-            }
+        BackendMessage.Frame ready = rowCap.takeHeldReady();
+        // With later requests already in flight the abort would land behind them; then the server's state stands
+        // (documented with the row cap).
+        if (ready != null && backend.transactionStatus() == 'T' && !inFlight.owesReady()) {
+            ready.bytes().release();
+            rowCap.aborting();
+            inFlight.abortFirst();
+            backend.channel().write(Messages.query(backend.channel().alloc(), refusalPrefix + (++substitutionCount)));
+            return;
+        }
+        rowCap.settled();
+        if (ready != null) {
             deliverReady(ready.bytes());
         }
-        if (!capAbortInFlight) {
-            capSettled();
-        }
-    }
-
-    private void capSettled() {
-        capHold = false;
         drainBacklog();
     }
 
@@ -721,9 +570,8 @@ public final class Session {
         ended = true;
         backlog.forEach(ReferenceCountUtil::release);
         backlog.clear();
-        if (capHeldReady != null) {
-            capHeldReady.bytes().release();
-            capHeldReady = null;
+        if (rowCap != null) {
+            rowCap.release();
         }
         if (error != null && client.isActive()) {
             client.writeAndFlush(error.encode(client.alloc())).addListener(f -> client.close());
@@ -737,7 +585,7 @@ public final class Session {
         }
         if (!channel.isActive() || backendTainted) {
             pool.discard(backend);
-        } else if (outstanding == 0) {
+        } else if (!inFlight.owesReady()) {
             BackendReset.start(pool, backend);
         } else {
             pool.connector().cancel(channel.eventLoop(), backend);
@@ -793,9 +641,7 @@ public final class Session {
 
         @Override
         public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-            if (!awaitingGate && backlog.size() < BACKLOG_READ_LIMIT) {
-                client.config().setAutoRead(ctx.channel().isWritable());
-            }
+            readClientIfAllowed();
         }
 
         @Override

@@ -68,6 +68,11 @@ class SessionTest {
 
     /** With pins: the session of a read-only login. */
     private void start(StatementGate gate, PinnedSettings pins) {
+        start(gate, pins, 0);
+    }
+
+    /** With a row cap: {@code rowCap} rows per result, 0 for none. */
+    private void start(StatementGate gate, PinnedSettings pins, long rowCap) {
         client = new EmbeddedChannel();
         client.config().setAllocator(alloc);
         server = new EmbeddedChannel();
@@ -87,7 +92,7 @@ class SessionTest {
             }
         };
         new Session("c1", client, backend, BackendConnections.unconnectablePool(), recording, "alice", "shop", NONCE,
-                null, 0, () -> ends++).start();
+                null, rowCap, () -> ends++).start();
     }
 
     @AfterEach
@@ -582,6 +587,183 @@ class SessionTest {
         List<Sent> toClient = sentTo(client);
         assertEquals(List.of('N'), types(toClient), "notices go out at once");
         assertEquals("answered by pgward", toClient.getFirst().fields().get('M'));
+    }
+
+    // ---------------------------------------------------------------- requests in flight
+
+    private static final StatementGate SEARCH_PATH_GATE = new StatementGate() {
+        @Override
+        public java.util.concurrent.CompletionStage<Verdict> check(GateRequest request) {
+            if (request.sql().startsWith("SET search_path")) {
+                return completedFuture(Verdict.ALLOW_CHANGING_SEARCH_PATH);
+            }
+            return completedFuture(request.sql().equals("SHOW pgward.me") ? WHO_AM_I : REFUSE_DROP.check(request)
+                    .toCompletableFuture().join());
+        }
+
+        @Override
+        public boolean wantsSearchPath() {
+            return true;
+        }
+    };
+
+    /** The server's reply to pgward's SHOW search_path: one text row, its tag and ReadyForQuery. */
+    private void serverShowsSearchPath(String value, char status) {
+        byte[] v = value.getBytes(StandardCharsets.UTF_8);
+        ByteBuf rows = Wire.message(alloc, 'T', b -> {
+            b.writeShort(1);
+            Wire.writeCString(b, "search_path");
+            b.writeInt(0).writeShort(0).writeInt(25).writeShort(-1).writeInt(-1).writeShort(0);
+        });
+        ByteBuf row = Wire.message(alloc, 'D', b -> b.writeShort(1).writeInt(v.length).writeBytes(v));
+        serverSends(new BackendMessage.Run(alloc.compositeBuffer().addComponents(true, rows, row), 1),
+                commandComplete("SHOW"), readyForQuery(status));
+    }
+
+    @Test
+    void asksForTheSearchPathAfterASetAndJudgesTheNextStatementWithWhatTheServerShows() {
+        start(SEARCH_PATH_GATE);
+        assertEquals(List.of("SHOW search_path"), sentTo(server).stream().map(s -> s.cstring(0)).toList());
+        serverShowsSearchPath("\"$user\", public", 'I');
+        assertEquals(List.of(), sentTo(client), "pgward's own SHOW is never relayed");
+
+        clientSends(query("SET search_path = hr"), query("DROP TABLE t"));
+        assertEquals(List.of("SET search_path = hr", "SHOW search_path"),
+                sentTo(server).stream().map(s -> s.cstring(0)).toList(), "the DROP waits for the answer");
+        serverSends(commandComplete("SET"), readyForQuery('I'));
+        assertEquals(List.of('C', 'Z'), types(sentTo(client)));
+        assertEquals(List.of(), sentTo(server));
+
+        serverShowsSearchPath("hr", 'I');
+        assertEquals(List.of(), sentTo(client));
+        assertEquals("pgward_refused_abc_1", sentTo(server).getFirst().cstring(0));
+        assertEquals("hr", asked.getLast().searchPath());
+        answerTheRefusalAndReadIt("pgward_refused_abc_1");
+    }
+
+    @Test
+    void matchesARefusalToItsOwnRequestBehindPipelinedRequestsAndAProbe() {
+        start(SEARCH_PATH_GATE);
+        sentTo(server);
+        serverShowsSearchPath("public", 'I');
+
+        clientSends(parse("", "SELECT 1"), bind("", ""), execute(""), sync(), query("SET search_path = hr"));
+        clientSends(parse("s1", "DROP TABLE t"), sync());
+        assertEquals(List.of('P', 'B', 'E', 'S', 'Q', 'Q'), types(sentTo(server)));
+
+        serverSends(commandComplete("SELECT 1"), readyForQuery('I'), commandComplete("SET"), readyForQuery('I'));
+        assertEquals(List.of('C', 'Z', 'C', 'Z'), types(sentTo(client)));
+        serverShowsSearchPath("hr", 'I');
+        List<Sent> toBackend = sentTo(server);
+        assertEquals(List.of('P', 'S'), types(toBackend));
+        assertEquals("pgward_refused_abc_1", toBackend.getFirst().cstring(1));
+        answerTheRefusalAndReadIt("pgward_refused_abc_1");
+    }
+
+    @Test
+    void answersLocallyAfterTheProbeThatPrecedesIt() {
+        start(SEARCH_PATH_GATE);
+        sentTo(server);
+        serverShowsSearchPath("public", 'I');
+
+        clientSends(query("SET search_path = hr"), query("SHOW pgward.me"));
+        assertEquals(List.of("SET search_path = hr", "SHOW search_path"),
+                sentTo(server).stream().map(s -> s.cstring(0)).toList());
+        serverSends(commandComplete("SET"), readyForQuery('I'));
+        assertEquals(List.of('C', 'Z'), types(sentTo(client)));
+        serverShowsSearchPath("hr", 'I');
+        assertWire(WHO_AM_I_ON_THE_WIRE, sentTo(client));
+        assertEquals(List.of(), sentTo(server));
+    }
+
+    @Test
+    void handsTheBackendToResetOnlyWhenItOwesNothing() {
+        start(REFUSE_DROP);
+        clientSends(query("SELECT pg_sleep(10)"));
+        sentTo(server);
+        clientSends(terminate());
+        assertEquals(List.of(), sentTo(server), "a busy backend is cancelled and closed, not reset");
+        assertNull(server.pipeline().get("reset"));
+        assertEquals(1, ends);
+    }
+
+    // ---------------------------------------------------------------- the row cap
+
+    /** RowDescription of one text column n, then {@code n} DataRows, as one run. */
+    private BackendMessage.Run rows(int n) {
+        ByteBuf run = alloc.buffer();
+        run.writeBytes(bytes('T', 0, 0, 0, 26, 0, 1, "n", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 25,
+                0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0));
+        for (int i = 0; i < n; i++) {
+            run.writeBytes(bytes('D', 0, 0, 0, 11, 0, 1, 0, 0, 0, 1, "1"));
+        }
+        return new BackendMessage.Run(run, n);
+    }
+
+    /** Lets the row cap's cancel (which cannot connect here) report itself delivered. */
+    private void cancelDelivered() {
+        client.runPendingTasks();
+        server.runPendingTasks();
+    }
+
+    @Test
+    void cutsAResultAtTheCapAndReplacesTheCancelsErrorWithTheCapError() {
+        start(REFUSE_DROP, null, 2);
+        clientSends(query("SELECT n FROM big"));
+        sentTo(server);
+        serverSends(rows(3));
+        assertEquals(List.of('T', 'D', 'D'), types(sentTo(client)));
+        clientSends(query("SELECT 2"));
+
+        serverSends(errorResponse("57014", "canceling statement due to user request"), readyForQuery('I'));
+        cancelDelivered();
+        List<Sent> toClient = sentTo(client);
+        assertEquals(List.of('E', 'Z'), types(toClient));
+        assertEquals("54000", toClient.getFirst().fields().get('C'));
+        assertEquals(List.of("SELECT 2"), sentTo(server).stream().map(s -> s.cstring(0)).toList(),
+                "the client's next statement goes once the cap has settled");
+        serverSends(rows(2), commandComplete("SELECT 2"), readyForQuery('I'));
+        assertEquals(List.of('T', 'D', 'D', 'C', 'Z'), types(sentTo(client)), "the next result is counted anew");
+    }
+
+    @Test
+    void abortsTheTransactionOfAStatementThatCompletedBeforeItsCancel() {
+        start(REFUSE_DROP, null, 2);
+        clientSends(query("BEGIN"));
+        sentTo(server);
+        serverSends(commandComplete("BEGIN"), readyForQuery('T'));
+        sentTo(client);
+
+        clientSends(query("SELECT n FROM big; SELECT 1"));
+        sentTo(server);
+        serverSends(rows(3), commandComplete("SELECT 3"), rows(1), commandComplete("SELECT 1"), readyForQuery('T'));
+        cancelDelivered();
+        List<Sent> toClient = sentTo(client);
+        assertEquals(List.of('T', 'D', 'D', 'E'), types(toClient), "the rest of the Query is not seen");
+        assertEquals("54000", toClient.getLast().fields().get('C'));
+        List<Sent> toBackend = sentTo(server);
+        assertEquals(List.of("pgward_refused_abc_1"), toBackend.stream().map(s -> s.cstring(0)).toList(),
+                "a statement that fails aborts the transaction in place of the held ReadyForQuery");
+
+        serverSends(errorResponse("42601", "syntax error at or near \"pgward_refused_abc_1\""), readyForQuery('E'));
+        toClient = sentTo(client);
+        assertEquals(List.of('Z'), types(toClient), "the abort's error is pgward's own");
+        assertArrayEquals(new byte[] {'Z', 0, 0, 0, 5, 'E'}, toClient.getFirst().bytes());
+        assertEquals('E', backend.transactionStatus());
+    }
+
+    @Test
+    void answersLocallyOnlyAfterACappedResultHasSettled() {
+        start(request -> completedFuture(request.sql().equals("SHOW pgward.me") ? WHO_AM_I : Verdict.ALLOW),
+                null, 2);
+        clientSends(query("SELECT n FROM big"), query("SHOW pgward.me"));
+        sentTo(server);
+        serverSends(rows(3), commandComplete("SELECT 3"), readyForQuery('I'));
+        cancelDelivered();
+        List<Sent> toClient = sentTo(client);
+        assertEquals(List.of('T', 'D', 'D', 'E', 'Z'), types(toClient.subList(0, 5)));
+        assertWire(WHO_AM_I_ON_THE_WIRE, toClient.subList(5, toClient.size()));
+        assertEquals(List.of(), sentTo(server));
     }
 
     // ---------------------------------------------------------------- the end
