@@ -3,6 +3,8 @@ package io.pgward.guard.classify;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.pgward.guard.lexer.LexerException;
+import io.pgward.guard.lexer.SqlLexer;
 import io.pgward.guard.lexer.StatementText;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -26,8 +28,8 @@ import org.junit.jupiter.api.Test;
  * other categories (relation selection, catalog reads, name resolution, user objects, limits: L3 and later) are not
  * asserted; the summary says how many of them L2 happens to refuse already.
  *
- * <p>A multi-statement case is split with the test-only {@link TestLexer} (the real splitter is the lexer's job) and
- * is allowed only when every statement is; a cursor one statement declares may be fetched by a later one.
+ * <p>A case is split with the guard's own {@link SqlLexer} (standard_conforming_strings on, PostgreSQL's default) and is allowed only when every statement is; a cursor one statement declares may be
+ * fetched by a later one. Text the lexer rejects counts as refused.
  */
 class CorpusClassificationTest {
 
@@ -109,8 +111,8 @@ class CorpusClassificationTest {
     private static String verdict(String sql) {
         List<StatementText> statements;
         try {
-            statements = TestLexer.split(sql);
-        } catch (IllegalArgumentException e) {
+            statements = SqlLexer.split(sql, true);
+        } catch (LexerException e) {
             return "lexer: " + e.getMessage();
         }
         if (statements.isEmpty()) {

@@ -1,13 +1,24 @@
 package io.pgward.guard.classify;
 
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.pgward.guard.lexer.SqlLexer;
+import io.pgward.guard.lexer.StatementText;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class ParserTextTest {
 
+    /** The one statement of {@code sql}, as the guard's lexer reads it (standard_conforming_strings on). */
+    private static StatementText statement(String sql) {
+        List<StatementText> statements = assertDoesNotThrow(() -> SqlLexer.split(sql, true), sql);
+        assertEquals(1, statements.size(), () -> "expected one statement: " + sql);
+        return statements.getFirst();
+    }
+
     private static String render(String sql) {
-        return ParserText.render(TestLexer.one(sql)).sql();
+        return ParserText.render(statement(sql)).sql();
     }
 
     @Test

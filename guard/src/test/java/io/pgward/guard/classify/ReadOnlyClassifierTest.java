@@ -1,10 +1,12 @@
 package io.pgward.guard.classify;
 
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pgward.guard.lexer.SqlLexer;
 import io.pgward.guard.lexer.StatementText;
 import java.time.Duration;
 import java.util.List;
@@ -26,8 +28,15 @@ class ReadOnlyClassifierTest {
         CLASSIFIER.close();
     }
 
+    /** The one statement of {@code sql}, as the guard's lexer reads it (standard_conforming_strings on). */
+    private static StatementText statement(String sql) {
+        List<StatementText> statements = assertDoesNotThrow(() -> SqlLexer.split(sql, true), sql);
+        assertEquals(1, statements.size(), () -> "expected one statement: " + sql);
+        return statements.getFirst();
+    }
+
     private static Decision classify(String sql) {
-        return CLASSIFIER.classify(TestLexer.one(sql), POLICY);
+        return CLASSIFIER.classify(statement(sql), POLICY);
     }
 
     private static void assertAllowed(String sql) {
@@ -236,7 +245,8 @@ class ReadOnlyClassifierTest {
 
     @Test
     void positionsCountFromTheWholeInput() {
-        List<StatementText> statements = TestLexer.split("SELECT 1; /* x */ DELETE FROM orders");
+        List<StatementText> statements = assertDoesNotThrow(
+                () -> SqlLexer.split("SELECT 1; /* x */ DELETE FROM orders", true));
         Decision.Refuse r = assertInstanceOf(Decision.Refuse.class, CLASSIFIER.classify(statements.get(1), POLICY));
         assertEquals(19, r.position());
         assertEquals("pgward refused this statement: DELETE is not allowed for the read-only login \"analyst\"",
@@ -269,7 +279,7 @@ class ReadOnlyClassifierTest {
     void aFirstWordNoStatementBeginsWithIsPostgresqlsSyntaxError(String sql) {
         Decision.Refuse r = assertInstanceOf(Decision.Refuse.class, classify(sql), sql);
         assertEquals(Decision.Rule.SYNTAX_ERROR, r.rule(), r.message());
-        var first = TestLexer.one(sql).tokens().get(0);
+        var first = statement(sql).tokens().get(0);
         assertEquals("syntax error at or near \"" + first.text() + "\"", r.message());
         assertEquals(first.start() + 1, r.position());
     }
@@ -394,11 +404,11 @@ class ReadOnlyClassifierTest {
         Set<String> declared = Set.of("_psql_cursor", "Big");
         for (String sql : List.of("FETCH FORWARD 100 FROM _psql_cursor", "FETCH _psql_cursor",
                 "MOVE ABSOLUTE -1 IN \"Big\"", "FETCH ALL FROM \"Big\"", "CLOSE _psql_cursor")) {
-            assertInstanceOf(Decision.Allow.class, CLASSIFIER.classify(TestLexer.one(sql), POLICY, declared), sql);
+            assertInstanceOf(Decision.Allow.class, CLASSIFIER.classify(statement(sql), POLICY, declared), sql);
         }
         for (String sql : List.of("FETCH ALL FROM c", "FETCH big", "MOVE NEXT FROM other", "CLOSE c", "CLOSE ALL")) {
             Decision.Refuse r = assertInstanceOf(Decision.Refuse.class,
-                    CLASSIFIER.classify(TestLexer.one(sql), POLICY, declared), sql);
+                    CLASSIFIER.classify(statement(sql), POLICY, declared), sql);
             assertEquals(Decision.Rule.CURSOR, r.rule(), sql);
         }
     }
@@ -505,7 +515,7 @@ class ReadOnlyClassifierTest {
         assertRefused("SET statement_timeout = '0x1000'", Decision.Rule.UNPARSEABLE);
         assertRefused("SET statement_timeout = '5 weeks'", Decision.Rule.UNPARSEABLE);
         for (String sql : List.of("SET statement_timeout = 0", "SET statement_timeout = '2d'")) {
-            assertInstanceOf(Decision.Allow.class, CLASSIFIER.classify(TestLexer.one(sql), UNCAPPED), sql);
+            assertInstanceOf(Decision.Allow.class, CLASSIFIER.classify(statement(sql), UNCAPPED), sql);
         }
     }
 
