@@ -54,16 +54,25 @@ class PinnedSettingsTest {
 
     @Test
     void readsTheFirstDataRowOfARun() {
-        ByteBuf run = Unpooled.buffer();
-        run.writeBytes(Wire.message(UnpooledByteBufAllocator.DEFAULT, 'T', b -> b.writeShort(0)));
-        run.writeBytes(Wire.message(UnpooledByteBufAllocator.DEFAULT, 'D', b -> {
+        ByteBuf description = Wire.message(UnpooledByteBufAllocator.DEFAULT, 'T', b -> b.writeShort(0));
+        ByteBuf row = Wire.message(UnpooledByteBufAllocator.DEFAULT, 'D', b -> {
             b.writeShort(3);
             byte[] utf8 = "UTF8".getBytes(StandardCharsets.UTF_8);
             b.writeInt(utf8.length).writeBytes(utf8);
             b.writeInt(-1);
             b.writeInt(0);
-        }));
-        assertEquals(Arrays.asList("UTF8", null, ""), BackendStartup.firstRow(run));
-        assertNull(BackendStartup.firstRow(Unpooled.buffer()));
+        });
+        ByteBuf run = Unpooled.buffer();
+        ByteBuf empty = Unpooled.buffer();
+        try {
+            run.writeBytes(description).writeBytes(row);
+            assertEquals(Arrays.asList("UTF8", null, ""), BackendStartup.firstRow(run));
+            assertNull(BackendStartup.firstRow(empty));
+        } finally {
+            description.release();
+            row.release();
+            run.release();
+            empty.release();
+        }
     }
 }
