@@ -4,7 +4,7 @@ import io.pgward.nl.NlSettings;
 import io.pgward.nl.ProviderConfig;
 import io.pgward.wire.config.PgwardConfig;
 import io.pgward.wire.config.Secret;
-import io.pgward.wire.tls.SelfSignedCertificate;
+import io.pgward.wire.net.SelfSignedCertificate;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

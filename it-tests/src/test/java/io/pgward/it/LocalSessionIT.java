@@ -4,10 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgward.wire.config.PgwardConfig;
+import io.pgward.wire.protocol.SqlState;
 import io.pgward.wire.server.PgwardServer;
-import io.pgward.wire.session.LocalDatabase;
-import io.pgward.wire.session.LocalDatabaseException;
-import io.pgward.wire.session.Verdict;
+import io.pgward.wire.local.LocalDatabase;
+import io.pgward.wire.local.LocalDatabaseException;
+import io.pgward.wire.gate.Verdict;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -95,8 +96,8 @@ class LocalSessionIT {
                 new PgwardConfig.Tls(PgwardConfig.TlsMode.DISABLE, null, null),
                 new PgwardConfig.Backend("127.0.0.1", 1, PgwardConfig.SslMode.DISABLE, null),
                 new PgwardConfig.Pool(2, Duration.ofSeconds(1)), Map.of("trusted", trusted));
-        server = PgwardServer.start(config, login -> request -> CompletableFuture.completedFuture(
-                new Verdict.Refuse("42501", "no backend in this test")), Map.of(DATABASE, LOCAL));
+        server = PgwardServer.start(config, audit -> (login, loop) -> request -> CompletableFuture.completedFuture(
+                new Verdict.Refuse(SqlState.INSUFFICIENT_PRIVILEGE, "no backend in this test")), Map.of(DATABASE, LOCAL));
     }
 
     @AfterAll

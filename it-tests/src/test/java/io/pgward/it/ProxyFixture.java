@@ -3,10 +3,11 @@ package io.pgward.it;
 import io.pgward.testkit.TestDatabase;
 import io.pgward.wire.config.PgwardConfig;
 import io.pgward.wire.config.Secret;
-import io.pgward.wire.server.Gates;
+import io.pgward.wire.gate.Gates;
+import io.pgward.wire.gate.SessionGates;
 import io.pgward.wire.server.PgwardServer;
-import io.pgward.wire.session.LocalDatabase;
-import io.pgward.wire.session.StatementGate;
+import io.pgward.wire.local.LocalDatabase;
+import io.pgward.wire.gate.StatementGate;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -76,8 +77,8 @@ final class ProxyFixture implements AutoCloseable {
                 new PgwardConfig.Backend(database.host(), database.port(), PgwardConfig.SslMode.DISABLE, null),
                 new PgwardConfig.Pool(poolSize, Duration.ofSeconds(2)), logins);
         PgwardConfig adjusted = adjust.apply(config);
-        return new ProxyFixture(database, PgwardServer.start(adjusted,
-                gates == STANDARD_GATES ? Gates.standard(adjusted) : gates, localDatabases));
+        return new ProxyFixture(database, PgwardServer.start(adjusted, gates == STANDARD_GATES
+                ? audit -> Gates.standard(adjusted, audit) : audit -> SessionGates.byLogin(gates), localDatabases));
     }
 
     /** A configuration change that gives one login a statement timeout (layer L4). */

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import io.pgward.testkit.PostgresTest;
 import io.pgward.testkit.TestDatabase;
 import io.pgward.wire.config.PgwardConfig;
-import io.pgward.wire.session.StatementGate;
+import io.pgward.wire.gate.StatementGate;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;

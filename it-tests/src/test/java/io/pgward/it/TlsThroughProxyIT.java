@@ -10,7 +10,7 @@ import io.pgward.testkit.TestDatabase;
 import io.pgward.wire.config.PgwardConfig;
 import io.pgward.wire.config.Secret;
 import io.pgward.wire.server.PgwardServer;
-import io.pgward.wire.tls.SelfSignedCertificate;
+import io.pgward.wire.net.SelfSignedCertificate;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.sql.Connection;

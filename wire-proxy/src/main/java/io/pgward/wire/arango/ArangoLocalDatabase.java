@@ -9,9 +9,9 @@ import io.pgward.arango.ArangoBridge;
 import io.pgward.arango.ExecutionMode;
 import io.pgward.arango.RowSink;
 import io.pgward.wire.protocol.SqlState;
-import io.pgward.wire.session.LocalDatabase;
-import io.pgward.wire.session.LocalDatabaseException;
-import io.pgward.wire.session.Verdict;
+import io.pgward.wire.local.LocalDatabase;
+import io.pgward.wire.local.LocalDatabaseException;
+import io.pgward.wire.gate.Verdict;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -22,7 +22,6 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 /**
@@ -40,15 +39,16 @@ public final class ArangoLocalDatabase implements LocalDatabase {
     public static final String GATE_RULE = "arango-plan";
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final ExecutorService STATEMENTS = Executors.newThreadPerTaskExecutor(
-            Thread.ofVirtual().name("pgward-arango-", 0).factory());
 
     private final ArangoBridge bridge;
+    /** Where statements run: owned by whoever serves this database, which shuts it down. */
+    private final ExecutorService statements;
     private final ArangoQuestions questions;
     private final Map<String, String> parameterStatus;
 
-    ArangoLocalDatabase(ArangoBridge bridge, ArangoQuestions questions) {
+    ArangoLocalDatabase(ArangoBridge bridge, ArangoQuestions questions, ExecutorService statements) {
         this.bridge = bridge;
+        this.statements = statements;
         this.questions = questions;
         Map<String, String> status = new LinkedHashMap<>();
         // Clients parse the leading number; 17.0 keeps them on their current protocol paths.
@@ -65,7 +65,7 @@ public final class ArangoLocalDatabase implements LocalDatabase {
     @Override
     public CompletionStage<Verdict.Answer> execute(Statement statement) {
         CompletableFuture<Verdict.Answer> answer = new CompletableFuture<>();
-        Future<?> work = STATEMENTS.submit(() -> {
+        Future<?> work = statements.submit(() -> {
             try {
                 answer.complete(run(statement));
             } catch (Throwable e) {

@@ -7,11 +7,13 @@ import io.pgward.arango.ArangoDatabases;
 import dev.langchain4j.model.chat.ChatModel;
 import io.pgward.nl.NlSettings;
 import io.pgward.wire.config.PgwardConfig;
-import io.pgward.wire.session.LocalDatabase;
+import io.pgward.wire.local.LocalDatabase;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,6 +28,9 @@ public final class ArangoServing implements AutoCloseable {
 
     private final ArangoDatabases databases;
     private final Map<String, LocalDatabase> byName;
+    /** Where the databases' statements run, each on a virtual thread (they wait on ArangoDB's HTTP replies). */
+    private final ExecutorService statements = Executors.newThreadPerTaskExecutor(
+            Thread.ofVirtual().name("pgward-arango-", 0).factory());
 
     private ArangoServing(ArangoDatabases databases, Collection<PgwardConfig.Login> logins, NlSettings nl,
                           ChatModel model) {
@@ -35,7 +40,7 @@ public final class ArangoServing implements AutoCloseable {
         Map<String, LocalDatabase> local = new LinkedHashMap<>();
         for (ArangoBridge bridge : databases.all()) {
             local.put(bridge.config().name(), new ArangoLocalDatabase(bridge,
-                    new ArangoQuestions(bridge, nl, model, Map.copyOf(byLogin))));
+                    new ArangoQuestions(bridge, nl, model, Map.copyOf(byLogin)), statements));
         }
         this.byName = Map.copyOf(local);
     }
@@ -85,6 +90,7 @@ public final class ArangoServing implements AutoCloseable {
 
     @Override
     public void close() {
+        statements.shutdownNow();
         databases.close();
     }
 }

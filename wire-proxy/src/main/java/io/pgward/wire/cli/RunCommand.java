@@ -4,9 +4,9 @@ import io.pgward.arango.ArangoStartupException;
 import io.pgward.wire.arango.ArangoServing;
 import io.pgward.wire.config.ConfigLoader;
 import io.pgward.wire.config.PgwardConfig;
-import io.pgward.wire.server.Gates;
+import io.pgward.wire.gate.Gates;
 import io.pgward.wire.server.PgwardServer;
-import io.pgward.wire.session.LocalDatabase;
+import io.pgward.wire.local.LocalDatabase;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -63,7 +63,7 @@ public final class RunCommand implements Callable<Integer> {
 
     static PgwardServer start(PgwardConfig config, Map<String, LocalDatabase> localDatabases) {
         try {
-            return PgwardServer.start(config, Gates.standard(config), localDatabases);
+            return PgwardServer.start(config, audit -> Gates.standard(config, audit), localDatabases);
         } catch (IllegalStateException e) {
             throw new StartupException(e.getMessage());
         }

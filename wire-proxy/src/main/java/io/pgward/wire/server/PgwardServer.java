@@ -8,14 +8,18 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.pgward.wire.audit.AuditLog;
-import io.pgward.wire.auth.ScramServerExchange;
 import io.pgward.wire.codec.StartupDecoder;
 import io.pgward.wire.config.PgwardConfig;
+import io.pgward.wire.gate.Gates;
+import io.pgward.wire.gate.SessionGates;
+import io.pgward.wire.gate.StatementGate;
+import io.pgward.wire.local.LocalDatabase;
+import io.pgward.wire.net.ServerTls;
+import io.pgward.wire.net.Transport;
 import io.pgward.wire.pool.BackendConnector;
 import io.pgward.wire.pool.BackendPool;
-import io.pgward.wire.session.LocalDatabase;
-import io.pgward.wire.session.StatementGate;
-import io.pgward.wire.tls.ServerTls;
+import io.pgward.wire.startup.FrontendStartup;
+import io.pgward.wire.startup.ServerContext;
 import java.net.InetSocketAddress;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -35,12 +39,15 @@ public final class PgwardServer implements AutoCloseable {
     private final PgwardConfig config;
     private final EventLoopGroup boss;
     private final EventLoopGroup workers;
+    private final BackendPool pool;
+    private final AuditLog audit;
+    private final SessionGates gates;
     private final ServerContext context;
     private final int ioThreads;
     private final AtomicLong connections = new AtomicLong();
     private Channel listener;
 
-    private PgwardServer(PgwardConfig config, Function<PgwardConfig.Login, StatementGate> gates,
+    private PgwardServer(PgwardConfig config, Function<AuditLog, SessionGates> gates,
                          Map<String, LocalDatabase> localDatabases, int threads) {
         this.config = config;
         this.ioThreads = threads;
@@ -48,39 +55,30 @@ public final class PgwardServer implements AutoCloseable {
         this.boss = transport.newGroup(1, new DefaultThreadFactory("pgward-accept", true));
         this.workers = transport.newGroup(threads, new DefaultThreadFactory("pgward-io", true));
         SslContext ssl = config.tls().mode() == PgwardConfig.TlsMode.DISABLE ? null : ServerTls.forClients(config.tls());
-        BackendPool pool = new BackendPool(new BackendConnector(config.backend(), transport), config.pool());
-        this.context = new ServerContext(config, ssl, new LoginDirectory(config.logins()), pool, new CancelRegistry(),
-                gates, ScramServerExchange.newMockSecret(), switch (config.audit().target()) {
-                    case STDOUT -> AuditLog.to(System.out);
-                    case FILE -> AuditLog.toFile(config.audit().file());
-                    case OFF -> null;
-                }, Map.copyOf(localDatabases));
-        if (gates instanceof Gates standard) {
-            standard.auditTo(context.audit());
-        }
+        this.pool = new BackendPool(new BackendConnector(config.backend(), transport), config.pool());
+        this.audit = switch (config.audit().target()) {
+            case STDOUT -> AuditLog.to(System.out);
+            case FILE -> AuditLog.toFile(config.audit().file());
+            case OFF -> null;
+        };
+        this.gates = gates.apply(audit);
+        this.context = new ServerContext(config, ssl, pool, this.gates, audit, localDatabases);
         log.info("pgward using {} transport with {} I/O threads", transport.name(), threads);
     }
 
     /** Starts serving with every guard layer ({@link Gates#standard}). */
     public static PgwardServer start(PgwardConfig config) {
-        return start(config, Gates.standard(config));
+        return start(config, audit -> Gates.standard(config, audit), Map.of());
     }
 
     /**
-     * Starts serving. {@code gates} decides which {@link StatementGate} each login's sessions use; when it is
-     * {@link AutoCloseable}, closing the server closes it.
+     * Starts serving. {@code gates} makes, with the server's audit log (null when auditing is off), what decides
+     * each session's {@link StatementGate}; the server closes it. A client that asks for one of the names in
+     * {@code localDatabases} talks to that {@link LocalDatabase} instead of PostgreSQL.
      *
      * @throws IllegalStateException when the address cannot be bound
      */
-    public static PgwardServer start(PgwardConfig config, Function<PgwardConfig.Login, StatementGate> gates) {
-        return start(config, gates, Map.of());
-    }
-
-    /**
-     * Starts serving, with databases pgward answers itself: a client that asks for one of these database names
-     * talks to the {@link LocalDatabase} instead of PostgreSQL.
-     */
-    public static PgwardServer start(PgwardConfig config, Function<PgwardConfig.Login, StatementGate> gates,
+    public static PgwardServer start(PgwardConfig config, Function<AuditLog, SessionGates> gates,
                                      Map<String, LocalDatabase> localDatabases) {
         PgwardServer server = new PgwardServer(config, gates, localDatabases,
                 Math.max(2, Runtime.getRuntime().availableProcessors()));
@@ -109,7 +107,7 @@ public final class PgwardServer implements AutoCloseable {
             close();
             throw new IllegalStateException("cannot listen on " + config.listen() + ": " + e.getMessage(), e);
         }
-        log.info("pgward listening on {}, forwarding to {}", address(), context.pool().connector().address());
+        log.info("pgward listening on {}, forwarding to {}", address(), pool.connector().address());
     }
 
     public InetSocketAddress address() {
@@ -122,7 +120,7 @@ public final class PgwardServer implements AutoCloseable {
 
     /** The pool, for tests and metrics. */
     public BackendPool pool() {
-        return context.pool();
+        return pool;
     }
 
     public int ioThreads() {
@@ -131,7 +129,7 @@ public final class PgwardServer implements AutoCloseable {
 
     /** Sessions currently holding a cancel key, i.e. connected and past startup. */
     public int sessions() {
-        return context.cancelKeys().size();
+        return context.sessions();
     }
 
     @Override
@@ -139,18 +137,12 @@ public final class PgwardServer implements AutoCloseable {
         if (listener != null) {
             listener.close().syncUninterruptibly();
         }
-        context.pool().closeIdle();
-        if (context.audit() != null) {
-            context.audit().close();
-        }
+        pool.closeIdle();
         workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
-        if (context.gates() instanceof AutoCloseable closeable) {
-            try {
-                closeable.close();
-            } catch (Exception e) {
-                log.warn("closing the statement gates failed: {}", e.toString());
-            }
+        gates.close();
+        if (audit != null) {
+            audit.close();
         }
     }
 }

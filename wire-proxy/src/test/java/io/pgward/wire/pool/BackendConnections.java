@@ -5,7 +5,7 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.pgward.wire.config.PgwardConfig;
-import io.pgward.wire.server.Transport;
+import io.pgward.wire.net.Transport;
 import java.time.Duration;
 import java.util.Map;
 

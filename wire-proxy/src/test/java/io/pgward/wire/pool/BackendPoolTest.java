@@ -24,7 +24,7 @@ import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Future;
 import io.pgward.wire.config.PgwardConfig;
 import io.pgward.wire.protocol.SqlState;
-import io.pgward.wire.server.Transport;
+import io.pgward.wire.net.Transport;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;

@@ -1,0 +1,125 @@
+package io.pgward.wire.gate;
+
+import io.pgward.guard.GuardVerdict;
+import io.pgward.guard.ReadOnlyGuard;
+import io.pgward.guard.policy.GuardPipeline;
+import io.pgward.guard.policy.LoginPolicy;
+import io.pgward.guard.policy.PipelineRefusals;
+import io.pgward.nl.NlException;
+import io.pgward.nl.PgwardCall;
+import io.pgward.wire.config.PgwardConfig;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+
+/**
+ * The statement gate of one read-only session: the session's front door to the {@link GuardPipeline}, which
+ * decides every statement (L1 and L2 at once, L3 for every statement that reads, answered at once from its cache
+ * for a statement seen before). What the gate adds is the session's own state.
+ *
+ * <p>A text not seen before is judged by L1 and L2 on one of the gates' platform threads ({@code deciders}, owned by
+ * {@link Gates}), never on the event loop or a virtual thread; the guard bounds that work, and refuses with 54001
+ * what it cannot judge within its bounds.
+ *
+ * <p>Session state kept here: the cursors this session declared through pgward (only those may be fetched) and
+ * whether it ever changed search_path (then the end of a transaction may change it back). Owned by the session's
+ * event loop: a judgement made elsewhere hops back to it ({@code loop}) before it reads or changes either; the
+ * catalog stage that follows touches no state.
+ */
+final class GuardGate implements StatementGate {
+
+    private static final CompletionStage<Verdict> ALLOWED = CompletableFuture.completedFuture(Verdict.ALLOW);
+
+    private final GuardPipeline pipeline;
+    private final Executor deciders;
+    private final Executor loop;
+    private final PgwardConfig.Login login;
+    private final LoginPolicy policy;
+    private final PgwardFunctions functions;
+    private final Set<String> declaredCursors = new HashSet<>();
+    private boolean searchPathChanged;
+
+    /**
+     * @param functions the pgward.* functions, or null when the pipeline has no catalog layer
+     * @param deciders where L1 and L2 judge a text not seen before (see {@link Gates})
+     * @param loop the session's event loop, which owns the gate's state
+     */
+    GuardGate(GuardPipeline pipeline, Executor deciders, Executor loop, PgwardConfig.Login login,
+              PgwardFunctions functions) {
+        this.pipeline = pipeline;
+        this.deciders = deciders;
+        this.loop = loop;
+        this.login = login;
+        this.policy = ControlConnections.policy(login);
+        this.functions = functions;
+    }
+
+    @Override
+    public boolean wantsSearchPath() {
+        return pipeline.checksCatalog();
+    }
+
+    @Override
+    public CompletionStage<Verdict> check(GateRequest request) {
+        if (request.kind() == GateRequest.Kind.FUNCTION_CALL) {
+            return refuse(PipelineRefusals.functionCall(policy.name()));
+        }
+        if (functions != null) {
+            try {
+                Optional<PgwardCall> call = PgwardFunctions.recognize(request);
+                if (call.isPresent()) {
+                    return functions.answer(call.get(), login, request);
+                }
+            } catch (NlException e) {
+                return PgwardFunctions.refusal(e);
+            }
+        }
+        ReadOnlyGuard.Outcome cached = pipeline.cached(request.sql(), request.standardConformingStrings(), policy);
+        if (cached != null) {
+            return decide(request, cached);
+        }
+        // A text seen for the first time: L1 and L2 judge it on a thread of their own, not the event loop, and the
+        // outcome comes back to the event loop, which alone reads and changes the gate's state.
+        Set<String> cursors = Set.copyOf(declaredCursors);
+        return CompletableFuture.supplyAsync(() -> pipeline.classify(request.sql(),
+                request.standardConformingStrings(), policy, cursors), deciders)
+                .thenComposeAsync(outcome -> decide(request, outcome), loop);
+    }
+
+    private CompletionStage<Verdict> decide(GateRequest request, ReadOnlyGuard.Outcome outcome) {
+        if (outcome.verdict() instanceof GuardVerdict.Refuse refuse) {
+            return refuse(refuse);
+        }
+        if (pipeline.checksCatalog() && outcome.readsAfterChange()
+                && (outcome.setsSearchPath() || searchPathChanged)) {
+            return refuse(PipelineRefusals.readsAfterSearchPathChange());
+        }
+        declaredCursors.addAll(outcome.declaredCursors());
+        boolean changesPath = outcome.setsSearchPath() || (outcome.endsTransaction() && searchPathChanged);
+        searchPathChanged |= outcome.setsSearchPath();
+        Verdict allowed = changesPath ? Verdict.ALLOW_CHANGING_SEARCH_PATH : Verdict.ALLOW;
+        if (!pipeline.checksCatalog() || outcome.reads().isEmpty()) {
+            return changesPath ? CompletableFuture.completedFuture(allowed) : ALLOWED;
+        }
+        List<Integer> types = request.kind() == GateRequest.Kind.PARSE
+                ? Arrays.stream(request.parameterTypes()).boxed().toList() : List.of();
+        return pipeline.prove(policy, request.database(), outcome.reads(), request.searchPath(),
+                request.standardConformingStrings(), types).thenApply(verdict -> switch (verdict) {
+                    case GuardVerdict.Allow a -> allowed;
+                    case GuardVerdict.Refuse r -> verdict(r);
+                });
+    }
+
+    private static Verdict verdict(GuardVerdict.Refuse r) {
+        return new Verdict.Refuse(r.sqlState(), r.message(), r.position(), r.rule());
+    }
+
+    private static CompletionStage<Verdict> refuse(GuardVerdict.Refuse r) {
+        return CompletableFuture.completedFuture(verdict(r));
+    }
+}

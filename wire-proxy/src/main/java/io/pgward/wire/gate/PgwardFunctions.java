@@ -1,0 +1,99 @@
+package io.pgward.wire.gate;
+
+import io.pgward.guard.policy.GuardPipeline;
+import io.pgward.guard.policy.LoginGuard;
+import io.pgward.guard.selection.DescribeOutcome;
+import io.pgward.guard.selection.LocalRows;
+import io.pgward.guard.selection.RelationDescriber;
+import io.pgward.guard.selection.RelationList;
+import io.pgward.guard.selection.RiskyDomains;
+import io.pgward.nl.NlException;
+import io.pgward.nl.PgwardCall;
+import io.pgward.nl.PgwardCallParser;
+import io.pgward.wire.config.PgwardConfig;
+import io.pgward.wire.protocol.SqlState;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+/**
+ * The {@code pgward.*} functions a read-only login can call, answered by pgward itself: {@code relations()} and
+ * {@code describe('name')} from the catalog as the login's role, and the natural-language ones (see
+ * {@link NlFunctions}). Their answers are ordinary result sets in both protocols.
+ */
+final class PgwardFunctions {
+
+    private static final RelationDescriber DESCRIBER = new RelationDescriber(RiskyDomains.CATALOG_DEPENDENCIES);
+
+    private final GuardPipeline pipeline;
+    private final NlFunctions nl;
+    private final ExecutorService executor = Executors.newThreadPerTaskExecutor(
+            Thread.ofVirtual().name("pgward-functions-", 0).factory());
+
+    PgwardFunctions(GuardPipeline pipeline, NlFunctions nl) {
+        this.pipeline = pipeline;
+        this.nl = nl;
+    }
+
+    /** The call this text makes, if it is one of ours; a cheap test first, as nearly every text is not. */
+    static Optional<PgwardCall> recognize(GateRequest request) throws NlException {
+        String sql = request.sql();
+        if (!sql.toLowerCase(Locale.ROOT).contains("pgward") && !sql.contains("nl:")) {
+            return Optional.empty();
+        }
+        Optional<PgwardCall> call = PgwardCallParser.recognize(sql, request.standardConformingStrings());
+        if (call.isEmpty() && request.kind() == GateRequest.Kind.PARSE
+                && NlGateway.bindsQuestion(sql, request.standardConformingStrings())) {
+            throw new NlException(NlException.INVALID_PARAMETER, "pgward answers pgward.ask, pgward.sql and "
+                    + "pgward.schema when the statement is prepared, before its parameters are bound: write the "
+                    + "question into the statement as a string literal instead of $1");
+        }
+        return call;
+    }
+
+    CompletionStage<Verdict> answer(PgwardCall call, PgwardConfig.Login login, GateRequest request) {
+        return switch (call) {
+            case PgwardCall.Relations r -> withCatalog(login, request, (loginGuard, connection) ->
+                    answer(RelationList.list(connection, null, loginGuard.resolved())));
+            case PgwardCall.Describe d -> withCatalog(login, request, (loginGuard, connection) ->
+                    switch (DESCRIBER.describe(connection, null, loginGuard.resolved(), d.relation())) {
+                        case DescribeOutcome.Described described -> answer(described.description().toRows());
+                        case DescribeOutcome.Refused refused -> new Verdict.Refuse(refused.sqlState(),
+                                refused.message(), 0, "describe");
+                    });
+            default -> pipeline.forLogin(ControlConnections.policy(login), request.database())
+                    .thenCompose(loginGuard -> nl.answer(call, login, request, loginGuard));
+        };
+    }
+
+    private interface CatalogWork {
+        Verdict run(LoginGuard loginGuard, Connection connection) throws SQLException;
+    }
+
+    /** Runs catalog reads as the login's role on its control pool, off the event loop. */
+    private CompletionStage<Verdict> withCatalog(PgwardConfig.Login login, GateRequest request, CatalogWork work) {
+        return pipeline.forLogin(ControlConnections.policy(login), request.database()).thenApplyAsync(loginGuard -> {
+            try (Connection connection = loginGuard.control().getConnection()) {
+                return work.run(loginGuard, connection);
+            } catch (SQLException e) {
+                return new Verdict.Refuse(e.getSQLState() == null ? SqlState.INTERNAL_ERROR : e.getSQLState(),
+                        e.getMessage(), 0, "pgward-function");
+            }
+        }, executor);
+    }
+
+    private static Verdict answer(LocalRows rows) {
+        return new Verdict.Answer(rows.columns(), rows.rows(), "SELECT " + rows.rows().size(), List.of());
+    }
+
+    static CompletionStage<Verdict> refusal(NlException e) {
+        return CompletableFuture.completedFuture(new Verdict.Refuse(e.sqlState(), e.getMessage(), 0,
+                "pgward-function"));
+    }
+}

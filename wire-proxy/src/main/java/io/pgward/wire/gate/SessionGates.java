@@ -1,0 +1,21 @@
+package io.pgward.wire.gate;
+
+import io.pgward.wire.config.PgwardConfig;
+import java.util.concurrent.Executor;
+import java.util.function.Function;
+
+/** Which {@link StatementGate} each session's statements pass; closed with the server that made it. */
+public interface SessionGates extends AutoCloseable {
+
+    /** The gate of one session of {@code login}, whose state {@code loop} (the session's event loop) owns. */
+    StatementGate forSession(PgwardConfig.Login login, Executor loop);
+
+    @Override
+    default void close() {
+    }
+
+    /** The same gate for every session of a login, whatever its event loop: for tests and simple gates. */
+    static SessionGates byLogin(Function<PgwardConfig.Login, StatementGate> gates) {
+        return (login, loop) -> gates.apply(login);
+    }
+}

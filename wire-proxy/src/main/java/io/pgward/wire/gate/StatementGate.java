@@ -1,0 +1,39 @@
+package io.pgward.wire.gate;
+
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Decides every statement before it reaches the backend: each Query, each Parse and each fast-path
+ * FunctionCall passes here, in arrival order. A returned stage that is already complete costs nothing; an
+ * incomplete one pauses the session (nothing later is forwarded) until it completes. A stage that completes
+ * exceptionally is a refusal: the gate fails closed.
+ */
+@FunctionalInterface
+public interface StatementGate {
+
+    CompletionStage<Verdict> check(GateRequest request);
+
+    /**
+     * True when verdicts depend on how the session resolves names: the session then keeps its search_path
+     * current (asking the server at the start and after every statement that may change it) and passes it in
+     * each request.
+     */
+    default boolean wantsSearchPath() {
+        return false;
+    }
+
+    /**
+     * True when the gate wants to hear of schema changes this session makes: the session then reads each
+     * CommandComplete and calls {@link #schemaChanged()} for DDL, and again when the transaction that ran it ends.
+     */
+    default boolean watchesSchemaChanges() {
+        return false;
+    }
+
+    /** This session ran DDL (or ended the transaction that ran it). */
+    default void schemaChanged() {
+    }
+
+    /** For trusted read-write logins: everything is forwarded. */
+    StatementGate ALLOW_ALL = request -> java.util.concurrent.CompletableFuture.completedFuture(Verdict.ALLOW);
+}

@@ -1,0 +1,55 @@
+package io.pgward.wire.local;
+
+import io.pgward.wire.gate.Verdict;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * A database pgward serves itself instead of relaying to PostgreSQL (an ArangoDB database behind the PostgreSQL
+ * front door): it runs each statement a client sends and answers with rows in text format.
+ */
+public interface LocalDatabase {
+
+    /**
+     * Runs one statement. The stage completes with the rows, or fails with a {@link LocalDatabaseException} that
+     * the client receives as an ErrorResponse (any other failure becomes an internal error). Called on an event
+     * loop: the work must happen elsewhere.
+     */
+    CompletionStage<Verdict.Answer> execute(Statement statement);
+
+    /**
+     * True when the statement text holds no statement at all (only whitespace and comments, by this database's
+     * own comment rules): the client then gets EmptyQueryResponse, as from PostgreSQL, and nothing runs.
+     */
+    default boolean isEmpty(String statement) {
+        return statement.isBlank();
+    }
+
+    /** The ParameterStatus values a client gets at login (server_version, server_encoding, ...). */
+    Map<String, String> parameterStatus();
+
+    /**
+     * One statement of one session.
+     *
+     * @param parameters     the values bound to {@code $1 ...}, as text, null for SQL NULL
+     * @param parameterTypes the type OIDs the client gave at Parse, one per parameter, 0 where it gave none
+     */
+    record Statement(String sql, List<String> parameters, List<Integer> parameterTypes, String login,
+                     boolean readOnly, String connection) {
+
+        public Statement {
+            parameters = java.util.Collections.unmodifiableList(new java.util.ArrayList<>(parameters));
+            List<Integer> types = new java.util.ArrayList<>(parameterTypes);
+            while (types.size() < parameters.size()) {
+                types.add(0);
+            }
+            parameterTypes = List.copyOf(types);
+        }
+
+        /** A statement whose parameters have no declared types. */
+        public Statement(String sql, List<String> parameters, String login, boolean readOnly, String connection) {
+            this(sql, parameters, List.of(), login, readOnly, connection);
+        }
+    }
+}

@@ -1,0 +1,92 @@
+package io.pgward.wire.startup;
+
+import io.netty.handler.ssl.SslContext;
+import io.pgward.wire.audit.AuditLog;
+import io.pgward.wire.auth.ScramServerExchange;
+import io.pgward.wire.config.PgwardConfig;
+import io.pgward.wire.gate.SessionGates;
+import io.pgward.wire.gate.StatementGate;
+import io.pgward.wire.local.LocalDatabase;
+import io.pgward.wire.pool.BackendPool;
+import java.util.Map;
+import java.util.concurrent.Executor;
+
+/** What every connection of one running pgward shares. The server that makes it owns what it is given. */
+public final class ServerContext {
+
+    private final PgwardConfig config;
+    private final SslContext sslContext;
+    private final LoginDirectory logins;
+    private final BackendPool pool;
+    private final CancelRegistry cancelKeys = new CancelRegistry();
+    private final SessionGates gates;
+    private final byte[] mockSecret = ScramServerExchange.newMockSecret();
+    private final AuditLog audit;
+    private final Map<String, LocalDatabase> localDatabases;
+
+    /**
+     * @param sslContext     null when clients cannot use TLS
+     * @param audit          null when nothing is audited
+     * @param localDatabases databases pgward answers itself, by the name a client asks for
+     */
+    public ServerContext(PgwardConfig config, SslContext sslContext, BackendPool pool, SessionGates gates,
+                         AuditLog audit, Map<String, LocalDatabase> localDatabases) {
+        this.config = config;
+        this.sslContext = sslContext;
+        this.logins = new LoginDirectory(config.logins());
+        this.pool = pool;
+        this.gates = gates;
+        this.audit = audit;
+        this.localDatabases = Map.copyOf(localDatabases);
+    }
+
+    /** Sessions currently holding a cancel key, i.e. connected and past startup. */
+    public int sessions() {
+        return cancelKeys.size();
+    }
+
+    PgwardConfig config() {
+        return config;
+    }
+
+    SslContext sslContext() {
+        return sslContext;
+    }
+
+    LoginDirectory logins() {
+        return logins;
+    }
+
+    BackendPool pool() {
+        return pool;
+    }
+
+    CancelRegistry cancelKeys() {
+        return cancelKeys;
+    }
+
+    byte[] mockSecret() {
+        return mockSecret;
+    }
+
+    AuditLog audit() {
+        return audit;
+    }
+
+    Map<String, LocalDatabase> localDatabases() {
+        return localDatabases;
+    }
+
+    /** The gate of a session run by {@code loop}, its event loop. */
+    StatementGate gateFor(PgwardConfig.Login login, Executor loop) {
+        return gates.forSession(login, loop);
+    }
+
+    /** Cancels the running statement of the session holding these (pgward-made) keys. */
+    void cancel(int processId, int secretKey) {
+        Runnable cancel = cancelKeys.find(processId, secretKey);
+        if (cancel != null) {
+            cancel.run();
+        }
+    }
+}

@@ -1,0 +1,938 @@
+package io.pgward.wire.relay;
+
+import io.pgward.wire.gate.StatementGate;
+import io.pgward.wire.gate.Verdict;
+import io.pgward.wire.gate.GateRequest;
+import static io.pgward.wire.protocol.WireBytes.assertBytes;
+import static io.pgward.wire.protocol.WireBytes.bytes;
+import static java.util.concurrent.CompletableFuture.completedFuture;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.pgward.wire.pool.BackendConnection;
+import io.pgward.wire.pool.BackendConnections;
+import io.pgward.wire.pool.PinnedSettings;
+import io.pgward.wire.protocol.BackendMessage;
+import io.pgward.wire.protocol.FrontendMessage;
+import io.pgward.wire.protocol.Messages;
+import io.pgward.wire.protocol.PgError;
+import io.pgward.wire.protocol.TrackingAllocator;
+import io.pgward.wire.protocol.Wire;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * One session between two scripted doubles, no sockets: the test plays the client by writing decoded
+ * {@link FrontendMessage}s into the client channel and plays PostgreSQL by writing {@link BackendMessage}s into
+ * the backend channel, then reads what pgward flushed to each side, message by message.
+ *
+ * <pre>
+ *   test as client ─▶ client channel ─▶ Session ─▶ backend channel ─▶ sentTo(server)
+ *   sentTo(client) ◀─ client channel ◀─ Session ◀─ backend channel ◀─ test as PostgreSQL
+ * </pre>
+ */
+class SessionTest {
+
+    private static final String DROP_REFUSED = "pgward refused this statement: DROP is not allowed";
+    /** The session nonce is 0xabc, so its n-th replacement statement is pgward_refused_abc_n. */
+    private static final long NONCE = 0xabc;
+
+    private static final StatementGate REFUSE_DROP = request -> completedFuture(
+            request.sql().startsWith("DROP") ? new Verdict.Refuse("42501", DROP_REFUSED) : Verdict.ALLOW);
+
+    private final TrackingAllocator alloc = new TrackingAllocator();
+    private final List<GateRequest> asked = new ArrayList<>();
+    /** pgward's end of the client connection. */
+    private EmbeddedChannel client;
+    /** pgward's end of the backend connection. */
+    private EmbeddedChannel server;
+    private BackendConnection backend;
+    private int ends;
+
+    private void start(StatementGate gate) {
+        start(gate, null);
+    }
+
+    /** With pins: the session of a read-only login. */
+    private void start(StatementGate gate, PinnedSettings pins) {
+        start(gate, pins, 0);
+    }
+
+    /** With a row cap: {@code rowCap} rows per result, 0 for none. */
+    private void start(StatementGate gate, PinnedSettings pins, long rowCap) {
+        client = new EmbeddedChannel();
+        client.config().setAllocator(alloc);
+        server = new EmbeddedChannel();
+        server.config().setAllocator(alloc);
+        backend = pins == null ? BackendConnections.over(server, "app", "shop")
+                : BackendConnections.pinned(server, "app", "shop", pins);
+        StatementGate recording = new StatementGate() {
+            @Override
+            public java.util.concurrent.CompletionStage<Verdict> check(GateRequest request) {
+                asked.add(request);
+                return gate.check(request);
+            }
+
+            @Override
+            public boolean wantsSearchPath() {
+                return gate.wantsSearchPath();
+            }
+        };
+        new Session("c1", client, backend, BackendConnections.unconnectablePool(), recording, "alice", "shop", NONCE,
+                null, rowCap, () -> ends++).start();
+    }
+
+    @AfterEach
+    void nothingUnreadAndNothingLeaked() {
+        boolean clientLeft = detachAndFinish(client);
+        boolean serverLeft = detachAndFinish(server);
+        alloc.assertAllReleased();
+        assertFalse(clientLeft, "the client was sent something the test did not read");
+        assertFalse(serverLeft, "the backend was sent something the test did not read");
+    }
+
+    /**
+     * The session's end (or a running reset) would hand the connection back to a pool that never lent it, so
+     * both are taken out of the pipeline before the channels close.
+     */
+    private static boolean detachAndFinish(EmbeddedChannel channel) {
+        for (String name : List.of("session", "reset")) {
+            if (channel.pipeline().get(name) != null) {
+                channel.pipeline().remove(name);
+            }
+        }
+        return channel.finishAndReleaseAll();
+    }
+
+    // ---------------------------------------------------------------- refusals
+
+    @Test
+    void refusesAParsedDropWithoutItReachingTheBackend() {
+        start(REFUSE_DROP);
+        clientSends(parse("", "DROP TABLE t"), bind("", ""), execute(""), sync());
+
+        List<Sent> toBackend = sentTo(server);
+        assertEquals(List.of('P', 'B', 'E', 'S'), types(toBackend));
+        assertEquals("pgward_refused_abc_1", toBackend.getFirst().cstring(1));
+        assertNeverContains("DROP", toBackend);
+        assertEquals(List.of(), sentTo(client));
+
+        // PostgreSQL rejects the replacement, skips Bind and Execute, and answers Sync.
+        serverSends(errorResponse("42601", "syntax error at or near \"pgward_refused_abc_1\""), readyForQuery('I'));
+
+        List<Sent> toClient = sentTo(client);
+        assertEquals(List.of('E', 'Z'), types(toClient));
+        assertEquals(Map.of('S', "ERROR", 'V', "ERROR", 'C', "42501", 'M', DROP_REFUSED), toClient.get(0).fields());
+        assertArrayEquals(new byte[] {'Z', 0, 0, 0, 5, 'I'}, toClient.get(1).bytes());
+        assertNeverContains("pgward_refused", toClient);
+    }
+
+    @Test
+    void keepsTheStatementNameOfARefusedParseSoThatItsBindFailsAtTheServer() {
+        start(REFUSE_DROP);
+        clientSends(parse("s1", "DROP TABLE t"), sync());
+
+        List<Sent> toBackend = sentTo(server);
+        assertEquals(List.of('P', 'S'), types(toBackend));
+        assertEquals("s1", toBackend.getFirst().cstring(0));
+        assertEquals("pgward_refused_abc_1", toBackend.getFirst().cstring(1));
+        answerTheRefusalAndReadIt("pgward_refused_abc_1");
+    }
+
+    @Test
+    void refusesADropInASimpleQueryWithAReplacementQuery() {
+        start(REFUSE_DROP);
+        clientSends(query("DROP TABLE t"));
+
+        List<Sent> toBackend = sentTo(server);
+        assertEquals(List.of('Q'), types(toBackend));
+        assertEquals("pgward_refused_abc_1", toBackend.getFirst().cstring(0));
+
+        serverSends(errorResponse("42601", "syntax error at or near \"pgward_refused_abc_1\""), readyForQuery('I'));
+        List<Sent> toClient = sentTo(client);
+        assertEquals(List.of('E', 'Z'), types(toClient));
+        assertEquals("42501", toClient.get(0).fields().get('C'));
+    }
+
+    @Test
+    void numbersEachReplacementSoThatEveryErrorIsMatchedToItsOwnRefusal() {
+        start(REFUSE_DROP);
+        clientSends(query("DROP TABLE a"), query("DROP TABLE b"));
+        List<Sent> toBackend = sentTo(server);
+        assertEquals("pgward_refused_abc_1", toBackend.get(0).cstring(0));
+        assertEquals("pgward_refused_abc_2", toBackend.get(1).cstring(0));
+
+        serverSends(errorResponse("42601", "syntax error at or near \"pgward_refused_abc_1\""), readyForQuery('I'),
+                errorResponse("42601", "syntax error at or near \"pgward_refused_abc_2\""), readyForQuery('I'));
+        List<Sent> toClient = sentTo(client);
+        assertEquals(List.of('E', 'Z', 'E', 'Z'), types(toClient));
+        assertEquals("42501", toClient.get(0).fields().get('C'));
+        assertEquals("42501", toClient.get(2).fields().get('C'));
+    }
+
+    @Test
+    void forwardsAnUnrelatedBackendErrorUntouched() {
+        start(REFUSE_DROP);
+        clientSends(query("SELECT * FROM missing"));
+        assertEquals("SELECT * FROM missing", sentTo(server).getFirst().cstring(0));
+
+        BackendMessage.Frame error = errorResponse("42P01", "relation \"missing\" does not exist");
+        byte[] original = ByteBufUtil.getBytes(error.bytes());
+        serverSends(error, readyForQuery('I'));
+
+        List<Sent> toClient = sentTo(client);
+        assertEquals(List.of('E', 'Z'), types(toClient));
+        assertArrayEquals(original, toClient.get(0).bytes());
+    }
+
+    @Test
+    void forwardsAGenuineSyntaxErrorThatPrecedesARefusalUntouched() {
+        start(REFUSE_DROP);
+        clientSends(query("SELEC 1"), query("DROP TABLE t"));
+        assertEquals(List.of('Q', 'Q'), types(sentTo(server)));
+
+        BackendMessage.Frame genuine = errorResponse("42601", "syntax error at or near \"SELEC\"");
+        byte[] original = ByteBufUtil.getBytes(genuine.bytes());
+        serverSends(genuine, readyForQuery('I'),
+                errorResponse("42601", "syntax error at or near \"pgward_refused_abc_1\""), readyForQuery('I'));
+
+        List<Sent> toClient = sentTo(client);
+        assertEquals(List.of('E', 'Z', 'E', 'Z'), types(toClient));
+        assertArrayEquals(original, toClient.get(0).bytes());
+        assertEquals("42501", toClient.get(2).fields().get('C'));
+    }
+
+    @Test
+    void forwardsAnErrorOfAnAllowedParseAheadOfARefusalInTheSameBatch() {
+        // PostgreSQL fails the first Parse and skips to Sync: the replacement never runs, so no refusal is sent.
+        start(REFUSE_DROP);
+        clientSends(parse("", "SELEC 1"), parse("", "DROP TABLE t"), sync());
+        assertEquals(List.of('P', 'P', 'S'), types(sentTo(server)));
+
+        BackendMessage.Frame genuine = errorResponse("42601", "syntax error at or near \"SELEC\"");
+        byte[] original = ByteBufUtil.getBytes(genuine.bytes());
+        serverSends(genuine, readyForQuery('I'));
+
+        List<Sent> toClient = sentTo(client);
+        assertEquals(List.of('E', 'Z'), types(toClient));
+        assertArrayEquals(original, toClient.get(0).bytes());
+    }
+
+    @Test
+    void answersARefusalInAnAbortedTransactionWithInFailedSqlTransaction() {
+        start(REFUSE_DROP);
+        clientSends(query("SELECT 1/0"));
+        sentTo(server);
+        serverSends(errorResponse("22012", "division by zero"), readyForQuery('E'));
+        assertEquals(List.of('E', 'Z'), types(sentTo(client)));
+
+        clientSends(query("DROP TABLE t"));
+        assertEquals("pgward_refused_abc_1", sentTo(server).getFirst().cstring(0));
+        // In an aborted transaction PostgreSQL still parses first, so it reports the syntax error.
+        serverSends(errorResponse("42601", "syntax error at or near \"pgward_refused_abc_1\""), readyForQuery('E'));
+
+        List<Sent> toClient = sentTo(client);
+        assertEquals(List.of('E', 'Z'), types(toClient));
+        assertEquals("25P02", toClient.get(0).fields().get('C'));
+        assertEquals("current transaction is aborted, commands ignored until end of transaction block",
+                toClient.get(0).fields().get('M'));
+        assertArrayEquals(new byte[] {'Z', 0, 0, 0, 5, 'E'}, toClient.get(1).bytes());
+    }
+
+    // ---------------------------------------------------------------- allowed statements, backend state
+
+    @Test
+    void forwardsAnAllowedQueryAsTheSameBytes() {
+        start(REFUSE_DROP);
+        byte[] golden = bytes('Q', 0, 0, 0, 16, "SELECT 'é'", 0);
+        ByteBuf frame = alloc.copyOf(golden);
+        clientSends(new FrontendMessage.Query("SELECT 'é'", frame));
+
+        ByteBuf forwarded = server.readOutbound();
+        assertSame(frame, forwarded, "forwarded as the buffer that arrived, not re-encoded");
+        try {
+            assertBytes(golden, forwarded);
+        } finally {
+            forwarded.release();
+        }
+        assertNull(server.readOutbound());
+        assertEquals(List.of("SELECT 'é'"), asked.stream().map(GateRequest::sql).toList());
+    }
+
+    @Test
+    void asksTheGateAboutEachStatementWithTheSessionsLoginAndDatabase() {
+        start(REFUSE_DROP);
+        FrontendMessage.Parse typed = new FrontendMessage.Parse("s1", "SELECT $1", new int[] {23},
+                Wire.message(alloc, 'P', b -> {
+                    Wire.writeCString(b, "s1");
+                    Wire.writeCString(b, "SELECT $1");
+                    b.writeShort(1).writeInt(23);
+                }));
+        clientSends(query("SELECT 1"), typed, bind("", "s1"), sync(), functionCall(1598));
+        assertEquals(List.of('Q', 'P', 'B', 'S', 'F'), types(sentTo(server)));
+
+        assertEquals(3, asked.size(), "Bind and Sync are not statements");
+        assertEquals(GateRequest.Kind.SIMPLE_QUERY, asked.get(0).kind());
+        assertEquals(GateRequest.Kind.PARSE, asked.get(1).kind());
+        assertArrayEquals(new int[] {23}, asked.get(1).parameterTypes());
+        assertEquals(GateRequest.Kind.FUNCTION_CALL, asked.get(2).kind());
+        assertEquals("fast-path call of function 1598", asked.get(2).sql());
+        for (GateRequest request : asked) {
+            assertEquals("alice", request.login());
+            assertEquals("shop", request.database());
+        }
+    }
+
+    @Test
+    void tracksTheTransactionStatusFromReadyForQuery() {
+        start(REFUSE_DROP);
+        assertEquals('I', backend.transactionStatus());
+        clientSends(query("BEGIN"));
+        sentTo(server);
+        serverSends(commandComplete("BEGIN"), readyForQuery('T'));
+        assertEquals('T', backend.transactionStatus());
+        List<Sent> toClient = sentTo(client);
+        assertEquals(List.of('C', 'Z'), types(toClient));
+        assertArrayEquals(new byte[] {'Z', 0, 0, 0, 5, 'T'}, toClient.get(1).bytes());
+
+        clientSends(query("SELECT 1/0"));
+        sentTo(server);
+        serverSends(errorResponse("22012", "division by zero"), readyForQuery('E'));
+        assertEquals('E', backend.transactionStatus());
+        assertEquals(List.of('E', 'Z'), types(sentTo(client)));
+    }
+
+    @Test
+    void forwardsRunsOfRowsAsTheyArrive() {
+        start(REFUSE_DROP);
+        clientSends(query("SELECT n FROM t"));
+        sentTo(server);
+        byte[] rows = bytes('T', 0, 0, 0, 26, 0, 1, "n", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 25,
+                0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0,
+                'D', 0, 0, 0, 11, 0, 1, 0, 0, 0, 1, "1");
+        serverSends(new BackendMessage.Run(alloc.copyOf(rows), 1), commandComplete("SELECT 1"), readyForQuery('I'));
+
+        List<Sent> toClient = sentTo(client);
+        assertEquals(List.of('T', 'D', 'C', 'Z'), types(toClient));
+        assertArrayEquals(rows, bytes(toClient.get(0).bytes(), toClient.get(1).bytes()));
+    }
+
+    @Test
+    void remembersAndForwardsParameterStatus() {
+        start(REFUSE_DROP);
+        clientSends(query("SET TimeZone = 'Europe/Berlin'"));
+        sentTo(server);
+        BackendMessage.Frame status = new BackendMessage.Frame('S',
+                Messages.parameterStatus(alloc, "TimeZone", "Europe/Berlin"));
+        byte[] original = ByteBufUtil.getBytes(status.bytes());
+        serverSends(commandComplete("SET"), status, readyForQuery('I'));
+
+        assertEquals("Europe/Berlin", backend.parameters().get("TimeZone"));
+        List<Sent> toClient = sentTo(client);
+        assertEquals(List.of('C', 'S', 'Z'), types(toClient));
+        assertArrayEquals(original, toClient.get(1).bytes());
+    }
+
+    // ---------------------------------------------------------------- the settings a read-only policy pins
+
+    @Test
+    void endsAPinnedSessionWhoseServerReportsAnotherClientEncodingAndClosesTheBackend() {
+        for (String[] report : new String[][] {{"client_encoding", "SJIS"}, {"standard_conforming_strings", "off"},
+                {"default_transaction_read_only", "off"}}) {
+            asked.clear();
+            start(request -> completedFuture(Verdict.ALLOW), new PinnedSettings(1000L));
+            clientSends(query("SELECT 1"));
+            sentTo(server);
+            serverSends(commandComplete("SELECT 1"), new BackendMessage.Frame('S',
+                    Messages.parameterStatus(alloc, report[0], report[1])), readyForQuery('I'));
+
+            List<Sent> toClient = sentTo(client);
+            assertEquals(List.of('C', 'E'), types(toClient), "the report is not relayed; nothing after it is");
+            assertEquals(Map.of('S', "FATAL", 'V', "FATAL", 'C', "42501", 'M', "pgward ended the session of the "
+                    + "read-only login \"alice\": the database server reports " + report[0] + " is " + report[1]
+                    + " (pgward needs " + (report[0].equals("client_encoding") ? "UTF8" : "on") + ")"),
+                    toClient.get(1).fields());
+            assertFalse(client.isOpen());
+            assertFalse(server.isOpen(), "the backend is closed, not reset for the pool");
+            assertEquals(List.of(), sentTo(server), "no DISCARD ALL: the connection is not reused");
+            assertTrue(nothingUnreadAndFinished());
+        }
+    }
+
+    @Test
+    void holdsReportsDuringPgwardsOwnShowSearchPathToThePinsToo() {
+        StatementGate wantsSearchPath = new StatementGate() {
+            @Override
+            public java.util.concurrent.CompletionStage<Verdict> check(GateRequest request) {
+                return completedFuture(Verdict.ALLOW);
+            }
+
+            @Override
+            public boolean wantsSearchPath() {
+                return true;
+            }
+        };
+        start(wantsSearchPath, new PinnedSettings(null));
+        assertEquals("SHOW search_path", sentTo(server).getFirst().cstring(0), "asked when the session starts");
+        serverSends(new BackendMessage.Frame('S', Messages.parameterStatus(alloc, "client_encoding", "BIG5")),
+                readyForQuery('I'));
+        List<Sent> toClient = sentTo(client);
+        assertEquals(List.of('E'), types(toClient));
+        assertEquals("FATAL", toClient.getFirst().fields().get('S'));
+        assertFalse(server.isOpen());
+    }
+
+    @Test
+    void relaysTheSameReportsForASessionWithoutPins() {
+        start(REFUSE_DROP);
+        clientSends(query("SET client_encoding = 'SJIS'"));
+        sentTo(server);
+        serverSends(commandComplete("SET"), new BackendMessage.Frame('S',
+                Messages.parameterStatus(alloc, "client_encoding", "SJIS")), readyForQuery('I'));
+        assertEquals(List.of('C', 'S', 'Z'), types(sentTo(client)));
+        assertTrue(client.isOpen());
+    }
+
+    @Test
+    void refusesTextThatIsNotUtf8InAPinnedSessionWithPostgresError() {
+        start(request -> completedFuture(Verdict.ALLOW), new PinnedSettings(null));
+        // SJIS: 0x81 0x5c is one character there, and no character at all in UTF-8.
+        byte[] sjis = {'S', 'E', 'L', 'E', 'C', 'T', ' ', 'E', '\'', (byte) 0x81, '\\', '\'', ' ', '-', '-', '\''};
+        ByteBuf frame = Wire.message(alloc, 'Q', b -> b.writeBytes(sjis).writeByte(0));
+        clientSends(new FrontendMessage.Query(new String(sjis, StandardCharsets.UTF_8), frame));
+        List<Sent> toBackend = sentTo(server);
+        assertEquals("pgward_refused_abc_1", toBackend.getFirst().cstring(0));
+        assertEquals(List.of(), asked, "the text is refused, not judged");
+
+        serverSends(errorResponse("42601", "syntax error at or near \"pgward_refused_abc_1\""), readyForQuery('I'));
+        List<Sent> toClient = sentTo(client);
+        assertEquals(List.of('E', 'Z'), types(toClient));
+        assertEquals("22021", toClient.getFirst().fields().get('C'));
+        assertEquals("invalid byte sequence for encoding \"UTF8\": 0x81", toClient.getFirst().fields().get('M'));
+    }
+
+    @Test
+    void refusesAParseWhoseTextIsNotUtf8AndSkipsToSync() {
+        start(request -> completedFuture(Verdict.ALLOW), new PinnedSettings(null));
+        byte[] sql = {'S', 'E', 'L', 'E', 'C', 'T', ' ', '\'', (byte) 0xe4, (byte) 0xb8, '\''};
+        ByteBuf frame = Wire.message(alloc, 'P', b -> {
+            Wire.writeCString(b, "s1");
+            b.writeBytes(sql).writeByte(0).writeShort(0);
+        });
+        clientSends(new FrontendMessage.Parse("s1", new String(sql, StandardCharsets.UTF_8), new int[0], frame),
+                bind("", "s1"), execute(""), sync());
+        List<Sent> toBackend = sentTo(server);
+        assertEquals(List.of('P', 'B', 'E', 'S'), types(toBackend));
+        assertEquals("pgward_refused_abc_1", toBackend.getFirst().cstring(1));
+        serverSends(errorResponse("42601", "syntax error at or near \"pgward_refused_abc_1\""), readyForQuery('I'));
+        List<Sent> toClient = sentTo(client);
+        assertEquals(List.of('E', 'Z'), types(toClient));
+        assertEquals("invalid byte sequence for encoding \"UTF8\": 0xe4 0xb8 0x27",
+                toClient.getFirst().fields().get('M'));
+    }
+
+    @Test
+    void judgesValidUtf8InAPinnedSessionAsUsual() {
+        start(request -> completedFuture(Verdict.ALLOW), new PinnedSettings(null));
+        byte[] sql = {'S', 'E', 'L', 'E', 'C', 'T', ' ', 'E', '\'', (byte) 0xc3, (byte) 0x81, '\\', '\'', '\''};
+        ByteBuf frame = Wire.message(alloc, 'Q', b -> b.writeBytes(sql).writeByte(0));
+        clientSends(new FrontendMessage.Query(new String(sql, StandardCharsets.UTF_8), frame));
+        assertEquals(1, asked.size());
+        assertEquals("SELECT E'\u00c1\\''", sentTo(server).getFirst().cstring(0));
+    }
+
+    /** Ends one round of a test that starts several sessions. */
+    private boolean nothingUnreadAndFinished() {
+        boolean left = detachAndFinish(client) | detachAndFinish(server);
+        alloc.assertAllReleased();
+        return !left;
+    }
+
+    // ---------------------------------------------------------------- the gate takes its time, or fails
+
+    @Test
+    void holdsLaterMessagesWhileAVerdictIsPendingThenSendsThemInOrder() {
+        CompletableFuture<Verdict> slow = new CompletableFuture<>();
+        start(request -> request.sql().equals("SELECT slow()") ? slow : completedFuture(Verdict.ALLOW));
+
+        clientSends(query("SELECT slow()"));
+        clientSends(parse("", "SELECT 2"), bind("", ""), execute(""), sync());
+        assertEquals(List.of(), sentTo(server));
+        assertFalse(client.config().isAutoRead(), "the client is not read while the gate decides");
+        assertEquals(1, asked.size(), "later statements are judged after this one, in order");
+
+        slow.complete(Verdict.ALLOW);
+        client.runPendingTasks();
+
+        List<Sent> toBackend = sentTo(server);
+        assertEquals(List.of('Q', 'P', 'B', 'E', 'S'), types(toBackend));
+        assertEquals("SELECT slow()", toBackend.get(0).cstring(0));
+        assertEquals("SELECT 2", toBackend.get(1).cstring(1));
+        assertEquals(List.of("SELECT slow()", "SELECT 2"), asked.stream().map(GateRequest::sql).toList());
+        assertTrue(client.config().isAutoRead());
+    }
+
+    @Test
+    void refusesWhenAPendingVerdictFailsAndThenSendsTheMessagesItHeld() {
+        CompletableFuture<Verdict> slow = new CompletableFuture<>();
+        start(request -> request.sql().equals("SELECT slow()") ? slow : completedFuture(Verdict.ALLOW));
+        clientSends(query("SELECT slow()"), query("SELECT 2"));
+        assertEquals(List.of(), sentTo(server));
+
+        slow.completeExceptionally(new IllegalStateException("catalog unavailable"));
+        client.runPendingTasks();
+
+        List<Sent> toBackend = sentTo(server);
+        assertEquals(List.of("pgward_refused_abc_1", "SELECT 2"), toBackend.stream().map(s -> s.cstring(0)).toList());
+        serverSends(errorResponse("42601", "syntax error at or near \"pgward_refused_abc_1\""), readyForQuery('I'));
+        List<Sent> toClient = sentTo(client);
+        assertEquals("XX000", toClient.getFirst().fields().get('C'));
+        assertEquals("pgward refused this statement: the guard could not decide (catalog unavailable)",
+                toClient.getFirst().fields().get('M'));
+    }
+
+    @Test
+    void refusesWhenTheGateThrows() {
+        start(request -> {
+            throw new IllegalStateException("catalog unavailable");
+        });
+        clientSends(query("SELECT 1"));
+        assertEquals("pgward_refused_abc_1", sentTo(server).getFirst().cstring(0));
+
+        serverSends(errorResponse("42601", "syntax error at or near \"pgward_refused_abc_1\""), readyForQuery('I'));
+        List<Sent> toClient = sentTo(client);
+        assertEquals(List.of('E', 'Z'), types(toClient));
+        assertEquals("XX000", toClient.getFirst().fields().get('C'));
+        assertEquals("pgward refused this statement: the guard could not decide (catalog unavailable)",
+                toClient.getFirst().fields().get('M'));
+    }
+
+    @Test
+    void refusesWhenTheGateGivesNoVerdict() {
+        start(request -> completedFuture(null));
+        clientSends(query("SELECT 1"));
+        assertEquals("pgward_refused_abc_1", sentTo(server).getFirst().cstring(0));
+
+        serverSends(errorResponse("42601", "syntax error at or near \"pgward_refused_abc_1\""), readyForQuery('I'));
+        List<Sent> toClient = sentTo(client);
+        assertEquals("XX000", toClient.getFirst().fields().get('C'));
+        assertEquals("pgward refused this statement: the guard gave no verdict", toClient.getFirst().fields().get('M'));
+        assertEquals('Z', toClient.get(1).type());
+    }
+
+    // ---------------------------------------------------------------- local answers
+
+    private static final Verdict.Answer WHO_AM_I = new Verdict.Answer(List.of("name", "note"),
+            List.of(Arrays.asList("alice", null)), "SELECT 1", List.of("answered by pgward"));
+
+    /** What the client must receive for {@link #WHO_AM_I}: notice, text columns, the row, tag, ReadyForQuery. */
+    private static final List<byte[]> WHO_AM_I_ON_THE_WIRE = List.of(
+            bytes('N', 0, 0, 0, 48, 'S', "NOTICE", 0, 'V', "NOTICE", 0, 'C', "00000", 0,
+                    'M', "answered by pgward", 0, 0),
+            bytes('T', 0, 0, 0, 52, 0, 2,
+                    "name", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 25, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0,
+                    "note", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 25, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0),
+            bytes('D', 0, 0, 0, 19, 0, 2, 0, 0, 0, 5, "alice", 0xff, 0xff, 0xff, 0xff),
+            bytes('C', 0, 0, 0, 13, "SELECT 1", 0),
+            bytes('Z', 0, 0, 0, 5, 'I'));
+
+    @Test
+    void answersASimpleQueryLocallyWithoutTheBackend() {
+        start(request -> completedFuture(request.sql().equals("SHOW pgward.me") ? WHO_AM_I : Verdict.ALLOW));
+        clientSends(query("SHOW pgward.me"));
+
+        assertEquals(List.of(), sentTo(server));
+        assertWire(WHO_AM_I_ON_THE_WIRE, sentTo(client));
+    }
+
+    @Test
+    void answersLocallyOnlyAfterTheBackendOwesNothingAndAsksTheGateOnce() {
+        start(request -> completedFuture(request.sql().equals("SHOW pgward.me") ? WHO_AM_I : Verdict.ALLOW));
+        clientSends(query("SELECT 1"), query("SHOW pgward.me"), query("SELECT 3"));
+        assertEquals(List.of("SELECT 1"), sentTo(server).stream().map(s -> s.cstring(0)).toList());
+        assertEquals(List.of(), sentTo(client), "the answer waits for the backend's ReadyForQuery");
+
+        serverSends(commandComplete("SELECT 1"), readyForQuery('I'));
+
+        List<Sent> toClient = sentTo(client);
+        assertEquals(List.of('C', 'Z'), types(toClient.subList(0, 2)));
+        assertWire(WHO_AM_I_ON_THE_WIRE, toClient.subList(2, toClient.size()));
+        assertEquals(List.of("SELECT 3"), sentTo(server).stream().map(s -> s.cstring(0)).toList());
+        assertEquals(List.of("SELECT 1", "SHOW pgward.me", "SELECT 3"),
+                asked.stream().map(GateRequest::sql).toList(), "each statement is judged once");
+    }
+
+    @Test
+    void answersInTheExtendedProtocolByHavingTheBackendPrepareTheAnswerAsAQuery() {
+        start(request -> completedFuture(WHO_AM_I));
+        clientSends(parse("s1", "SELECT pgward.me($1, $2)"), sync());
+        List<Sent> toBackend = sentTo(server);
+        assertEquals(List.of('P', 'S'), types(toBackend));
+        assertEquals("s1", toBackend.getFirst().cstring(0), "the client's statement name is kept");
+        assertEquals("SELECT * FROM (VALUES (E'alice'::text, NULL::text)) AS pgward_answer(\"name\", \"note\")"
+                + " WHERE ($1::text IS NULL OR true) AND ($2::text IS NULL OR true)", toBackend.getFirst().cstring(1));
+        List<Sent> toClient = sentTo(client);
+        assertEquals(List.of('N'), types(toClient), "notices go out at once");
+        assertEquals("answered by pgward", toClient.getFirst().fields().get('M'));
+    }
+
+    // ---------------------------------------------------------------- requests in flight
+
+    private static final StatementGate SEARCH_PATH_GATE = new StatementGate() {
+        @Override
+        public java.util.concurrent.CompletionStage<Verdict> check(GateRequest request) {
+            if (request.sql().startsWith("SET search_path")) {
+                return completedFuture(Verdict.ALLOW_CHANGING_SEARCH_PATH);
+            }
+            return completedFuture(request.sql().equals("SHOW pgward.me") ? WHO_AM_I : REFUSE_DROP.check(request)
+                    .toCompletableFuture().join());
+        }
+
+        @Override
+        public boolean wantsSearchPath() {
+            return true;
+        }
+    };
+
+    /** The server's reply to pgward's SHOW search_path: one text row, its tag and ReadyForQuery. */
+    private void serverShowsSearchPath(String value, char status) {
+        byte[] v = value.getBytes(StandardCharsets.UTF_8);
+        ByteBuf rows = Wire.message(alloc, 'T', b -> {
+            b.writeShort(1);
+            Wire.writeCString(b, "search_path");
+            b.writeInt(0).writeShort(0).writeInt(25).writeShort(-1).writeInt(-1).writeShort(0);
+        });
+        ByteBuf row = Wire.message(alloc, 'D', b -> b.writeShort(1).writeInt(v.length).writeBytes(v));
+        serverSends(new BackendMessage.Run(alloc.compositeBuffer().addComponents(true, rows, row), 1),
+                commandComplete("SHOW"), readyForQuery(status));
+    }
+
+    @Test
+    void asksForTheSearchPathAfterASetAndJudgesTheNextStatementWithWhatTheServerShows() {
+        start(SEARCH_PATH_GATE);
+        assertEquals(List.of("SHOW search_path"), sentTo(server).stream().map(s -> s.cstring(0)).toList());
+        serverShowsSearchPath("\"$user\", public", 'I');
+        assertEquals(List.of(), sentTo(client), "pgward's own SHOW is never relayed");
+
+        clientSends(query("SET search_path = hr"), query("DROP TABLE t"));
+        assertEquals(List.of("SET search_path = hr", "SHOW search_path"),
+                sentTo(server).stream().map(s -> s.cstring(0)).toList(), "the DROP waits for the answer");
+        serverSends(commandComplete("SET"), readyForQuery('I'));
+        assertEquals(List.of('C', 'Z'), types(sentTo(client)));
+        assertEquals(List.of(), sentTo(server));
+
+        serverShowsSearchPath("hr", 'I');
+        assertEquals(List.of(), sentTo(client));
+        assertEquals("pgward_refused_abc_1", sentTo(server).getFirst().cstring(0));
+        assertEquals("hr", asked.getLast().searchPath());
+        answerTheRefusalAndReadIt("pgward_refused_abc_1");
+    }
+
+    @Test
+    void matchesARefusalToItsOwnRequestBehindPipelinedRequestsAndAProbe() {
+        start(SEARCH_PATH_GATE);
+        sentTo(server);
+        serverShowsSearchPath("public", 'I');
+
+        clientSends(parse("", "SELECT 1"), bind("", ""), execute(""), sync(), query("SET search_path = hr"));
+        clientSends(parse("s1", "DROP TABLE t"), sync());
+        assertEquals(List.of('P', 'B', 'E', 'S', 'Q', 'Q'), types(sentTo(server)));
+
+        serverSends(commandComplete("SELECT 1"), readyForQuery('I'), commandComplete("SET"), readyForQuery('I'));
+        assertEquals(List.of('C', 'Z', 'C', 'Z'), types(sentTo(client)));
+        serverShowsSearchPath("hr", 'I');
+        List<Sent> toBackend = sentTo(server);
+        assertEquals(List.of('P', 'S'), types(toBackend));
+        assertEquals("pgward_refused_abc_1", toBackend.getFirst().cstring(1));
+        answerTheRefusalAndReadIt("pgward_refused_abc_1");
+    }
+
+    @Test
+    void answersLocallyAfterTheProbeThatPrecedesIt() {
+        start(SEARCH_PATH_GATE);
+        sentTo(server);
+        serverShowsSearchPath("public", 'I');
+
+        clientSends(query("SET search_path = hr"), query("SHOW pgward.me"));
+        assertEquals(List.of("SET search_path = hr", "SHOW search_path"),
+                sentTo(server).stream().map(s -> s.cstring(0)).toList());
+        serverSends(commandComplete("SET"), readyForQuery('I'));
+        assertEquals(List.of('C', 'Z'), types(sentTo(client)));
+        serverShowsSearchPath("hr", 'I');
+        assertWire(WHO_AM_I_ON_THE_WIRE, sentTo(client));
+        assertEquals(List.of(), sentTo(server));
+    }
+
+    @Test
+    void handsTheBackendToResetOnlyWhenItOwesNothing() {
+        start(REFUSE_DROP);
+        clientSends(query("SELECT pg_sleep(10)"));
+        sentTo(server);
+        clientSends(terminate());
+        assertEquals(List.of(), sentTo(server), "a busy backend is cancelled and closed, not reset");
+        assertNull(server.pipeline().get("reset"));
+        assertEquals(1, ends);
+    }
+
+    // ---------------------------------------------------------------- the row cap
+
+    /** RowDescription of one text column n, then {@code n} DataRows, as one run. */
+    private BackendMessage.Run rows(int n) {
+        ByteBuf run = alloc.buffer();
+        run.writeBytes(bytes('T', 0, 0, 0, 26, 0, 1, "n", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 25,
+                0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0));
+        for (int i = 0; i < n; i++) {
+            run.writeBytes(bytes('D', 0, 0, 0, 11, 0, 1, 0, 0, 0, 1, "1"));
+        }
+        return new BackendMessage.Run(run, n);
+    }
+
+    /** Lets the row cap's cancel (which cannot connect here) report itself delivered. */
+    private void cancelDelivered() {
+        client.runPendingTasks();
+        server.runPendingTasks();
+    }
+
+    @Test
+    void cutsAResultAtTheCapAndReplacesTheCancelsErrorWithTheCapError() {
+        start(REFUSE_DROP, null, 2);
+        clientSends(query("SELECT n FROM big"));
+        sentTo(server);
+        serverSends(rows(3));
+        assertEquals(List.of('T', 'D', 'D'), types(sentTo(client)));
+        clientSends(query("SELECT 2"));
+
+        serverSends(errorResponse("57014", "canceling statement due to user request"), readyForQuery('I'));
+        cancelDelivered();
+        List<Sent> toClient = sentTo(client);
+        assertEquals(List.of('E', 'Z'), types(toClient));
+        assertEquals("54000", toClient.getFirst().fields().get('C'));
+        assertEquals(List.of("SELECT 2"), sentTo(server).stream().map(s -> s.cstring(0)).toList(),
+                "the client's next statement goes once the cap has settled");
+        serverSends(rows(2), commandComplete("SELECT 2"), readyForQuery('I'));
+        assertEquals(List.of('T', 'D', 'D', 'C', 'Z'), types(sentTo(client)), "the next result is counted anew");
+    }
+
+    @Test
+    void abortsTheTransactionOfAStatementThatCompletedBeforeItsCancel() {
+        start(REFUSE_DROP, null, 2);
+        clientSends(query("BEGIN"));
+        sentTo(server);
+        serverSends(commandComplete("BEGIN"), readyForQuery('T'));
+        sentTo(client);
+
+        clientSends(query("SELECT n FROM big; SELECT 1"));
+        sentTo(server);
+        serverSends(rows(3), commandComplete("SELECT 3"), rows(1), commandComplete("SELECT 1"), readyForQuery('T'));
+        cancelDelivered();
+        List<Sent> toClient = sentTo(client);
+        assertEquals(List.of('T', 'D', 'D', 'E'), types(toClient), "the rest of the Query is not seen");
+        assertEquals("54000", toClient.getLast().fields().get('C'));
+        List<Sent> toBackend = sentTo(server);
+        assertEquals(List.of("pgward_refused_abc_1"), toBackend.stream().map(s -> s.cstring(0)).toList(),
+                "a statement that fails aborts the transaction in place of the held ReadyForQuery");
+
+        serverSends(errorResponse("42601", "syntax error at or near \"pgward_refused_abc_1\""), readyForQuery('E'));
+        toClient = sentTo(client);
+        assertEquals(List.of('Z'), types(toClient), "the abort's error is pgward's own");
+        assertArrayEquals(new byte[] {'Z', 0, 0, 0, 5, 'E'}, toClient.getFirst().bytes());
+        assertEquals('E', backend.transactionStatus());
+    }
+
+    @Test
+    void answersLocallyOnlyAfterACappedResultHasSettled() {
+        start(request -> completedFuture(request.sql().equals("SHOW pgward.me") ? WHO_AM_I : Verdict.ALLOW),
+                null, 2);
+        clientSends(query("SELECT n FROM big"), query("SHOW pgward.me"));
+        sentTo(server);
+        serverSends(rows(3), commandComplete("SELECT 3"), readyForQuery('I'));
+        cancelDelivered();
+        List<Sent> toClient = sentTo(client);
+        assertEquals(List.of('T', 'D', 'D', 'E', 'Z'), types(toClient.subList(0, 5)));
+        assertWire(WHO_AM_I_ON_THE_WIRE, toClient.subList(5, toClient.size()));
+        assertEquals(List.of(), sentTo(server));
+    }
+
+    // ---------------------------------------------------------------- the end
+
+    @Test
+    void handsTheBackendToResetWhenTheClientTerminates() {
+        start(REFUSE_DROP);
+        clientSends(terminate());
+
+        List<Sent> toBackend = sentTo(server);
+        assertEquals(1, toBackend.size());
+        assertArrayEquals(bytes('Q', 0, 0, 0, 16, "DISCARD ALL", 0), toBackend.getFirst().bytes());
+        assertFalse(client.isOpen());
+        assertEquals(1, ends);
+        assertNull(server.pipeline().get("session"));
+        assertNotNull(server.pipeline().get("reset"));
+    }
+
+    @Test
+    void rollsBackAnOpenTransactionBeforeDiscardAll() {
+        start(REFUSE_DROP);
+        clientSends(query("BEGIN"));
+        sentTo(server);
+        serverSends(commandComplete("BEGIN"), readyForQuery('T'));
+        sentTo(client);
+
+        clientSends(terminate());
+        assertArrayEquals(bytes('Q', 0, 0, 0, 13, "ROLLBACK", 0), sentTo(server).getFirst().bytes());
+        serverSends(commandComplete("ROLLBACK"), readyForQuery('I'));
+        assertArrayEquals(bytes('Q', 0, 0, 0, 16, "DISCARD ALL", 0), sentTo(server).getFirst().bytes());
+        assertEquals(List.of(), sentTo(client), "the client is gone");
+    }
+
+    @Test
+    void closesTheClientOnAnAuthenticationMessageMidSession() {
+        start(REFUSE_DROP);
+        clientSends(new FrontendMessage.AuthenticationResponse(Messages.authenticationResponse(alloc,
+                new byte[] {'x', 0})));
+
+        List<Sent> toClient = sentTo(client);
+        assertEquals(1, toClient.size());
+        assertEquals(Map.of('S', "FATAL", 'V', "FATAL", 'C', "08P01", 'M', "invalid frontend message type 112"),
+                toClient.getFirst().fields());
+        assertFalse(client.isOpen());
+        assertArrayEquals(bytes('Q', 0, 0, 0, 16, "DISCARD ALL", 0), sentTo(server).getFirst().bytes());
+        assertEquals(1, ends);
+    }
+
+    // ---------------------------------------------------------------- the scripted doubles
+
+    private void clientSends(FrontendMessage... messages) {
+        client.writeInbound((Object[]) messages);
+    }
+
+    private void serverSends(BackendMessage... messages) {
+        server.writeInbound((Object[]) messages);
+    }
+
+    private FrontendMessage.Query query(String sql) {
+        return new FrontendMessage.Query(sql, Messages.query(alloc, sql));
+    }
+
+    private FrontendMessage.Parse parse(String statement, String sql) {
+        return new FrontendMessage.Parse(statement, sql, new int[0], Messages.parse(alloc, statement, sql));
+    }
+
+    /** Bind without parameters or result formats. */
+    private FrontendMessage.Bind bind(String portal, String statement) {
+        return new FrontendMessage.Bind(portal, statement, Wire.message(alloc, 'B', b -> {
+            Wire.writeCString(b, portal);
+            Wire.writeCString(b, statement);
+            b.writeShort(0).writeShort(0).writeShort(0);
+        }));
+    }
+
+    private FrontendMessage.Execute execute(String portal) {
+        return new FrontendMessage.Execute(portal, 0, Wire.message(alloc, 'E', b -> {
+            Wire.writeCString(b, portal);
+            b.writeInt(0);
+        }));
+    }
+
+    private FrontendMessage.Sync sync() {
+        return new FrontendMessage.Sync(Wire.message(alloc, 'S', b -> { }));
+    }
+
+    private FrontendMessage.Terminate terminate() {
+        return new FrontendMessage.Terminate(Messages.terminate(alloc));
+    }
+
+    private FrontendMessage.FunctionCall functionCall(int oid) {
+        return new FrontendMessage.FunctionCall(oid, Wire.message(alloc, 'F', b -> b.writeInt(oid)
+                .writeShort(0).writeShort(0).writeShort(0)));
+    }
+
+    private BackendMessage.Frame readyForQuery(char status) {
+        return new BackendMessage.Frame('Z', Messages.readyForQuery(alloc, status));
+    }
+
+    private BackendMessage.Frame errorResponse(String sqlState, String message) {
+        return new BackendMessage.Frame('E', new PgError("ERROR", sqlState, message, null, null, 1).encode(alloc));
+    }
+
+    private BackendMessage.Frame commandComplete(String tag) {
+        return new BackendMessage.Frame('C', Wire.message(alloc, 'C', b -> Wire.writeCString(b, tag)));
+    }
+
+    /** Sends the backend's syntax error for {@code token} and ReadyForQuery, and reads the client's side. */
+    private void answerTheRefusalAndReadIt(String token) {
+        serverSends(errorResponse("42601", "syntax error at or near \"" + token + "\""), readyForQuery('I'));
+        List<Sent> toClient = sentTo(client);
+        assertEquals(List.of('E', 'Z'), types(toClient));
+        assertEquals("42501", toClient.getFirst().fields().get('C'));
+    }
+
+    /** One protocol message pgward flushed to a peer, copied out of the buffer it was written in. */
+    private record Sent(char type, byte[] bytes) {
+
+        /** The {@code index}-th NUL-terminated string of the body. */
+        String cstring(int index) {
+            ByteBuf body = Unpooled.wrappedBuffer(bytes, 5, bytes.length - 5);
+            String text = null;
+            for (int i = 0; i <= index; i++) {
+                text = Wire.readCString(body);
+            }
+            return text;
+        }
+
+        Map<Character, String> fields() {
+            return PgError.fields(Unpooled.wrappedBuffer(bytes, 5, bytes.length - 5));
+        }
+    }
+
+    /** Everything flushed to {@code channel} since the last call, split into messages; the buffers are released. */
+    private static List<Sent> sentTo(EmbeddedChannel channel) {
+        List<Sent> sent = new ArrayList<>();
+        for (ByteBuf buf; (buf = channel.readOutbound()) != null; ) {
+            try {
+                while (buf.isReadable()) {
+                    byte[] message = new byte[buf.getInt(buf.readerIndex() + 1) + 1];
+                    buf.readBytes(message);
+                    sent.add(new Sent((char) message[0], message));
+                }
+            } finally {
+                buf.release();
+            }
+        }
+        return sent;
+    }
+
+    private static List<Character> types(List<Sent> sent) {
+        return sent.stream().map(Sent::type).toList();
+    }
+
+    private static void assertNeverContains(String text, List<Sent> sent) {
+        for (Sent s : sent) {
+            if (new String(s.bytes(), StandardCharsets.UTF_8).contains(text)) {
+                fail("\"" + text + "\" was sent:\n" + ByteBufUtil.prettyHexDump(Unpooled.wrappedBuffer(s.bytes())));
+            }
+        }
+    }
+
+    private static void assertWire(List<byte[]> expected, List<Sent> sent) {
+        assertEquals(expected.size(), sent.size(), () -> "messages: " + types(sent));
+        for (int i = 0; i < expected.size(); i++) {
+            assertBytes(expected.get(i), Unpooled.wrappedBuffer(sent.get(i).bytes()));
+        }
+    }
+}
