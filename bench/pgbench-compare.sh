@@ -17,6 +17,9 @@
 #   BENCH_WARMUP=5               seconds of unreported pgbench per target before measuring (0: none)
 #   BENCH_PGWARD=run             run: a `pgward run` whose pool fits the largest client count, with the
 #                                demo's app login; demo: the demo's own pgward (pool.max_size 20)
+#   BENCH_BASELINE_APP=          another pgward-app.jar, e.g. an earlier build: a second `pgward run` with the
+#                                same configuration serves the targets baseline (app) and baseline-ro (analyst),
+#                                interleaved with the others, and the report adds a before/after table
 #   BENCH_RESULTS=bench/results  where the report goes
 set -euo pipefail
 
@@ -28,7 +31,8 @@ DURATION=${BENCH_DURATION:-10}
 REPEATS=${BENCH_REPEATS:-3}
 CLIENTS=${BENCH_CLIENTS:-1 8 32}
 MODES=${BENCH_MODES:-simple prepared}
-TARGETS=${BENCH_TARGETS:-direct pgbouncer pgward pgward-ro}
+BASELINE_JAR=${BENCH_BASELINE_APP:-}
+TARGETS=${BENCH_TARGETS:-direct pgbouncer pgward pgward-ro${BASELINE_JAR:+ baseline baseline-ro}}
 PGBENCH_SCALE=${BENCH_PGBENCH_SCALE:-10}
 DEMO_SCALE=${BENCH_DEMO_SCALE:-0.1}
 WARMUP=${BENCH_WARMUP:-5}
@@ -44,11 +48,14 @@ for m in $MODES; do
     case $m in simple | prepared | extended) ;; *) bench_die "BENCH_MODES: unknown pgbench mode $m" ;; esac
 done
 for t in $TARGETS; do
-    case $t in direct | pgbouncer | pgward | pgward-ro) ;; *) bench_die "BENCH_TARGETS: unknown target $t" ;; esac
+    case $t in direct | pgbouncer | pgward | pgward-ro | baseline | baseline-ro) ;;
+        *) bench_die "BENCH_TARGETS: unknown target $t" ;; esac
 done
+[ -z "$BASELINE_JAR" ] || [ -f "$BASELINE_JAR" ] || bench_die "BENCH_BASELINE_APP: no such file: $BASELINE_JAR"
 case $PGWARD_VIA in run | demo) ;; *) bench_die "BENCH_PGWARD must be run or demo, was $PGWARD_VIA" ;; esac
 has_target() { [[ " $TARGETS " == *" $1 "* ]]; }
 has_pgward_target() { has_target pgward || has_target pgward-ro; }
+has_baseline_target() { has_target baseline || has_target baseline-ro; }
 MAX_CLIENTS=$(tr ' ' '\n' <<<"$CLIENTS" | sort -n | tail -n 1)
 
 command -v pgbench >/dev/null || bench_die "pgbench is missing (Debian: apt-get install postgresql-client)"
@@ -124,8 +131,11 @@ EOF
 # measures the same proxy. Both logins are served by the one process, so that the read-only/read-write ratio
 # compares the guard and nothing else. Audit lines of both go to one file; the report summarises the
 # decision times pgward itself recorded.
+# $1: the name (pgward or baseline), $2: the audit file, then the command that runs pgward; sets STARTED_PID
+# and STARTED_PORT.
 start_pgward_run() {
-    local dir=$BENCH_TMP/pgward
+    local name=$1 audit=$2 dir=$BENCH_TMP/$1
+    shift 2
     mkdir -m 700 "$dir"
     cat >"$dir/pgward.yaml" <<EOF
 listen: $BENCH_HOST:0
@@ -151,16 +161,15 @@ logins:
     mode: read-only
     statement_timeout: 30s
 audit:
-  file: $AUDIT_FILE
+  file: $audit
 EOF
-    bench_spawn pgward env PGWARD_BENCH_APP_PASSWORD=app PGWARD_BENCH_ANALYST_PASSWORD=analyst \
-        PGWARD_BENCH_BACKEND_PASSWORD="$PG_PASSWORD" \
-        "$BENCH_ROOT/pgward" run --config "$dir/pgward.yaml"
-    PGWARD_PID=$BENCH_LAST_PID
-    bench_wait_for_line 120 "$BENCH_TMP/pgward.out" 'pgward: listening on' "$PGWARD_PID" pgward
-    PGWARD_PORT=$(sed -nE 's/^pgward: listening on [^ ]*:([0-9]+) .*/\1/p' "$BENCH_TMP/pgward.out" | head -n 1)
-    [[ $PGWARD_PORT =~ ^[0-9]+$ ]] || bench_die "could not parse the port from pgward run's output"
-    bench_log "pgward run up on 127.0.0.1:$PGWARD_PORT (pid $PGWARD_PID, pool.max_size $((MAX_CLIENTS + 8)))"
+    bench_spawn "$name" env PGWARD_BENCH_APP_PASSWORD=app PGWARD_BENCH_ANALYST_PASSWORD=analyst \
+        PGWARD_BENCH_BACKEND_PASSWORD="$PG_PASSWORD" "$@" run --config "$dir/pgward.yaml"
+    STARTED_PID=$BENCH_LAST_PID
+    bench_wait_for_line 120 "$BENCH_TMP/$name.out" 'pgward: listening on' "$STARTED_PID" "$name"
+    STARTED_PORT=$(sed -nE 's/^pgward: listening on [^ ]*:([0-9]+) .*/\1/p' "$BENCH_TMP/$name.out" | head -n 1)
+    [[ $STARTED_PORT =~ ^[0-9]+$ ]] || bench_die "could not parse the port from $name run's output"
+    bench_log "$name run up on 127.0.0.1:$STARTED_PORT (pid $STARTED_PID, pool.max_size $((MAX_CLIENTS + 8)))"
 }
 
 if has_target pgbouncer; then
@@ -169,8 +178,10 @@ fi
 AUDIT_FILE=""
 if [ "$PGWARD_VIA" = run ]; then
     if has_pgward_target; then
-        AUDIT_FILE=$BENCH_TMP/pgward/audit.jsonl
-        start_pgward_run
+        AUDIT_FILE=$BENCH_TMP/pgward.audit.jsonl
+        start_pgward_run pgward "$AUDIT_FILE" "$BENCH_ROOT/pgward"
+        PGWARD_PID=$STARTED_PID
+        PGWARD_PORT=$STARTED_PORT
     fi
     PGWARD_LOG=$BENCH_TMP/pgward.err
     PGWARD_DESC="\`pgward run\` (logins app, read-write, and analyst, read-only with statement_timeout 30s; SCRAM, pool.max_size $((MAX_CLIENTS + 8)), session mode; audit to a file)"
@@ -180,15 +191,28 @@ else
     PGWARD_DESC="the demo's own pgward (logins app, read-write, and analyst, read-only; SCRAM, pool.max_size 20, session mode; audit to stdout)"
 fi
 
+BASELINE_PORT=""
+if has_baseline_target; then
+    [ -n "$BASELINE_JAR" ] || bench_die "the baseline targets need BENCH_BASELINE_APP"
+    start_pgward_run baseline "$BENCH_TMP/baseline.audit.jsonl" "$JAVA_HOME/bin/java" -jar "$BASELINE_JAR"
+    BASELINE_PID=$STARTED_PID
+    BASELINE_PORT=$STARTED_PORT
+fi
+
 # target -> port, user, password
 target_port() {
-    case $1 in direct) echo "$PG_PORT" ;; pgbouncer) echo "$PGBOUNCER_PORT" ;; pgward | pgward-ro) echo "$PGWARD_PORT" ;; esac
+    case $1 in
+        direct) echo "$PG_PORT" ;; pgbouncer) echo "$PGBOUNCER_PORT" ;; pgward | pgward-ro) echo "$PGWARD_PORT" ;;
+        baseline | baseline-ro) echo "$BASELINE_PORT" ;;
+    esac
 }
 target_user() {
-    case $1 in direct | pgbouncer) echo postgres ;; pgward) echo app ;; pgward-ro) echo analyst ;; esac
+    case $1 in direct | pgbouncer) echo postgres ;; pgward | baseline) echo app ;; pgward-ro | baseline-ro) echo analyst ;; esac
 }
 target_password() {
-    case $1 in direct | pgbouncer) echo "$PG_PASSWORD" ;; pgward) echo app ;; pgward-ro) echo analyst ;; esac
+    case $1 in
+        direct | pgbouncer) echo "$PG_PASSWORD" ;; pgward | baseline) echo app ;; pgward-ro | baseline-ro) echo analyst ;;
+    esac
 }
 
 # Every target must see the same data before anything is timed.
@@ -225,6 +249,7 @@ run_pgbench() {
         bench_tail "$out" 25
         case $target in
             pgward | pgward-ro) bench_tail "$PGWARD_LOG" 25 ;;
+            baseline | baseline-ro) bench_tail "$BENCH_TMP/baseline.err" 25 ;;
             pgbouncer) bench_tail "$BENCH_TMP/pgbouncer/pgbouncer.log" 25 ;;
         esac
         if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
@@ -273,6 +298,9 @@ if [ -n "$AUDIT_FILE" ]; then
     # pgward writes what its audit queue still holds when it stops (for at most 5 s), then the file is complete.
     bench_log "stopping pgward run so that its audit log is complete"
     bench_stop "$PGWARD_PID" 30 pgward
+fi
+if [ -n "$BASELINE_PORT" ]; then
+    bench_stop "$BASELINE_PID" 30 baseline
 fi
 
 # ------------------------------------------------------------------------------------------ report
@@ -323,6 +351,27 @@ audit_summary() {
     echo
 }
 
+# This build against BENCH_BASELINE_APP, login by login: the same proxy configuration on the same PostgreSQL.
+baseline_table() {
+    local mode clients bw w br r
+    echo "This build against the baseline \`$BASELINE_JAR\` (a second \`pgward run\` with the same configuration;"
+    echo "ratios of median TPS, above 1 means this build is faster)."
+    echo
+    echo "| mode | clients | baseline rw TPS | pgward rw TPS | rw new/old | baseline ro TPS | pgward ro TPS | ro new/old |"
+    echo "|---|--:|--:|--:|--:|--:|--:|--:|"
+    for mode in $MODES; do
+        for clients in $CLIENTS; do
+            bw=$(med "$mode" "$clients" baseline 5)
+            w=$(med "$mode" "$clients" pgward 5)
+            br=$(med "$mode" "$clients" baseline-ro 5)
+            r=$(med "$mode" "$clients" pgward-ro 5)
+            printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$mode" "$clients" "$(fmt_tps "$bw")" \
+                "$(fmt_tps "$w")" "$(ratio "$w" "$bw")" "$(fmt_tps "$br")" "$(fmt_tps "$r")" "$(ratio "$r" "$br")"
+        done
+    done
+    echo
+}
+
 report() {
     local mode clients d b w r
     echo "# pgbench select-only: PostgreSQL directly, pgbouncer, pgward read-write and read-only"
@@ -355,6 +404,9 @@ report() {
         done
     done
     echo
+    if [ -n "$BASELINE_PORT" ]; then
+        baseline_table
+    fi
     audit_summary
     echo "<details><summary>Every run (TPS / mean latency ms)</summary>"
     echo
