@@ -194,6 +194,8 @@ fi
 BASELINE_PORT=""
 if has_baseline_target; then
     [ -n "$BASELINE_JAR" ] || bench_die "the baseline targets need BENCH_BASELINE_APP"
+    # shellcheck source=../scripts/select-jdk.sh
+    . "$BENCH_ROOT/scripts/select-jdk.sh"
     start_pgward_run baseline "$BENCH_TMP/baseline.audit.jsonl" "$JAVA_HOME/bin/java" -jar "$BASELINE_JAR"
     BASELINE_PID=$STARTED_PID
     BASELINE_PORT=$STARTED_PORT
