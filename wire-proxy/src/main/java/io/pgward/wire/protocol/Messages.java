@@ -2,6 +2,9 @@ package io.pgward.wire.protocol;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 
@@ -78,7 +81,7 @@ public final class Messages {
             if (messages.getByte(at) == 'D' && messages.getShort(at + 5) > 0) {
                 int valueLength = messages.getInt(at + 7);
                 return valueLength < 0 ? null
-                        : messages.toString(at + 11, valueLength, java.nio.charset.StandardCharsets.UTF_8);
+                        : messages.toString(at + 11, valueLength, StandardCharsets.UTF_8);
             }
             at += 1 + length;
         }
@@ -92,6 +95,32 @@ public final class Messages {
             Wire.writeCString(buf, sql);
             buf.writeShort(0);
         });
+    }
+
+    /** Wire: {@code 'S' | int32 4}. */
+    public static ByteBuf sync(ByteBufAllocator alloc) {
+        return Wire.message(alloc, 'S', buf -> { });
+    }
+
+    /** Wire: {@code 'f' | int32 len | cstring reason}. */
+    public static ByteBuf copyFail(ByteBufAllocator alloc, String reason) {
+        return Wire.message(alloc, 'f', buf -> Wire.writeCString(buf, reason));
+    }
+
+    /** Whether consecutive backend messages hold a DataRow of one column whose text is {@code value}. */
+    public static boolean hasOneColumnRow(ByteBuf messages, String value) {
+        byte[] wanted = value.getBytes(StandardCharsets.UTF_8);
+        int at = messages.readerIndex();
+        while (messages.writerIndex() - at >= 5) {
+            int length = messages.getInt(at + 1);
+            if (messages.getByte(at) == 'D' && length == 4 + 2 + 4 + wanted.length && messages.getShort(at + 5) == 1
+                    && messages.getInt(at + 7) == wanted.length
+                    && ByteBufUtil.equals(messages, at + 11, Unpooled.wrappedBuffer(wanted), 0, wanted.length)) {
+                return true;
+            }
+            at += 1 + length;
+        }
+        return false;
     }
 
     /** Wire: {@code 'X' | int32 4}. */
