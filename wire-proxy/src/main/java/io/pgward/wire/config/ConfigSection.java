@@ -128,15 +128,20 @@ final class ConfigSection {
         if (text == null) {
             return fallback;
         }
+        // YAML 1.1 reads an unquoted off, no, on or yes as a boolean; where a word is meant, take the word.
+        Set<String> words = node.get(key).isBoolean()
+                ? (node.get(key).booleanValue() ? Set.of("on", "yes", "true") : Set.of("off", "no", "false"))
+                : Set.of(text.strip().toLowerCase(Locale.ROOT));
         StringBuilder allowed = new StringBuilder();
         for (E constant : type.getEnumConstants()) {
             String spelling = spelling(constant);
-            if (spelling.equals(text.strip().toLowerCase(Locale.ROOT))) {
+            if (words.contains(spelling)) {
                 return constant;
             }
             allowed.append(allowed.isEmpty() ? "" : ", ").append(spelling);
         }
-        throw ConfigException.at(keyPath(key), "must be one of " + allowed + ", was \"" + text + "\"");
+        throw ConfigException.at(keyPath(key), "must be one of " + allowed + ", was \"" + text + "\""
+                + (node.get(key).isBoolean() ? " (YAML reads an unquoted on, off, yes or no as true or false)" : ""));
     }
 
     /** How an enum constant is written in the file: {@code READ_ONLY} as {@code read-only}. */

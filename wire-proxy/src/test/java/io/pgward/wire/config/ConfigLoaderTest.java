@@ -221,6 +221,16 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void aWordYamlReadsAsABooleanIsTakenAsTheWord() {
+        assertEquals(PgwardConfig.AuditTarget.OFF, loader.parse(
+                "audit: {target: off}\nbackend: {host: h}\nlogins: {a: {auth: trust}}", "f").audit().target());
+        assertEquals(PgwardConfig.AuditTarget.OFF, loader.parse(
+                "audit: {target: no}\nbackend: {host: h}\nlogins: {a: {auth: trust}}", "f").audit().target());
+        assertError("audit.target: must be one of stdout, file, off, was \"true\" (YAML reads an unquoted on, off, "
+                + "yes or no as true or false)", "audit: {target: on}\nbackend: {host: h}\nlogins: {a: {auth: trust}}");
+    }
+
+    @Test
     void readsTheTableSelectionAndWhereTheCatalogCheckRuns() {
         PgwardConfig config = loader.parse("""
                 backend:
