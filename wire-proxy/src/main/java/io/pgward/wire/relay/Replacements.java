@@ -6,9 +6,11 @@ import io.pgward.wire.audit.ConnectionLog;
 import io.pgward.wire.gate.Verdict;
 import io.pgward.wire.local.LocalAnswer;
 import io.pgward.wire.pool.BackendConnection;
+import io.pgward.wire.protocol.BackendMessage;
 import io.pgward.wire.protocol.FrontendMessage;
 import io.pgward.wire.protocol.Messages;
 import io.pgward.wire.protocol.SqlState;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,7 +19,8 @@ import org.slf4j.LoggerFactory;
  * every protocol consequence (see the session's diagram). Owns the session's token: a refused statement, and the
  * row cap's abort, become a statement that cannot parse, {@code pgward_refused_<nonce>_<n>}; the nonce is random per
  * session and {@code n} counts up, so a syntax error naming the token can only be the server's answer to it.
- * A rewritten statement, or a Parse pgward answers, is replaced by the text the gate gave.
+ * The server's syntax error for a refusal's token comes back here and is replaced by the refusal. A rewritten
+ * statement, or a Parse pgward answers, is replaced by the text the gate gave.
  *
  * <p>A replacement is written as a Query when it stands for a Query or FunctionCall (it closes the request, as
  * they do) and as a Parse under the client's statement name when it stands for a Parse (the Bind, Execute and Sync
@@ -83,6 +86,22 @@ final class Replacements {
         rewrite(parse, new Verdict.Rewrite(LocalAnswer.asQuery(answer,
                 Verdicts.parameterCount(parse, Judge.standardConformingStrings(backend))), answer.notices()),
                 false);
+    }
+
+    /**
+     * Takes the server's ErrorResponse when it is the syntax error for the token of the next refusal in flight, and
+     * writes that refusal to the client in its place; false for any other error, which the caller relays.
+     */
+    boolean answeredRefusal(BackendMessage.Frame error, Map<Character, String> fields) {
+        InFlight.Substitution next = inFlight.nextSubstitution();
+        if (next == null || !SqlState.SYNTAX_ERROR.equals(fields.get('C'))
+                || !fields.getOrDefault('M', "").contains(next.token())) {
+            return false;
+        }
+        inFlight.substitutionAnswered();
+        client.write(Verdicts.inPlaceOf(client.alloc(), error.body(), next, backend.transactionStatus()));
+        error.bytes().release();
+        return true;
     }
 
     /**

@@ -4,7 +4,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.util.ReferenceCountUtil;
 import io.pgward.wire.audit.AuditLog;
-import io.pgward.wire.audit.ConnectionLog;
 import io.pgward.wire.gate.GateRequest;
 import io.pgward.wire.gate.StatementGate;
 import io.pgward.wire.gate.Verdict;
@@ -17,12 +16,9 @@ import io.pgward.wire.protocol.Messages;
 import io.pgward.wire.protocol.PgError;
 import io.pgward.wire.protocol.ProtocolException;
 import io.pgward.wire.protocol.SqlState;
-import io.pgward.wire.protocol.Wire;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Map;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * One client session relayed to one backend connection. Confined to the client channel's event loop, which is
@@ -44,9 +40,10 @@ import org.slf4j.LoggerFactory;
  * </ul>
  * A client message is handled at once unless {@link #clientWaits()}; then it waits in {@code backlog}, which is
  * drained in order whenever a wait ends. {@link #mayReadClient()} alone decides whether the client is read. The
- * search_path the gate is given is kept in {@link SearchPath}; what is worked out around a verdict (fail closed,
- * audit, what replaces the server's error for a refusal) is in {@link Verdicts}; the statements written in place
- * of the client's are {@link Replacements}; the backend goes back to the pool through the {@link BackendLease}.
+ * search_path the gate is given is kept (and asked for) by {@link SearchPath}; what is worked out around a verdict
+ * (fail closed, audit, what replaces the server's error for a refusal) is in {@link Verdicts}; the statements
+ * written in place of the client's, and the errors that come back for them, are handled by {@link Replacements};
+ * DDL is reported to the gate by {@link SchemaWatch}; the backend goes back to the pool through {@link BackendLease}.
  *
  * <p><b>Invariants.</b> Client messages are judged and forwarded in arrival order, one verdict at a time. Each
  * ReadyForQuery retires the oldest request in flight, and a server error is matched to a refusal only within
@@ -58,9 +55,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Pinned settings.</b> When the backend's target carries {@link io.pgward.wire.pool.PinnedSettings} (a
  * read-only login), the session holds the server to them: SQL text that is not valid UTF-8 is refused with the
- * server's own error (22021) instead of being judged, and a ParameterStatus that reports client_encoding,
- * standard_conforming_strings or default_transaction_read_only at another value ends the session with FATAL and
- * closes the backend connection, which never returns to the pool (fail closed).
+ * server's own error (22021) instead of being judged ({@link Judge}), and a ParameterStatus that reports
+ * client_encoding, standard_conforming_strings or default_transaction_read_only at another value ({@link
+ * ReportedSettings}) ends the session with FATAL and closes the backend connection, which never returns to the
+ * pool (fail closed).
  *
  * <p><b>Refusals are executed by PostgreSQL itself.</b> A refused statement is replaced ({@link Replacements}) by
  * a statement that cannot parse, named with a per-session random token ({@code pgward_refused_<nonce>_<n>}); the
@@ -91,7 +89,6 @@ public final class Session {
 
     /** The name of the session's handler in both pipelines. */
     static final String HANDLER = "session";
-    private static final Logger log = LoggerFactory.getLogger(Session.class);
     private static final int BACKLOG_READ_LIMIT = 64;
 
     private final Identity who;
@@ -105,13 +102,13 @@ public final class Session {
     /** The login's row cap, null when it has none. */
     private final RowCap rowCap;
     private final SearchPath searchPath;
+    private final ReportedSettings settings;
+    private final SchemaWatch schemaWatch;
     private final Judge judge;
     private final Replacements replacements;
     private boolean awaitingGate;
     private boolean backendSentFatal;
     private boolean ended;
-    /** DDL ran in the open transaction: its end changes the schema others see. */
-    private boolean ddlInTransaction;
 
     public Session(Identity who, Rules rules, Channel client, BackendConnection backend, BackendPool pool, long nonce,
                    Runnable onEnd) {
@@ -122,7 +119,9 @@ public final class Session {
         this.lease = new BackendLease(pool, backend);
         this.onEnd = onEnd;
         this.rowCap = rules.rowCap() > 0 ? new RowCap(rules.rowCap(), who.login()) : null;
-        this.searchPath = new SearchPath(gate.wantsSearchPath(), backend.parameters());
+        this.searchPath = new SearchPath(gate.wantsSearchPath(), backend, inFlight);
+        this.settings = new ReportedSettings(who, backend, searchPath);
+        this.schemaWatch = new SchemaWatch(gate);
         this.judge = new Judge(who, rules, backend, searchPath);
         this.replacements = new Replacements(who, client, backend, inFlight, nonce);
     }
@@ -132,10 +131,7 @@ public final class Session {
         client.pipeline().addLast(HANDLER, new ClientSide(this, backend.channel(), who.connection()));
         backend.channel().pipeline().addLast(HANDLER, new BackendSide(this, client, who.connection()));
         backend.channel().config().setAutoRead(true);
-        if (searchPath.askAtStart()) {
-            askSearchPath();
-            backend.channel().flush();
-        }
+        searchPath.start();
     }
 
     public BackendConnection backend() {
@@ -240,8 +236,8 @@ public final class Session {
             inFlight.closeClientRequest();
         }
         backend.channel().write(message.frame());
-        if (endsBatch && searchPath.askAfterRequest()) {
-            askSearchPath();
+        if (endsBatch) {
+            searchPath.requestClosed();
         }
     }
 
@@ -294,7 +290,15 @@ public final class Session {
     void fromBackend(BackendMessage message) {
         InFlight.Request head = inFlight.head();
         if (head != null && head.kind() == InFlight.Kind.SEARCH_PATH) {
-            searchPathReply(head, message);
+            if (message instanceof BackendMessage.Frame frame && frame.type() == 'S') {
+                // pgward's own SHOW changes nothing, but whatever the server reports is held to the pins all the same.
+                if (parameterStatus(frame)) {
+                    frame.bytes().release();
+                }
+            } else if (searchPath.reply(head, message)) {
+                answerWhenIdle();
+                drainBacklog();
+            }
             return;
         }
         switch (message) {
@@ -316,8 +320,8 @@ public final class Session {
             capProgress();
             return;
         }
-        if (frame.type() == 'C' && gate.watchesSchemaChanges()) {
-            watchSchema(frame);
+        if (frame.type() == 'C') {
+            schemaWatch.commandComplete(frame);
         }
         switch (frame.type()) {
             case 'Z' -> readyForQuery(frame);
@@ -335,46 +339,24 @@ public final class Session {
         }
     }
 
-    /** Tells the gate of DDL at once (others may see it if it commits) and again when its transaction ends. */
-    private void watchSchema(BackendMessage.Frame frame) {
-        String tag = Wire.readCString(frame.body());
-        if (SchemaTags.changesSchema(tag)) {
-            ddlInTransaction = true;
-            gate.schemaChanged();
-        }
-    }
-
     /**
-     * Takes note of a ParameterStatus; false (and the frame released, the session ended) when it reports a
-     * setting the read-only policy pins at another value. Fail closed: the server would now read statements
-     * differently from how pgward judges them.
+     * Takes note of a ParameterStatus; false (and the frame released, the session ended, the backend never reused)
+     * when it reports a setting the read-only policy pins at another value.
      */
     private boolean parameterStatus(BackendMessage.Frame frame) {
-        ByteBuf body = frame.body();
-        String name = Wire.readCString(body);
-        String value = Wire.readCString(body);
-        String violation = backend.target().pins() == null ? null : backend.target().pins().violation(name, value);
+        PgError violation = settings.note(frame);
         if (violation != null) {
             frame.bytes().release();
-            ConnectionLog.warn(log, who.connection(), "ending the session of read-only login {}: the database "
-                    + "server reports {}", who.login(), violation);
             lease.taint();
-            end(PgError.fatal(SqlState.INSUFFICIENT_PRIVILEGE, "pgward ended the session of the read-only login \""
-                    + who.login() + "\": the database server reports " + violation));
-            return false;
+            end(violation);
         }
-        backend.parameters().put(name, value);
-        searchPath.reported(name, value);
-        return true;
+        return violation == null;
     }
 
     private void readyForQuery(BackendMessage.Frame frame) {
         char status = (char) frame.body().getByte(0);
         backend.transactionStatus(status);
-        if (ddlInTransaction && status == 'I') {
-            ddlInTransaction = false;
-            gate.schemaChanged();
-        }
+        schemaWatch.transactionStatus(status);
         InFlight.Request done = inFlight.retire();
         if (rowCap != null && rowCap.holdsReady(frame)) {
             capProgress();
@@ -404,62 +386,16 @@ public final class Session {
         Map<Character, String> fields = PgError.fields(frame.body());
         String severity = fields.getOrDefault('V', fields.get('S'));
         backendSentFatal |= "FATAL".equals(severity) || "PANIC".equals(severity);
-        InFlight.Substitution head = inFlight.nextSubstitution();
-        if (head != null) {
-            String message = fields.getOrDefault('M', "");
-            if (SqlState.SYNTAX_ERROR.equals(fields.get('C')) && message.contains(head.token())) {
-                inFlight.substitutionAnswered();
-                client.write(Verdicts.inPlaceOf(client.alloc(), frame.body(), head, backend.transactionStatus()));
-                frame.bytes().release();
-                return;
-            }
+        if (!replacements.answeredRefusal(frame, fields)) {
+            client.write(frame.bytes());
         }
-        client.write(frame.bytes());
-    }
-
-    // ---------------------------------------------------------------- search_path
-
-    /**
-     * Asks the server for the session's search_path behind everything already sent; the reply is pgward's
-     * own and never reaches the client. SHOW takes no snapshot, so it cannot change what a transaction sees or
-     * make a later SET TRANSACTION fail. In an aborted transaction it fails, and the last value stands: the
-     * statement that might have changed it failed too.
-     */
-    private void askSearchPath() {
-        inFlight.probeSearchPath();
-        backend.channel().write(Messages.query(backend.channel().alloc(), "SHOW search_path"));
-    }
-
-    private void searchPathReply(InFlight.Request probe, BackendMessage message) {
-        if (message instanceof BackendMessage.Frame frame && frame.type() == 'Z') {
-            backend.transactionStatus((char) frame.body().getByte(0));
-            inFlight.retire();
-            frame.bytes().release();
-            searchPath.shown(probe.shown());
-            answerWhenIdle();
-            drainBacklog();
-            return;
-        }
-        if (message instanceof BackendMessage.Run run && probe.shown() == null) {
-            probe.shown(Messages.firstTextValue(run.bytes()));
-        }
-        if (message instanceof BackendMessage.Frame frame && frame.type() == 'S') {
-            // pgward's own SHOW changes nothing, but whatever the server reports is held to the pins all the same.
-            if (parameterStatus(frame)) {
-                frame.bytes().release();
-            }
-            return;
-        }
-        message.bytes().release();
     }
 
     // ---------------------------------------------------------------- the row cap
 
     /**
-     * A result passed the row cap: its later rows are already being dropped; the statement is cancelled so the
-     * server stops producing them and fails it, which gives the client PostgreSQL's own error semantics (the
-     * transaction aborts, the rest of a Query is skipped). Nothing more from the client reaches the server until
-     * the cancel has been delivered, so that it cannot hit a later statement.
+     * A result passed the row cap: the statement is cancelled, so that PostgreSQL fails it with its own error
+     * semantics. The client is not read until the cancel has been delivered: it must not hit a later statement.
      */
     private void capPassed() {
         readClientIfAllowed();
