@@ -7,10 +7,10 @@ import io.pgward.wire.pool.BackendReset;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * A session's hold on the backend connection the pool lent it for the session's lifetime. The connection goes
- * back to the pool only through {@link BackendReset}, and only when that reset can start at once: the backend owes
- * no ReadyForQuery (a reset queued behind a running statement would wait for it, and a cancel could hit the reset),
- * and it never reported a pinned setting at another value (the connection is no longer what pgward opened it as).
+ * A session's hold on the backend connection the pool lent it for the session's lifetime. At the end the
+ * connection goes back to the pool only through {@link BackendReset} (ROLLBACK, DISCARD ALL), and only when it is
+ * open, owes no ReadyForQuery (a statement still running is cancelled and the connection closed, not waited for),
+ * and never reported a pinned setting at another value (it is no longer what pgward opened it as).
  */
 final class BackendLease {
 

@@ -18,9 +18,9 @@ import org.slf4j.LoggerFactory;
  * The statements a {@link Session} writes to the backend in place of its client's, so that PostgreSQL itself gives
  * every protocol consequence (see the session's diagram). Owns the session's token: a refused statement, and the
  * row cap's abort, become a statement that cannot parse, {@code pgward_refused_<nonce>_<n>}; the nonce is random per
- * session and {@code n} counts up, so a syntax error naming the token can only be the server's answer to it.
+ * session and {@code n} counts up, so a syntax error naming the token answers that statement, not the client's text.
  * The server's syntax error for a refusal's token comes back here and is replaced by the refusal. A rewritten
- * statement, or a Parse pgward answers, is replaced by the text the gate gave.
+ * statement is replaced by the text the gate gave, and a Parse pgward answers by a query that returns the answer.
  *
  * <p>A replacement is written as a Query when it stands for a Query or FunctionCall (it closes the request, as
  * they do) and as a Parse under the client's statement name when it stands for a Parse (the Bind, Execute and Sync

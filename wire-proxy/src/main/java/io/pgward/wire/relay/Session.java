@@ -107,6 +107,7 @@ public final class Session {
     private final Judge judge;
     private final Replacements replacements;
     private boolean awaitingGate;
+    /** The server sent FATAL or PANIC: when it closes, that error has told the client why. */
     private boolean backendSentFatal;
     private boolean ended;
 
