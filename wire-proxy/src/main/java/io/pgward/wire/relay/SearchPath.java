@@ -1,5 +1,8 @@
 package io.pgward.wire.relay;
 
+import io.pgward.wire.pool.BackendConnection;
+import io.pgward.wire.protocol.BackendMessage;
+import io.pgward.wire.protocol.Messages;
 import java.util.Map;
 
 /**
@@ -11,24 +14,31 @@ import java.util.Map;
 final class SearchPath {
 
     private final boolean wanted;
+    private final BackendConnection backend;
+    private final InFlight inFlight;
+    /** The backend's ParameterStatus values, as they stand. */
     private final Map<String, String> reported;
     private String current;
     /** A statement that may change search_path was forwarded; ask once its request is closed. */
     private boolean stale;
 
-    /** @param reported the backend's ParameterStatus values, as they stand */
-    SearchPath(boolean wanted, Map<String, String> reported) {
+    SearchPath(boolean wanted, BackendConnection backend, InFlight inFlight) {
         this.wanted = wanted;
-        this.reported = reported;
+        this.backend = backend;
+        this.inFlight = inFlight;
+        this.reported = backend.parameters();
     }
 
-    /** At the session's start: true when the server must be asked. */
-    boolean askAtStart() {
+    /** At the session's start: asks the server when it does not report search_path. */
+    void start() {
         if (!wanted) {
-            return false;
+            return;
         }
         current = reported.get("search_path");
-        return current == null;
+        if (current == null) {
+            ask();
+            backend.channel().flush();
+        }
     }
 
     /** The value for a gate request: null for gates that do not want it. */
@@ -41,11 +51,12 @@ final class SearchPath {
         stale |= changesSearchPath && wanted && !reported.containsKey("search_path");
     }
 
-    /** A request was closed: true when the server must be asked now, behind it. */
-    boolean askAfterRequest() {
-        boolean ask = stale;
+    /** A request was closed: asks the server behind it when a statement in it may have changed search_path. */
+    void requestClosed() {
+        if (stale) {
+            ask();
+        }
         stale = false;
-        return ask;
     }
 
     /** The server reported a setting in ParameterStatus. */
@@ -56,12 +67,34 @@ final class SearchPath {
     }
 
     /**
-     * pgward's own SHOW search_path finished; {@code value} is null when it failed (in an aborted transaction), and
-     * then the last value stands: the statement that might have changed it failed too.
+     * Asks the server for the session's search_path behind everything already sent; the reply is pgward's
+     * own and never reaches the client. SHOW takes no snapshot, so it cannot change what a transaction sees or
+     * make a later SET TRANSACTION fail. In an aborted transaction it fails, and the last value stands: the
+     * statement that might have changed it failed too.
      */
-    void shown(String value) {
-        if (value != null) {
-            current = value;
+    private void ask() {
+        inFlight.probeSearchPath();
+        backend.channel().write(Messages.query(backend.channel().alloc(), "SHOW search_path"));
+    }
+
+    /**
+     * Takes a message of the reply to pgward's SHOW, other than ParameterStatus (which the session holds to the
+     * pins), and releases it; true when it was the ReadyForQuery that ends the reply.
+     */
+    boolean reply(InFlight.Request probe, BackendMessage message) {
+        if (message instanceof BackendMessage.Frame frame && frame.type() == 'Z') {
+            backend.transactionStatus((char) frame.body().getByte(0));
+            inFlight.retire();
+            frame.bytes().release();
+            if (probe.shown() != null) {
+                current = probe.shown();
+            }
+            return true;
         }
+        if (message instanceof BackendMessage.Run run && probe.shown() == null) {
+            probe.shown(Messages.firstTextValue(run.bytes()));
+        }
+        message.bytes().release();
+        return false;
     }
 }

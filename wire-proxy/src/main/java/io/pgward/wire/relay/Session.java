@@ -2,39 +2,32 @@ package io.pgward.wire.relay;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
 import io.pgward.wire.audit.AuditLog;
-import io.pgward.wire.audit.ConnectionLog;
 import io.pgward.wire.gate.GateRequest;
 import io.pgward.wire.gate.StatementGate;
 import io.pgward.wire.gate.Verdict;
 import io.pgward.wire.local.LocalAnswer;
 import io.pgward.wire.pool.BackendConnection;
 import io.pgward.wire.pool.BackendPool;
-import io.pgward.wire.pool.BackendReset;
 import io.pgward.wire.protocol.BackendMessage;
 import io.pgward.wire.protocol.FrontendMessage;
 import io.pgward.wire.protocol.Messages;
 import io.pgward.wire.protocol.PgError;
 import io.pgward.wire.protocol.ProtocolException;
 import io.pgward.wire.protocol.SqlState;
-import io.pgward.wire.protocol.Wire;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * One client session relayed to one backend connection. Confined to the client channel's event loop, which is
- * also the backend channel's: no locks.
+ * also the backend channel's: no locks. {@link ClientSide} and {@link BackendSide} are its handlers on the two
+ * channels; everything they receive comes here.
  *
- * <p>Client messages pass in order. Query, Parse and FunctionCall go through the {@link StatementGate}; all
- * others are forwarded as they arrived. Backend output is forwarded as runs of bytes; only ReadyForQuery,
- * ErrorResponse, ParameterStatus (and, for the row cap, CommandComplete and PortalSuspended) are read.
+ * <p>Client messages pass in order. Query, Parse and FunctionCall go through the {@link StatementGate} (asked by
+ * the {@link Judge}); all others are forwarded as they arrived. Backend output is forwarded as runs of bytes; only
+ * ReadyForQuery, ErrorResponse, ParameterStatus (and, for the row cap, CommandComplete and PortalSuspended) are read.
  *
  * <p><b>States.</b> The session is relaying until it has {@code ended} (then whatever arrives is released). What
  * it waits for is kept in three places:
@@ -47,8 +40,10 @@ import org.slf4j.LoggerFactory;
  * </ul>
  * A client message is handled at once unless {@link #clientWaits()}; then it waits in {@code backlog}, which is
  * drained in order whenever a wait ends. {@link #mayReadClient()} alone decides whether the client is read. The
- * search_path the gate is given is kept in {@link SearchPath}; what is worked out around a verdict (fail closed,
- * audit, what replaces the server's error for a refusal) is in {@link Verdicts}.
+ * search_path the gate is given is kept (and asked for) by {@link SearchPath}; what is worked out around a verdict
+ * (fail closed, audit, what replaces the server's error for a refusal) is in {@link Verdicts}; the statements
+ * written in place of the client's, and the errors that come back for them, are handled by {@link Replacements};
+ * DDL is reported to the gate by {@link SchemaWatch}; the backend goes back to the pool through {@link BackendLease}.
  *
  * <p><b>Invariants.</b> Client messages are judged and forwarded in arrival order, one verdict at a time. Each
  * ReadyForQuery retires the oldest request in flight, and a server error is matched to a refusal only within
@@ -60,15 +55,16 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Pinned settings.</b> When the backend's target carries {@link io.pgward.wire.pool.PinnedSettings} (a
  * read-only login), the session holds the server to them: SQL text that is not valid UTF-8 is refused with the
- * server's own error (22021) instead of being judged, and a ParameterStatus that reports client_encoding,
- * standard_conforming_strings or default_transaction_read_only at another value ends the session with FATAL and
- * closes the backend connection, which never returns to the pool (fail closed).
+ * server's own error (22021) instead of being judged ({@link Judge}), and a ParameterStatus that reports
+ * client_encoding, standard_conforming_strings or default_transaction_read_only at another value ({@link
+ * ReportedSettings}) ends the session with FATAL and closes the backend connection, which never returns to the
+ * pool (fail closed).
  *
- * <p><b>Refusals are executed by PostgreSQL itself.</b> A refused statement is replaced by a statement that
- * cannot parse, named with a per-session random token ({@code pgward_refused_<nonce>_<n>}); the server's syntax
- * error for it is replaced by pgward's refusal on the way back. Every protocol consequence of an error is
- * therefore PostgreSQL's own: the ErrorResponse is flushed at once, the extended protocol skips to Sync, an
- * open transaction block goes to the aborted state (status E, later statements get 25P02, COMMIT reports
+ * <p><b>Refusals are executed by PostgreSQL itself.</b> A refused statement is replaced ({@link Replacements}) by
+ * a statement that cannot parse, named with a per-session random token ({@code pgward_refused_<nonce>_<n>}); the
+ * server's syntax error for it is replaced by pgward's refusal on the way back. Every protocol consequence of an
+ * error is therefore PostgreSQL's own: the ErrorResponse is flushed at once, the extended protocol skips to Sync,
+ * an open transaction block goes to the aborted state (status E, later statements get 25P02, COMMIT reports
  * ROLLBACK, ROLLBACK TO SAVEPOINT recovers), a refused prepared statement name does not exist (26000), and
  * pipelined batches stay in order. The refused text never reaches the server.
  *
@@ -83,59 +79,60 @@ import org.slf4j.LoggerFactory;
  */
 public final class Session {
 
-    private static final Logger log = LoggerFactory.getLogger(Session.class);
+    /** Who the session is, as log lines and audit entries name it. */
+    public record Identity(String connection, String login, String database) {
+    }
+
+    /** The login's rules: its gate, where verdicts are audited (null: nowhere), its row cap (0: none). */
+    public record Rules(StatementGate gate, AuditLog audit, long rowCap) {
+    }
+
+    /** The name of the session's handler in both pipelines. */
+    static final String HANDLER = "session";
     private static final int BACKLOG_READ_LIMIT = 64;
 
+    private final Identity who;
+    private final StatementGate gate;
     private final Channel client;
     private final BackendConnection backend;
-    private final BackendPool pool;
-    private final StatementGate gate;
-    private final String connection;
-    private final String login;
-    private final String database;
-    private final String refusalPrefix;
+    private final BackendLease lease;
+    private final Runnable onEnd;
     private final Deque<FrontendMessage> backlog = new ArrayDeque<>();
     private final InFlight inFlight = new InFlight();
-    private final Runnable onEnd;
-    private final AuditLog audit;
-    private int substitutionCount;
-    private boolean awaitingGate;
-    private boolean backendSentFatal;
-    /** The backend reported a setting its read-only policy pins to another value: never reused. */
-    private boolean backendTainted;
-    private boolean ended;
     /** The login's row cap, null when it has none. */
     private final RowCap rowCap;
     private final SearchPath searchPath;
-    /** DDL ran in the open transaction: its end changes the schema others see. */
-    private boolean ddlInTransaction;
+    private final ReportedSettings settings;
+    private final SchemaWatch schemaWatch;
+    private final Judge judge;
+    private final Replacements replacements;
+    private boolean awaitingGate;
+    /** The server sent FATAL or PANIC: when it closes, that error has told the client why. */
+    private boolean backendSentFatal;
+    private boolean ended;
 
-    public Session(String connection, Channel client, BackendConnection backend, BackendPool pool,
-                   StatementGate gate, String login, String database, long nonce, AuditLog audit, long rowCap,
+    public Session(Identity who, Rules rules, Channel client, BackendConnection backend, BackendPool pool, long nonce,
                    Runnable onEnd) {
-        this.rowCap = rowCap > 0 ? new RowCap(rowCap, login) : null;
-        this.connection = connection;
-        this.audit = audit;
+        this.who = who;
+        this.gate = rules.gate();
         this.client = client;
         this.backend = backend;
-        this.pool = pool;
-        this.gate = gate;
-        this.login = login;
-        this.database = database;
-        this.refusalPrefix = "pgward_refused_" + Long.toHexString(nonce) + "_";
+        this.lease = new BackendLease(pool, backend);
         this.onEnd = onEnd;
-        this.searchPath = new SearchPath(gate.wantsSearchPath(), backend.parameters());
+        this.rowCap = rules.rowCap() > 0 ? new RowCap(rules.rowCap(), who.login()) : null;
+        this.searchPath = new SearchPath(gate.wantsSearchPath(), backend, inFlight);
+        this.settings = new ReportedSettings(who, backend, searchPath);
+        this.schemaWatch = new SchemaWatch(gate);
+        this.judge = new Judge(who, rules, backend, searchPath);
+        this.replacements = new Replacements(who, client, backend, inFlight, nonce);
     }
 
     /** Installs the relay handlers; called on the event loop once the client is told it may send queries. */
     public void start() {
-        client.pipeline().addLast("session", new ClientSide());
-        backend.channel().pipeline().addLast("session", new BackendSide());
+        client.pipeline().addLast(HANDLER, new ClientSide(this, backend.channel(), who.connection()));
+        backend.channel().pipeline().addLast(HANDLER, new BackendSide(this, client, who.connection()));
         backend.channel().config().setAutoRead(true);
-        if (searchPath.askAtStart()) {
-            askSearchPath();
-            backend.channel().flush();
-        }
+        searchPath.start();
     }
 
     public BackendConnection backend() {
@@ -144,12 +141,20 @@ public final class Session {
 
     /** Relays a client's CancelRequest to the backend, with the backend's own keys. */
     public void cancel() {
-        pool.connector().cancel(backend.channel().eventLoop(), backend);
+        lease.cancel();
+    }
+
+    boolean ended() {
+        return ended;
+    }
+
+    boolean backendSentFatal() {
+        return backendSentFatal;
     }
 
     // ---------------------------------------------------------------- client to backend
 
-    private void fromClient(FrontendMessage message) {
+    void fromClient(FrontendMessage message) {
         if (ended) {
             message.release();
         } else if (clientWaits() || !backlog.isEmpty()) {
@@ -187,46 +192,24 @@ public final class Session {
     }
 
     private void judge(FrontendMessage message, GateRequest.Kind kind, String sql, int[] parameterTypes) {
-        long started = System.nanoTime();
-        String invalid = backend.target().pins() == null ? null : Verdicts.invalidUtf8(message);
-        if (invalid != null) {
-            // Decoded with replacement characters, the text is not what the server reads: refused, not judged.
-            apply(message, audited(sql, started, Verdicts.invalidEncoding(invalid)));
-            return;
-        }
-        CompletableFuture<Verdict> verdict;
-        try {
-            verdict = gate.check(new GateRequest(kind, sql, parameterTypes, login, database,
-                    standardConformingStrings(), searchPath.current())).toCompletableFuture();
-        } catch (RuntimeException e) {
-            verdict = CompletableFuture.failedFuture(e);
-        }
-        if (verdict.isDone()) {
-            apply(message, audited(sql, started, Verdicts.failClosed(verdict, connection)));
+        Judge.Judgement judgement = judge.ask(message, kind, sql, parameterTypes);
+        if (judgement.decided()) {
+            apply(message, judgement.take());
             return;
         }
         awaitingGate = true;
         readClientIfAllowed();
-        CompletableFuture<Verdict> pending = verdict;
-        pending.whenComplete((v, e) -> client.eventLoop().execute(() -> {
+        judgement.whenDecided(() -> client.eventLoop().execute(() -> {
             awaitingGate = false;
             if (ended) {
                 message.release();
                 return;
             }
-            apply(message, audited(sql, started, Verdicts.failClosed(pending, connection)));
+            apply(message, judgement.take());
             drainBacklog();
             backend.channel().flush();
             client.flush();
         }));
-    }
-
-    private Verdict audited(String sql, long started, Verdict verdict) {
-        if (audit != null) {
-            audit.record(Verdicts.auditEntry(connection, login, database, sql, (System.nanoTime() - started) / 1000,
-                    verdict));
-        }
-        return verdict;
     }
 
     private void apply(FrontendMessage message, Verdict verdict) {
@@ -236,13 +219,13 @@ public final class Session {
                 searchPath.mayChange(a.changesSearchPath());
                 forward(message, endsBatch);
             }
-            case Verdict.Refuse r -> substitute(message, r, endsBatch);
-            case Verdict.Rewrite rewrite -> rewrite(message, rewrite, endsBatch);
+            case Verdict.Refuse r -> replacements.refuse(message, r, endsBatch);
+            case Verdict.Rewrite rewrite -> replacements.rewrite(message, rewrite, endsBatch);
             case Verdict.Answer answer -> {
                 switch (message) {
                     case FrontendMessage.Query q -> answerLocally(message, answer);
-                    case FrontendMessage.Parse p -> answerThroughBackend(p, answer);
-                    default -> substitute(message, new Verdict.Refuse(SqlState.FEATURE_NOT_SUPPORTED,
+                    case FrontendMessage.Parse p -> replacements.answerThroughBackend(p, answer);
+                    default -> replacements.refuse(message, new Verdict.Refuse(SqlState.FEATURE_NOT_SUPPORTED,
                             "pgward cannot answer a fast-path function call"), endsBatch);
                 }
             }
@@ -254,103 +237,9 @@ public final class Session {
             inFlight.closeClientRequest();
         }
         backend.channel().write(message.frame());
-        if (endsBatch && searchPath.askAfterRequest()) {
-            askSearchPath();
-        }
-    }
-
-    /** Tells the gate of DDL at once (others may see it if it commits) and again when its transaction ends. */
-    private void watchSchema(BackendMessage.Frame frame) {
-        String tag = Wire.readCString(frame.body());
-        if (SchemaTags.changesSchema(tag)) {
-            ddlInTransaction = true;
-            gate.schemaChanged();
-        }
-    }
-
-    // ---------------------------------------------------------------- search_path
-
-    /**
-     * Asks the server for the session's search_path behind everything already sent; the reply is pgward's
-     * own and never reaches the client. SHOW takes no snapshot, so it cannot change what a transaction sees or
-     * make a later SET TRANSACTION fail. In an aborted transaction it fails, and the last value stands: the
-     * statement that might have changed it failed too.
-     */
-    private void askSearchPath() {
-        inFlight.probeSearchPath();
-        backend.channel().write(Messages.query(backend.channel().alloc(), "SHOW search_path"));
-    }
-
-    private void searchPathReply(InFlight.Request probe, BackendMessage message) {
-        if (message instanceof BackendMessage.Frame frame && frame.type() == 'Z') {
-            backend.transactionStatus((char) frame.body().getByte(0));
-            inFlight.retire();
-            frame.bytes().release();
-            searchPath.shown(probe.shown());
-            answerWhenIdle();
-            drainBacklog();
-            return;
-        }
-        if (message instanceof BackendMessage.Run run && probe.shown() == null) {
-            probe.shown(Messages.firstTextValue(run.bytes()));
-        }
-        if (message instanceof BackendMessage.Frame frame && frame.type() == 'S') {
-            // pgward's own SHOW changes nothing, but whatever the server reports is held to the pins all the same.
-            if (parameterStatus(frame)) {
-                frame.bytes().release();
-            }
-            return;
-        }
-        message.bytes().release();
-    }
-
-    private void substitute(FrontendMessage message, Verdict.Refuse refusal, boolean endsBatch) {
-        String token = refusalPrefix + (++substitutionCount);
-        ByteBuf replacement = message instanceof FrontendMessage.Parse p
-                ? Messages.parse(backend.channel().alloc(), p.statement(), token)
-                : Messages.query(backend.channel().alloc(), token);
-        message.release();
-        inFlight.substituted(token, refusal);
-        ConnectionLog.info(log, connection, "refused for login {}: {}", login, refusal.message());
         if (endsBatch) {
-            inFlight.closeClientRequest();
+            searchPath.requestClosed();
         }
-        backend.channel().write(replacement);
-    }
-
-    /**
-     * The backend runs the rewritten statement in place of the client's: as the Query, or prepared under the
-     * client's statement name, so everything after it is PostgreSQL's own.
-     */
-    private void rewrite(FrontendMessage message, Verdict.Rewrite rewrite, boolean endsBatch) {
-        if (message instanceof FrontendMessage.FunctionCall) {
-            substitute(message, new Verdict.Refuse(SqlState.FEATURE_NOT_SUPPORTED,
-                    "pgward cannot rewrite a fast-path function call"), endsBatch);
-            return;
-        }
-        for (String notice : rewrite.notices()) {
-            client.write(LocalAnswer.notice(client.alloc(), notice));
-        }
-        ByteBuf replacement = message instanceof FrontendMessage.Parse p
-                ? Messages.parse(backend.channel().alloc(), p.statement(), rewrite.sql())
-                : Messages.query(backend.channel().alloc(), rewrite.sql());
-        message.release();
-        if (endsBatch) {
-            inFlight.closeClientRequest();
-        }
-        backend.channel().write(replacement);
-    }
-
-    /** Parse of a statement pgward answers: the backend prepares the answer as a query under the same name. */
-    private void answerThroughBackend(FrontendMessage.Parse parse, Verdict.Answer answer) {
-        rewrite(parse, new Verdict.Rewrite(LocalAnswer.asQuery(answer,
-                Verdicts.parameterCount(parse, standardConformingStrings())), answer.notices()),
-                false);
-    }
-
-    /** How the server reads backslashes in '...' strings right now, as it last reported. */
-    private boolean standardConformingStrings() {
-        return !"off".equals(backend.parameters().get("standard_conforming_strings"));
     }
 
     /** Local answers must follow everything already owed by the backend, so they wait until it is idle. */
@@ -386,7 +275,7 @@ public final class Session {
         return !ended && !clientWaits() && backlog.size() < BACKLOG_READ_LIMIT && backend.channel().isWritable();
     }
 
-    private void readClientIfAllowed() {
+    void readClientIfAllowed() {
         client.config().setAutoRead(mayReadClient());
     }
 
@@ -399,10 +288,18 @@ public final class Session {
 
     // ---------------------------------------------------------------- backend to client
 
-    private void fromBackend(BackendMessage message) {
+    void fromBackend(BackendMessage message) {
         InFlight.Request head = inFlight.head();
         if (head != null && head.kind() == InFlight.Kind.SEARCH_PATH) {
-            searchPathReply(head, message);
+            if (message instanceof BackendMessage.Frame frame && frame.type() == 'S') {
+                // pgward's own SHOW changes nothing, but whatever the server reports is held to the pins all the same.
+                if (parameterStatus(frame)) {
+                    frame.bytes().release();
+                }
+            } else if (searchPath.reply(head, message)) {
+                answerWhenIdle();
+                drainBacklog();
+            }
             return;
         }
         switch (message) {
@@ -424,8 +321,8 @@ public final class Session {
             capProgress();
             return;
         }
-        if (frame.type() == 'C' && gate.watchesSchemaChanges()) {
-            watchSchema(frame);
+        if (frame.type() == 'C') {
+            schemaWatch.commandComplete(frame);
         }
         switch (frame.type()) {
             case 'Z' -> readyForQuery(frame);
@@ -444,36 +341,23 @@ public final class Session {
     }
 
     /**
-     * Takes note of a ParameterStatus; false (and the frame released, the session ended) when it reports a
-     * setting the read-only policy pins at another value. Fail closed: the server would now read statements
-     * differently from how pgward judges them.
+     * Takes note of a ParameterStatus; false (and the frame released, the session ended, the backend never reused)
+     * when it reports a setting the read-only policy pins at another value.
      */
     private boolean parameterStatus(BackendMessage.Frame frame) {
-        ByteBuf body = frame.body();
-        String name = Wire.readCString(body);
-        String value = Wire.readCString(body);
-        String violation = backend.target().pins() == null ? null : backend.target().pins().violation(name, value);
+        PgError violation = settings.note(frame);
         if (violation != null) {
             frame.bytes().release();
-            ConnectionLog.warn(log, connection, "ending the session of read-only login {}: the database server "
-                    + "reports {}", login, violation);
-            backendTainted = true;
-            end(PgError.fatal(SqlState.INSUFFICIENT_PRIVILEGE, "pgward ended the session of the read-only login \""
-                    + login + "\": the database server reports " + violation));
-            return false;
+            lease.taint();
+            end(violation);
         }
-        backend.parameters().put(name, value);
-        searchPath.reported(name, value);
-        return true;
+        return violation == null;
     }
 
     private void readyForQuery(BackendMessage.Frame frame) {
         char status = (char) frame.body().getByte(0);
         backend.transactionStatus(status);
-        if (ddlInTransaction && status == 'I') {
-            ddlInTransaction = false;
-            gate.schemaChanged();
-        }
+        schemaWatch.transactionStatus(status);
         InFlight.Request done = inFlight.retire();
         if (rowCap != null && rowCap.holdsReady(frame)) {
             capProgress();
@@ -503,30 +387,20 @@ public final class Session {
         Map<Character, String> fields = PgError.fields(frame.body());
         String severity = fields.getOrDefault('V', fields.get('S'));
         backendSentFatal |= "FATAL".equals(severity) || "PANIC".equals(severity);
-        InFlight.Substitution head = inFlight.nextSubstitution();
-        if (head != null) {
-            String message = fields.getOrDefault('M', "");
-            if (SqlState.SYNTAX_ERROR.equals(fields.get('C')) && message.contains(head.token())) {
-                inFlight.substitutionAnswered();
-                client.write(Verdicts.inPlaceOf(client.alloc(), frame.body(), head, backend.transactionStatus()));
-                frame.bytes().release();
-                return;
-            }
+        if (!replacements.answeredRefusal(frame, fields)) {
+            client.write(frame.bytes());
         }
-        client.write(frame.bytes());
     }
 
     // ---------------------------------------------------------------- the row cap
 
     /**
-     * A result passed the row cap: its later rows are already being dropped; the statement is cancelled so the
-     * server stops producing them and fails it, which gives the client PostgreSQL's own error semantics (the
-     * transaction aborts, the rest of a Query is skipped). Nothing more from the client reaches the server until
-     * the cancel has been delivered, so that it cannot hit a later statement.
+     * A result passed the row cap: the statement is cancelled, so that PostgreSQL fails it with its own error
+     * semantics. The client is not read until the cancel has been delivered: it must not hit a later statement.
      */
     private void capPassed() {
         readClientIfAllowed();
-        pool.connector().cancel(backend.channel().eventLoop(), backend).whenComplete((v, e) -> {
+        lease.cancel().whenComplete((v, e) -> {
             rowCap.cancelDelivered();
             if (!ended) {
                 capProgress();
@@ -551,8 +425,7 @@ public final class Session {
         if (ready != null && backend.transactionStatus() == 'T' && !inFlight.owesReady()) {
             ready.bytes().release();
             rowCap.aborting();
-            inFlight.abortFirst();
-            backend.channel().write(Messages.query(backend.channel().alloc(), refusalPrefix + (++substitutionCount)));
+            replacements.abortTransaction();
             return;
         }
         rowCap.settled();
@@ -568,7 +441,7 @@ public final class Session {
      * Ends the session once: the client is told {@code error} (if any) and closed; the backend goes back to
      * the pool when it owes nothing, otherwise its query is cancelled and the connection closed.
      */
-    private void end(PgError error) {
+    void end(PgError error) {
         if (ended) {
             return;
         }
@@ -583,95 +456,7 @@ public final class Session {
         } else {
             client.close();
         }
-        Channel channel = backend.channel();
-        // A tainted backend is closed at once; its handler stays to release what the current read still holds.
-        if (!backendTainted && channel.pipeline().get("session") != null) {
-            channel.pipeline().remove("session");
-        }
-        if (!channel.isActive() || backendTainted) {
-            pool.discard(backend);
-        } else if (!inFlight.owesReady()) {
-            BackendReset.start(pool, backend);
-        } else {
-            pool.connector().cancel(channel.eventLoop(), backend);
-            pool.discard(backend);
-        }
+        lease.giveBack(inFlight.owesReady());
         onEnd.run();
-    }
-
-    private final class ClientSide extends ChannelInboundHandlerAdapter {
-        @Override
-        public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            fromClient((FrontendMessage) msg);
-        }
-
-        @Override
-        public void channelReadComplete(ChannelHandlerContext ctx) {
-            backend.channel().flush();
-            // A local answer is written while reading the client, with nothing coming from the backend to flush it.
-            client.flush();
-        }
-
-        @Override
-        public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-            backend.channel().config().setAutoRead(ctx.channel().isWritable());
-        }
-
-        @Override
-        public void channelInactive(ChannelHandlerContext ctx) {
-            end(null);
-        }
-
-        @Override
-        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            end(fatal(cause));
-        }
-    }
-
-    private final class BackendSide extends ChannelInboundHandlerAdapter {
-        @Override
-        public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            if (ended) {
-                ReferenceCountUtil.release(msg instanceof BackendMessage m ? m.bytes() : msg);
-                return;
-            }
-            fromBackend((BackendMessage) msg);
-        }
-
-        @Override
-        public void channelReadComplete(ChannelHandlerContext ctx) {
-            client.flush();
-            backend.channel().flush();
-        }
-
-        @Override
-        public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-            readClientIfAllowed();
-        }
-
-        @Override
-        public void channelInactive(ChannelHandlerContext ctx) {
-            // A FATAL the server sent before closing has been forwarded already and says it all.
-            client.flush();
-            end(backendSentFatal ? null : PgError.fatal(SqlState.CONNECTION_FAILURE,
-                    "pgward lost the connection to the database server"));
-        }
-
-        @Override
-        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            ConnectionLog.warn(log, connection, "backend connection failed: {}", cause.toString());
-            ctx.close();
-        }
-    }
-
-    private PgError fatal(Throwable cause) {
-        if (cause instanceof io.netty.handler.codec.DecoderException && cause.getCause() != null) {
-            cause = cause.getCause();
-        }
-        if (cause instanceof ProtocolException p) {
-            return PgError.fatal(p.sqlState(), p.getMessage());
-        }
-        ConnectionLog.warn(log, connection, "client connection failed: {}", cause.toString());
-        return PgError.fatal(SqlState.PROTOCOL_VIOLATION, "pgward closed the connection: " + cause.getMessage());
     }
 }

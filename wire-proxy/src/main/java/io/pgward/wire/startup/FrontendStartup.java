@@ -292,10 +292,10 @@ public final class FrontendStartup extends ChannelInboundHandlerAdapter {
         phase = Phase.DONE;
         cancelTimeout();
         CancelRegistry.Key key = server.cancelKeys().newKey();
-        Session session = new Session(connection, ctx.channel(), backend, server.pool(),
-                server.gateFor(entry.login(), ctx.channel().eventLoop()),
-                user, database, server.cancelKeys().nonce(), server.audit(), entry.login().policy().rowCap(),
-                () -> server.cancelKeys().unregister(key));
+        Session.Rules rules = new Session.Rules(server.gateFor(entry.login(), ctx.channel().eventLoop()),
+                server.audit(), entry.login().policy().rowCap());
+        Session session = new Session(new Session.Identity(connection, user, database), rules, ctx.channel(),
+                backend, server.pool(), server.cancelKeys().nonce(), () -> server.cancelKeys().unregister(key));
         server.cancelKeys().register(key, session::cancel);
         ctx.write(Messages.authenticationOk(ctx.alloc()));
         backend.parameters().forEach((name, value) -> ctx.write(Messages.parameterStatus(ctx.alloc(), name, value)));

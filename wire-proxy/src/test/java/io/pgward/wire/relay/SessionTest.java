@@ -94,8 +94,8 @@ class SessionTest {
                 return gate.wantsSearchPath();
             }
         };
-        new Session("c1", client, backend, BackendConnections.unconnectablePool(), recording, "alice", "shop", NONCE,
-                null, rowCap, () -> ends++).start();
+        new Session(new Session.Identity("c1", "alice", "shop"), new Session.Rules(recording, null, rowCap), client,
+                backend, BackendConnections.unconnectablePool(), NONCE, () -> ends++).start();
     }
 
     @AfterEach

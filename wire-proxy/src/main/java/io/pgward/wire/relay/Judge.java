@@ -1,0 +1,82 @@
+package io.pgward.wire.relay;
+
+import io.pgward.wire.gate.GateRequest;
+import io.pgward.wire.gate.Verdict;
+import io.pgward.wire.pool.BackendConnection;
+import io.pgward.wire.protocol.FrontendMessage;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Asks the login's gate about one client statement, with what the server reads it by (standard_conforming_strings,
+ * search_path). The gate may decide off the event loop; the {@link Session} takes each verdict on the event loop,
+ * in arrival order, which is when it fails closed and is audited.
+ */
+final class Judge {
+
+    private final Session.Identity who;
+    private final Session.Rules rules;
+    private final BackendConnection backend;
+    private final SearchPath searchPath;
+
+    Judge(Session.Identity who, Session.Rules rules, BackendConnection backend, SearchPath searchPath) {
+        this.who = who;
+        this.rules = rules;
+        this.backend = backend;
+        this.searchPath = searchPath;
+    }
+
+    Judgement ask(FrontendMessage message, GateRequest.Kind kind, String sql, int[] parameterTypes) {
+        long started = System.nanoTime();
+        String invalid = backend.target().pins() == null ? null : Verdicts.invalidUtf8(message);
+        if (invalid != null) {
+            // Decoded with replacement characters, the text is not what the server reads: refused, not judged.
+            return new Judgement(CompletableFuture.completedFuture(Verdicts.invalidEncoding(invalid)), sql, started);
+        }
+        CompletableFuture<Verdict> verdict;
+        try {
+            verdict = rules.gate().check(new GateRequest(kind, sql, parameterTypes, who.login(), who.database(),
+                    standardConformingStrings(backend), searchPath.current())).toCompletableFuture();
+        } catch (RuntimeException e) {
+            verdict = CompletableFuture.failedFuture(e);
+        }
+        return new Judgement(verdict, sql, started);
+    }
+
+    /** How the server reads backslashes in '...' strings right now, as it last reported. */
+    static boolean standardConformingStrings(BackendConnection backend) {
+        return !"off".equals(backend.parameters().get("standard_conforming_strings"));
+    }
+
+    /** One statement's verdict, decided or still being decided. */
+    final class Judgement {
+
+        private final CompletableFuture<Verdict> verdict;
+        private final String sql;
+        private final long started;
+
+        private Judgement(CompletableFuture<Verdict> verdict, String sql, long started) {
+            this.verdict = verdict;
+            this.sql = sql;
+            this.started = started;
+        }
+
+        boolean decided() {
+            return verdict.isDone();
+        }
+
+        /** Runs {@code then} once the gate has decided, on whatever thread decided. */
+        void whenDecided(Runnable then) {
+            verdict.whenComplete((v, e) -> then.run());
+        }
+
+        /** The decided verdict, failing closed, and audited: taken once, on the event loop. */
+        Verdict take() {
+            Verdict taken = Verdicts.failClosed(verdict, who.connection());
+            if (rules.audit() != null) {
+                rules.audit().record(Verdicts.auditEntry(who.connection(), who.login(), who.database(), sql,
+                        (System.nanoTime() - started) / 1000, taken));
+            }
+            return taken;
+        }
+    }
+}

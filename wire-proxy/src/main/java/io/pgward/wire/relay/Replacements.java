@@ -1,0 +1,119 @@
+package io.pgward.wire.relay;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.pgward.wire.audit.ConnectionLog;
+import io.pgward.wire.gate.Verdict;
+import io.pgward.wire.local.LocalAnswer;
+import io.pgward.wire.pool.BackendConnection;
+import io.pgward.wire.protocol.BackendMessage;
+import io.pgward.wire.protocol.FrontendMessage;
+import io.pgward.wire.protocol.Messages;
+import io.pgward.wire.protocol.SqlState;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The statements a {@link Session} writes to the backend in place of its client's, so that PostgreSQL itself gives
+ * every protocol consequence (see the session's diagram). Owns the session's token: a refused statement, and the
+ * row cap's abort, become a statement that cannot parse, {@code pgward_refused_<nonce>_<n>}; the nonce is random per
+ * session and {@code n} counts up, so a syntax error naming the token answers that statement, not the client's text.
+ * The server's syntax error for a refusal's token comes back here and is replaced by the refusal. A rewritten
+ * statement is replaced by the text the gate gave, and a Parse pgward answers by a query that returns the answer.
+ *
+ * <p>A replacement is written as a Query when it stands for a Query or FunctionCall (it closes the request, as
+ * they do) and as a Parse under the client's statement name when it stands for a Parse (the Bind, Execute and Sync
+ * that follow refer to it).
+ */
+final class Replacements {
+
+    /** Refusals are logged as the session's. */
+    private static final Logger log = LoggerFactory.getLogger(Session.class);
+
+    private final Session.Identity who;
+    private final Channel client;
+    private final BackendConnection backend;
+    private final InFlight inFlight;
+    private final String refusalPrefix;
+    private int substitutionCount;
+
+    Replacements(Session.Identity who, Channel client, BackendConnection backend, InFlight inFlight, long nonce) {
+        this.who = who;
+        this.client = client;
+        this.backend = backend;
+        this.inFlight = inFlight;
+        this.refusalPrefix = "pgward_refused_" + Long.toHexString(nonce) + "_";
+    }
+
+    /** The refused statement never reaches the server: a statement naming a fresh token goes in its place. */
+    void refuse(FrontendMessage message, Verdict.Refuse refusal, boolean endsBatch) {
+        String token = nextToken();
+        ByteBuf replacement = message instanceof FrontendMessage.Parse p
+                ? Messages.parse(backend.channel().alloc(), p.statement(), token)
+                : Messages.query(backend.channel().alloc(), token);
+        message.release();
+        inFlight.substituted(token, refusal);
+        ConnectionLog.info(log, who.connection(), "refused for login {}: {}", who.login(), refusal.message());
+        if (endsBatch) {
+            inFlight.closeClientRequest();
+        }
+        backend.channel().write(replacement);
+    }
+
+    /** The backend runs the rewritten statement in place of the client's, so everything after it is its own. */
+    void rewrite(FrontendMessage message, Verdict.Rewrite rewrite, boolean endsBatch) {
+        if (message instanceof FrontendMessage.FunctionCall) {
+            refuse(message, new Verdict.Refuse(SqlState.FEATURE_NOT_SUPPORTED,
+                    "pgward cannot rewrite a fast-path function call"), endsBatch);
+            return;
+        }
+        for (String notice : rewrite.notices()) {
+            client.write(LocalAnswer.notice(client.alloc(), notice));
+        }
+        ByteBuf replacement = message instanceof FrontendMessage.Parse p
+                ? Messages.parse(backend.channel().alloc(), p.statement(), rewrite.sql())
+                : Messages.query(backend.channel().alloc(), rewrite.sql());
+        message.release();
+        if (endsBatch) {
+            inFlight.closeClientRequest();
+        }
+        backend.channel().write(replacement);
+    }
+
+    /** Parse of a statement pgward answers: the backend prepares the answer as a query under the same name. */
+    void answerThroughBackend(FrontendMessage.Parse parse, Verdict.Answer answer) {
+        rewrite(parse, new Verdict.Rewrite(LocalAnswer.asQuery(answer,
+                Verdicts.parameterCount(parse, Judge.standardConformingStrings(backend))), answer.notices()),
+                false);
+    }
+
+    /**
+     * Takes the server's ErrorResponse when it is the syntax error for the token of the next refusal in flight, and
+     * writes that refusal to the client in its place; false for any other error, which the caller relays.
+     */
+    boolean answeredRefusal(BackendMessage.Frame error, Map<Character, String> fields) {
+        InFlight.Substitution next = inFlight.nextSubstitution();
+        if (next == null || !SqlState.SYNTAX_ERROR.equals(fields.get('C'))
+                || !fields.getOrDefault('M', "").contains(next.token())) {
+            return false;
+        }
+        inFlight.substitutionAnswered();
+        client.write(Verdicts.inPlaceOf(client.alloc(), error.body(), next, backend.transactionStatus()));
+        error.bytes().release();
+        return true;
+    }
+
+    /**
+     * Fails the open transaction of a capped result as PostgreSQL would have failed it: a Query of a fresh token,
+     * ahead of everything in flight (the session sends it only when nothing owes a ReadyForQuery).
+     */
+    void abortTransaction() {
+        inFlight.abortFirst();
+        backend.channel().write(Messages.query(backend.channel().alloc(), nextToken()));
+    }
+
+    private String nextToken() {
+        return refusalPrefix + (++substitutionCount);
+    }
+}
