@@ -42,7 +42,11 @@ final class ClientSide extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-        backend.config().setAutoRead(ctx.channel().isWritable());
+        // Once the session ended, the backend belongs to its reset or to another session: a client that left
+        // while unwritable must not stop it being read.
+        if (!session.ended()) {
+            backend.config().setAutoRead(ctx.channel().isWritable());
+        }
     }
 
     @Override
