@@ -4,7 +4,6 @@ import io.pgward.arango.AqlLimits;
 import io.pgward.arango.ArangoAuth;
 import io.pgward.arango.ArangoConfig;
 import io.pgward.arango.DriverProtocol;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,7 +45,7 @@ final class ArangoSection {
             ArangoConfig config = new ArangoConfig(name, ArangoConfig.parseEndpoint(endpoint),
                     section.string("database", null), auth(section),
                     protocol(section), limits(section.section("limits")), section.string("description", null),
-                    existingFile(section, "root_certificate"));
+                    section.readableFile("root_certificate"));
             section.done();
             return config;
         } catch (IllegalArgumentException e) {
@@ -119,17 +118,5 @@ final class ArangoSection {
             throw ConfigException.at(section.keyPath(key), "must be a positive size, was \"" + text + "\"");
         }
         return amount << shift;
-    }
-
-    private static Path existingFile(ConfigSection section, String key) {
-        String value = section.string(key, null);
-        if (value == null) {
-            return null;
-        }
-        Path path = Path.of(value);
-        if (!Files.isReadable(path)) {
-            throw ConfigException.at(section.keyPath(key), "file " + path + " does not exist or cannot be read");
-        }
-        return path;
     }
 }

@@ -108,7 +108,7 @@ public final class ConfigLoader {
                     + " needs both tls.certificate and tls.key");
         }
         section.done();
-        return new Tls(mode, existingFile(section, "certificate", certificate), existingFile(section, "key", key));
+        return new Tls(mode, section.readableFile("certificate"), section.readableFile("key"));
     }
 
     private static Backend backend(ConfigSection section) {
@@ -123,7 +123,7 @@ public final class ConfigLoader {
         int controlConnections = control.integer("connections", Backend.DEFAULT_CATALOG_CHECK_CONNECTIONS, 1, 100);
         control.done();
         Backend backend = new Backend(host, port, section.choice("sslmode", SslMode.class, SslMode.DISABLE),
-                existingFile(section, "root_certificate", section.string("root_certificate", null)),
+                section.readableFile("root_certificate"),
                 controlHost, controlPort, controlConnections);
         section.done();
         return backend;
@@ -203,16 +203,5 @@ public final class ConfigLoader {
 
     private static Secret secret(String value) {
         return value == null ? null : new Secret(value);
-    }
-
-    private static Path existingFile(ConfigSection section, String key, String value) {
-        if (value == null) {
-            return null;
-        }
-        Path path = Path.of(value);
-        if (!Files.isReadable(path)) {
-            throw ConfigException.at(section.keyPath(key), "file " + path + " does not exist or cannot be read");
-        }
-        return path;
     }
 }

@@ -1,6 +1,8 @@
 package io.pgward.wire.config;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -76,6 +78,19 @@ final class ConfigSection {
             result.add(interpolate(keyPath(key) + "[" + i + "]", item.asText()));
         }
         return java.util.List.copyOf(result);
+    }
+
+    /** The path of a file that exists and can be read; null when the key is absent. */
+    Path readableFile(String key) {
+        String value = string(key, null);
+        if (value == null) {
+            return null;
+        }
+        Path path = Path.of(value);
+        if (!Files.isReadable(path)) {
+            throw ConfigException.at(keyPath(key), "file " + path + " does not exist or cannot be read");
+        }
+        return path;
     }
 
     String requiredString(String key) {
