@@ -45,12 +45,12 @@ public final class ReadOnlyGuard implements AutoCloseable {
      * @param readsAfterChange a statement that reads follows one of the two kinds above in the same text, so it
      *                         resolves names with a search_path nobody has seen yet
      */
-    public record Outcome(GuardVerdict verdict, List<String> declaredCursors, List<StatementText> reads,
+    public record Outcome(Verdict verdict, List<String> declaredCursors, List<StatementText> reads,
                           boolean setsSearchPath, boolean endsTransaction, boolean readsAfterChange) {
 
         static Outcome refused(Decision.Refuse refuse) {
-            return new Outcome(new GuardVerdict.Refuse(refuse.rule(), refuse.sqlState(), refuse.message(),
-                    refuse.position()), List.of(), List.of(), false, false, false);
+            return new Outcome(new Verdict.Refuse(refuse.sqlState(), refuse.message(), refuse.position(),
+                    refuse.rule()), List.of(), List.of(), false, false, false);
         }
     }
 
@@ -158,7 +158,7 @@ public final class ReadOnlyGuard implements AutoCloseable {
                 endsTransaction = true;
             }
         }
-        return new Outcome(GuardVerdict.ALLOW, List.copyOf(declared), List.copyOf(reads), setsPath, endsTransaction,
+        return new Outcome(Verdict.ALLOW, List.copyOf(declared), List.copyOf(reads), setsPath, endsTransaction,
                 readsAfterChange);
     }
 

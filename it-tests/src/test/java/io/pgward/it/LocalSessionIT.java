@@ -3,12 +3,12 @@ package io.pgward.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pgward.guard.Verdict;
 import io.pgward.wire.config.PgwardConfig;
-import io.pgward.wire.protocol.SqlState;
-import io.pgward.wire.server.PgwardServer;
 import io.pgward.wire.local.LocalDatabase;
 import io.pgward.wire.local.LocalDatabaseException;
-import io.pgward.wire.gate.Verdict;
+import io.pgward.wire.protocol.SqlState;
+import io.pgward.wire.server.PgwardServer;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;

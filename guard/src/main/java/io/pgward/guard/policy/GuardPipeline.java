@@ -1,8 +1,8 @@
 package io.pgward.guard.policy;
 
 import com.zaxxer.hikari.HikariDataSource;
-import io.pgward.guard.GuardVerdict;
 import io.pgward.guard.ReadOnlyGuard;
+import io.pgward.guard.Verdict;
 import io.pgward.guard.catalog.CatalogCheck;
 import io.pgward.guard.lexer.StatementText;
 import io.pgward.guard.selection.SelectedNames;
@@ -102,11 +102,11 @@ public final class GuardPipeline implements AutoCloseable {
      * the other; the first refusal refuses the text, its position counted in the whole text. The stage never
      * completes exceptionally: a catalog layer that is not available is a refusal.
      */
-    public CompletionStage<GuardVerdict> prove(LoginPolicy login, String database, List<StatementText> reads,
-                                                 String searchPath, boolean standardConformingStrings,
-                                                 List<Integer> parameterTypes) {
+    public CompletionStage<Verdict> prove(LoginPolicy login, String database, List<StatementText> reads,
+                                            String searchPath, boolean standardConformingStrings,
+                                            List<Integer> parameterTypes) {
         if (reads.isEmpty()) {
-            return CompletableFuture.completedFuture(GuardVerdict.ALLOW);
+            return CompletableFuture.completedFuture(Verdict.ALLOW);
         }
         if (searchPath == null) {
             return CompletableFuture.completedFuture(PipelineRefusals.searchPathUnknown());

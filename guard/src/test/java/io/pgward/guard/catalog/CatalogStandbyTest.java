@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pgward.guard.GuardVerdict;
+import io.pgward.guard.Verdict;
 import io.pgward.guard.selection.DescribeOutcome;
 import io.pgward.guard.selection.RelationDescriber;
 import io.pgward.guard.selection.ResolvedSelection;
@@ -38,7 +38,7 @@ class CatalogStandbyTest {
             try (CatalogCheck check = new CatalogCheck(CatalogCheck.controlPool(standby.jdbcUrl("postgres"),
                     standby.superuser(), standby.password(), 1), new CatalogCheck.Options(Duration.ofSeconds(5),
                     10, Duration.ZERO))) {
-                GuardVerdict.Refuse refuse = assertInstanceOf(GuardVerdict.Refuse.class, check.checkNow(
+                Verdict.Refuse refuse = assertInstanceOf(Verdict.Refuse.class, check.checkNow(
                         CheckRequest.of(TableSelection.NONE, null, "\"$user\", public", "SELECT region FROM stores")));
                 assertEquals(CatalogRefusals.STANDBY, refuse.rule(), refuse.message());
                 assertEquals("25006", refuse.sqlState());

@@ -1,7 +1,7 @@
 package io.pgward.wire.gate;
 
-import io.pgward.guard.GuardVerdict;
 import io.pgward.guard.ReadOnlyGuard;
+import io.pgward.guard.Verdict;
 import io.pgward.guard.policy.GuardPipeline;
 import io.pgward.guard.policy.LoginPolicy;
 import io.pgward.guard.policy.PipelineRefusals;
@@ -92,7 +92,7 @@ final class GuardGate implements StatementGate {
     }
 
     private CompletionStage<Verdict> decide(GateRequest request, ReadOnlyGuard.Outcome outcome) {
-        if (outcome.verdict() instanceof GuardVerdict.Refuse refuse) {
+        if (outcome.verdict() instanceof Verdict.Refuse refuse) {
             return refuse(refuse);
         }
         if (pipeline.checksCatalog() && outcome.readsAfterChange()
@@ -109,17 +109,11 @@ final class GuardGate implements StatementGate {
         List<Integer> types = request.kind() == GateRequest.Kind.PARSE
                 ? Arrays.stream(request.parameterTypes()).boxed().toList() : List.of();
         return pipeline.prove(policy, request.database(), outcome.reads(), request.searchPath(),
-                request.standardConformingStrings(), types).thenApply(verdict -> switch (verdict) {
-                    case GuardVerdict.Allow a -> allowed;
-                    case GuardVerdict.Refuse r -> verdict(r);
-                });
+                request.standardConformingStrings(), types)
+                .thenApply(verdict -> verdict instanceof Verdict.Refuse ? verdict : allowed);
     }
 
-    private static Verdict verdict(GuardVerdict.Refuse r) {
-        return new Verdict.Refuse(r.sqlState(), r.message(), r.position(), r.rule());
-    }
-
-    private static CompletionStage<Verdict> refuse(GuardVerdict.Refuse r) {
-        return CompletableFuture.completedFuture(verdict(r));
+    private static CompletionStage<Verdict> refuse(Verdict.Refuse r) {
+        return CompletableFuture.completedFuture(r);
     }
 }

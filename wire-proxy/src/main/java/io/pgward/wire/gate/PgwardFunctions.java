@@ -1,5 +1,6 @@
 package io.pgward.wire.gate;
 
+import io.pgward.guard.Verdict;
 import io.pgward.guard.policy.GuardPipeline;
 import io.pgward.guard.policy.LoginGuard;
 import io.pgward.guard.selection.DescribeOutcome;

@@ -2,12 +2,12 @@ package io.pgward.wire.relay;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.pgward.guard.Verdict;
 import io.pgward.guard.lexer.LexerException;
 import io.pgward.guard.lexer.SqlLexer;
 import io.pgward.guard.lexer.Token;
 import io.pgward.wire.audit.AuditLog;
 import io.pgward.wire.audit.ConnectionLog;
-import io.pgward.wire.gate.Verdict;
 import io.pgward.wire.protocol.FrontendMessage;
 import io.pgward.wire.protocol.PgError;
 import io.pgward.wire.protocol.SqlState;

@@ -1,6 +1,6 @@
 package io.pgward.wire.local;
 
-import io.pgward.wire.gate.Verdict;
+import io.pgward.guard.Verdict;
 import static io.pgward.wire.protocol.WireBytes.assertBytes;
 import static io.pgward.wire.protocol.WireBytes.bytes;
 import static java.util.concurrent.CompletableFuture.completedFuture;

@@ -1,8 +1,8 @@
 package io.pgward.wire.relay;
 
-import io.pgward.wire.gate.StatementGate;
-import io.pgward.wire.gate.Verdict;
+import io.pgward.guard.Verdict;
 import io.pgward.wire.gate.GateRequest;
+import io.pgward.wire.gate.StatementGate;
 import static io.pgward.wire.protocol.WireBytes.assertBytes;
 import static io.pgward.wire.protocol.WireBytes.bytes;
 import static java.util.concurrent.CompletableFuture.completedFuture;

@@ -1,7 +1,7 @@
 package io.pgward.bench.guard;
 
 import io.pgward.guard.ReadOnlyGuard;
-import io.pgward.guard.GuardVerdict;
+import io.pgward.guard.Verdict;
 import io.pgward.guard.classify.ReadOnlyPolicy;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -105,7 +105,7 @@ public final class GuardWork {
 
     /** allow, left to L3 (a query the catalog check proves), or the refusal's SQLSTATE, rule and message. */
     static String describe(ReadOnlyGuard.Outcome outcome) {
-        if (outcome.verdict() instanceof GuardVerdict.Refuse r) {
+        if (outcome.verdict() instanceof Verdict.Refuse r) {
             return "refused " + r.sqlState() + " (" + r.rule() + "): " + r.message();
         }
         return outcome.reads().isEmpty() ? "allowed" : "allowed, then proven by L3";
