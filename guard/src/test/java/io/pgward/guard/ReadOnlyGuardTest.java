@@ -27,17 +27,17 @@ class ReadOnlyGuardTest {
         proven.close();
     }
 
-    private ReadOnlyGuard.Outcome check(ReadOnlyGuard g, String sql) {
+    private ReadOnlyGuard.Classification check(ReadOnlyGuard g, String sql) {
         return g.check(sql, true, POLICY, Set.of());
     }
 
     @Test
     void theFirstRefusedStatementRefusesTheWholeText() {
-        ReadOnlyGuard.Outcome outcome = check(guard, "SELECT 1; DELETE FROM orders; SELECT 2");
-        Verdict.Refuse refuse = assertInstanceOf(Verdict.Refuse.class, outcome.verdict());
+        ReadOnlyGuard.Classification classification = check(guard, "SELECT 1; DELETE FROM orders; SELECT 2");
+        Verdict.Refuse refuse = assertInstanceOf(Verdict.Refuse.class, classification.verdict());
         assertEquals(Decision.Rule.STATEMENT_KIND, refuse.rule());
         assertEquals(11, refuse.position());
-        assertEquals(List.of(), outcome.reads());
+        assertEquals(List.of(), classification.reads());
     }
 
     @Test
@@ -52,7 +52,7 @@ class ReadOnlyGuardTest {
         Verdict.Refuse refuse = assertInstanceOf(Verdict.Refuse.class, check(guard, nested).verdict());
         assertEquals(Decision.Rule.TOO_COMPLEX_TO_PARSE, refuse.rule());
         assertEquals("54001", refuse.sqlState());
-        ReadOnlyGuard.Outcome left = check(proven, nested);
+        ReadOnlyGuard.Classification left = check(proven, nested);
         assertInstanceOf(Verdict.Allow.class, left.verdict());
         assertEquals(1, left.reads().size(), "proven by PostgreSQL's own parse");
         Verdict.Refuse wrapped = assertInstanceOf(Verdict.Refuse.class, check(proven, "explain " + nested)
@@ -77,7 +77,7 @@ class ReadOnlyGuardTest {
     void cachesVerdictsButNotThoseThatDependOnDeclaredCursors() {
         assertSame(check(guard, "SELECT 1"), check(guard, "SELECT 1"));
         assertNotSame(check(guard, "FETCH 1 FROM c"), check(guard, "FETCH 1 FROM c"));
-        ReadOnlyGuard.Outcome fetch = guard.check("FETCH 1 FROM c", true, POLICY, Set.of("c"));
+        ReadOnlyGuard.Classification fetch = guard.check("FETCH 1 FROM c", true, POLICY, Set.of("c"));
         assertInstanceOf(Verdict.Allow.class, fetch.verdict());
         assertInstanceOf(Verdict.Refuse.class, check(guard, "FETCH 1 FROM c").verdict(),
                 "a cursor this session did not declare");
@@ -85,31 +85,31 @@ class ReadOnlyGuardTest {
 
     @Test
     void listsTheStatementsThatReadForTheCatalogCheck() {
-        ReadOnlyGuard.Outcome outcome = check(guard, "SET application_name = 'x'; SELECT 1; "
+        ReadOnlyGuard.Classification classification = check(guard, "SET application_name = 'x'; SELECT 1; "
                 + "EXPLAIN SELECT 2; SHOW search_path; DECLARE c CURSOR FOR SELECT 3; COPY orders TO STDOUT");
         assertEquals(List.of("SELECT 1", "EXPLAIN SELECT 2", "DECLARE c CURSOR FOR SELECT 3", "COPY orders TO STDOUT"),
-                outcome.reads().stream().map(StatementText::text).toList());
-        assertEquals(List.of("c"), outcome.declaredCursors());
-        assertFalse(outcome.setsSearchPath(), "application_name is not search_path");
-        assertFalse(outcome.endsTransaction());
-        assertFalse(outcome.readsAfterChange());
+                classification.reads().stream().map(StatementText::text).toList());
+        assertEquals(List.of("c"), classification.declaredCursors());
+        assertFalse(classification.setsSearchPath(), "application_name is not search_path");
+        assertFalse(classification.endsTransaction());
+        assertFalse(classification.readsAfterChange());
     }
 
     @Test
     void saysWhenATextMayChangeSearchPathAndWhetherAReadFollows() {
         for (String sql : List.of("SET search_path = hr", "SET LOCAL search_path TO hr", "SET SCHEMA 'hr'",
                 "RESET search_path", "RESET ALL", "SET \"search_path\" = hr")) {
-            ReadOnlyGuard.Outcome outcome = check(guard, sql);
-            assertTrue(outcome.setsSearchPath(), sql);
-            assertFalse(outcome.readsAfterChange(), sql);
+            ReadOnlyGuard.Classification classification = check(guard, sql);
+            assertTrue(classification.setsSearchPath(), sql);
+            assertFalse(classification.readsAfterChange(), sql);
             assertTrue(check(guard, sql + "; SELECT 1").readsAfterChange(), sql);
             assertFalse(check(guard, "SELECT 1; " + sql).readsAfterChange(), sql);
         }
         for (String sql : List.of("COMMIT", "ROLLBACK", "ROLLBACK TO SAVEPOINT s", "END", "ABORT")) {
-            ReadOnlyGuard.Outcome outcome = check(guard, "BEGIN; " + sql + "; TABLE orders");
-            assertTrue(outcome.endsTransaction(), sql);
-            assertFalse(outcome.setsSearchPath(), sql);
-            assertTrue(outcome.readsAfterChange(), sql);
+            ReadOnlyGuard.Classification classification = check(guard, "BEGIN; " + sql + "; TABLE orders");
+            assertTrue(classification.endsTransaction(), sql);
+            assertFalse(classification.setsSearchPath(), sql);
+            assertTrue(classification.readsAfterChange(), sql);
         }
     }
 
@@ -119,10 +119,10 @@ class ReadOnlyGuardTest {
         // In a text of several statements PostgreSQL refuses DISCARD ALL (25001, an implicit transaction block)
         // before anything after it runs.
         for (String sql : List.of("DISCARD ALL; SELECT 1", "SELECT 1; DISCARD ALL; SELECT 2")) {
-            ReadOnlyGuard.Outcome outcome = check(guard, sql);
-            assertInstanceOf(Verdict.Allow.class, outcome.verdict(), sql);
-            assertFalse(outcome.setsSearchPath(), sql);
-            assertFalse(outcome.readsAfterChange(), sql);
+            ReadOnlyGuard.Classification classification = check(guard, sql);
+            assertInstanceOf(Verdict.Allow.class, classification.verdict(), sql);
+            assertFalse(classification.setsSearchPath(), sql);
+            assertFalse(classification.readsAfterChange(), sql);
         }
     }
 
@@ -144,9 +144,9 @@ class ReadOnlyGuardTest {
         Verdict.Refuse refuse = assertInstanceOf(Verdict.Refuse.class, check(guard, sql).verdict());
         assertEquals(Decision.Rule.UNPARSED_QUERY, refuse.rule());
 
-        ReadOnlyGuard.Outcome outcome = check(proven, sql);
-        assertInstanceOf(Verdict.Allow.class, outcome.verdict());
-        assertEquals(List.of(sql), outcome.reads().stream().map(StatementText::text).toList());
+        ReadOnlyGuard.Classification classification = check(proven, sql);
+        assertInstanceOf(Verdict.Allow.class, classification.verdict());
+        assertEquals(List.of(sql), classification.reads().stream().map(StatementText::text).toList());
     }
 
     @Test

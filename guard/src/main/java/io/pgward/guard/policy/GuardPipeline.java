@@ -79,10 +79,10 @@ public final class GuardPipeline implements AutoCloseable {
     }
 
     /**
-     * L1 and L2's outcome for this text when it is cached, or null when it must be {@link #classify judged};
+     * L1 and L2's classification for this text when it is cached, or null when it must be {@link #classify judged};
      * lets a caller keep the slow path off a thread that must not block.
      */
-    public ReadOnlyGuard.Outcome cached(String sql, boolean standardConformingStrings, LoginPolicy login) {
+    public ReadOnlyGuard.Classification cached(String sql, boolean standardConformingStrings, LoginPolicy login) {
         return guard.cached(sql, standardConformingStrings, login.readOnlyPolicy());
     }
 
@@ -92,13 +92,13 @@ public final class GuardPipeline implements AutoCloseable {
      *
      * @param declaredCursors the cursors the session declared, which it may fetch, move or close
      */
-    public ReadOnlyGuard.Outcome classify(String sql, boolean standardConformingStrings, LoginPolicy login,
-                                          Set<String> declaredCursors) {
+    public ReadOnlyGuard.Classification classify(String sql, boolean standardConformingStrings, LoginPolicy login,
+                                                 Set<String> declaredCursors) {
         return guard.check(sql, standardConformingStrings, login.readOnlyPolicy(), declaredCursors);
     }
 
     /**
-     * L3 for the statements of a text that L1 and L2 allowed ({@link ReadOnlyGuard.Outcome#reads()}), one after
+     * L3 for the statements of a text that L1 and L2 allowed ({@link ReadOnlyGuard.Classification#reads()}), one after
      * the other; the first refusal refuses the text, its position counted in the whole text. The stage never
      * completes exceptionally: a catalog layer that is not available is a refusal.
      */

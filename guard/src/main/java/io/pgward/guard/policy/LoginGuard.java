@@ -104,11 +104,12 @@ public final class LoginGuard {
      * session that declared no cursors, then L3 for each statement that reads.
      */
     public Verdict decideNow(String sql, String searchPath, boolean standardConformingStrings) {
-        ReadOnlyGuard.Outcome outcome = pipeline.classify(sql, standardConformingStrings, login, Set.of());
-        if (outcome.verdict() instanceof Verdict.Refuse refuse) {
+        ReadOnlyGuard.Classification classification = pipeline.classify(sql, standardConformingStrings, login,
+                Set.of());
+        if (classification.verdict() instanceof Verdict.Refuse refuse) {
             return refuse;
         }
-        return proveNow(outcome.reads(), searchPath, standardConformingStrings);
+        return proveNow(classification.reads(), searchPath, standardConformingStrings);
     }
 
     /** L3 alone, on the calling thread (blocking), for the statements L1 split and L2 allowed. */

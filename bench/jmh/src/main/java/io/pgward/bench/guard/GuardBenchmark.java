@@ -111,13 +111,13 @@ public class GuardBenchmark {
 
     /** Includes making the text (one concatenation), well under a microsecond even for the BI query. */
     @Benchmark
-    public ReadOnlyGuard.Outcome guardMiss() {
+    public ReadOnlyGuard.Classification guardMiss() {
         literal++;
         return guard.check(workload.text(literal), true, POLICY, Set.of());
     }
 
     @Benchmark
-    public ReadOnlyGuard.Outcome guardHit() {
+    public ReadOnlyGuard.Classification guardHit() {
         return guard.check(new String(cachedTextUtf8, StandardCharsets.UTF_8), true, POLICY, Set.of());
     }
 
