@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgward.guard.Verdict;
-import io.pgward.guard.selection.DescribeOutcome;
+import io.pgward.guard.selection.DescribeResult;
 import io.pgward.guard.selection.RelationDescriber;
 import io.pgward.guard.selection.ResolvedSelection;
 import io.pgward.guard.selection.RiskyDomains;
@@ -46,7 +46,7 @@ class CatalogStandbyTest {
                         refuse.message());
             }
             try (Connection c = standby.connect("postgres")) {
-                DescribeOutcome.Described described = assertInstanceOf(DescribeOutcome.Described.class,
+                DescribeResult.Described described = assertInstanceOf(DescribeResult.Described.class,
                         new RelationDescriber(RiskyDomains.CATALOG_DEPENDENCIES).describe(c, null,
                                 ResolvedSelection.NONE, "stores"));
                 assertTrue(described.description().toRows().rows().stream()
