@@ -97,7 +97,7 @@ public final class ReadOnlyGuard implements AutoCloseable {
         if (sql.length() > ComplexityEnvelope.MAX_TEXT_CHARS) {
             // Neither hashed nor remembered: the cache would hash and hold the whole text.
             return Classification.refused(new Decision.Refuse(Decision.Rule.TOO_COMPLEX,
-                    "pgward refused this statement: it is too complex to check (" + sql.length()
+                    Verdict.Refuse.PREFIX + "it is too complex to check (" + sql.length()
                     + " characters, more than the " + ComplexityEnvelope.MAX_TEXT_CHARS + " the guard reads)", 0));
         }
         Key key = new Key(policy.login(), standardConformingStrings, sql);
@@ -110,7 +110,7 @@ public final class ReadOnlyGuard implements AutoCloseable {
             statements = SqlLexer.split(sql, standardConformingStrings);
         } catch (LexerException e) {
             return Classification.refused(new Decision.Refuse("lexical",
-                    "pgward refused this statement: it cannot be read as PostgreSQL would read it ("
+                    Verdict.Refuse.PREFIX + "it cannot be read as PostgreSQL would read it ("
                     + e.getMessage() + ")", e.position() + 1));
         }
         boolean cursorDependent = false;

@@ -40,6 +40,13 @@ public sealed interface Verdict {
      *             audit log
      */
     record Refuse(String sqlState, String message, int position, String rule) implements Verdict {
+        /**
+         * How every refusal pgward words itself begins, whichever layer or gate refuses: the table-selection
+         * reference's wording ("refused this query", also for a statement that is not a query). A refusal that
+         * carries PostgreSQL's own error keeps PostgreSQL's text.
+         */
+        public static final String PREFIX = "pgward refused this query: ";
+
         public Refuse {
             Objects.requireNonNull(sqlState, "sqlState");
             Objects.requireNonNull(message, "message");

@@ -66,7 +66,7 @@ class ReadOnlyGuardTest {
         Verdict.Refuse refuse = assertInstanceOf(Verdict.Refuse.class, check(proven, huge).verdict());
         assertEquals(Decision.Rule.TOO_COMPLEX, refuse.rule());
         assertEquals("54001", refuse.sqlState());
-        assertTrue(refuse.message().startsWith("pgward refused this statement: it is too complex to check ("
+        assertTrue(refuse.message().startsWith("pgward refused this query: it is too complex to check ("
                 + huge.length() + " characters"), refuse.message());
         assertEquals(null, proven.cached(huge, true, POLICY));
         assertInstanceOf(Verdict.Allow.class, check(proven, "select 1 where 1 in (" + "1, ".repeat(80_000)

@@ -250,7 +250,7 @@ class PgjdbcThroughProxyIT {
         try (Connection c = proxy.connect("analyst"); Statement s = c.createStatement()) {
             SQLException e = assertThrows(SQLException.class, () -> s.execute("CREATE TABLE nope (id int)"));
             assertEquals("42501", e.getSQLState());
-            assertEquals("pgward refused this statement: CREATE TABLE is not allowed for the read-only login "
+            assertEquals("pgward refused this query: CREATE TABLE is not allowed for the read-only login "
                     + "\"analyst\"", ((org.postgresql.util.PSQLException) e).getServerErrorMessage().getMessage());
             try (ResultSet rs = s.executeQuery("SELECT sum(total) FROM orders")) {
                 assertTrue(rs.next());

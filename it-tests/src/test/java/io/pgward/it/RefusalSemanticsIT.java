@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
 @PostgresTest
 class RefusalSemanticsIT {
 
-    static final String MESSAGE = "pgward refused this statement: test gate";
+    static final String MESSAGE = "pgward refused this query: test gate";
     static final StatementGate TEST_GATE = request -> CompletableFuture.completedFuture(
             request.sql().contains("refuse_me")
                     ? new Verdict.Refuse(SqlState.INSUFFICIENT_PRIVILEGE, MESSAGE)
@@ -272,7 +272,7 @@ class RefusalSemanticsIT {
             client.query("SELECT 1");
             RawClient.Message error = client.readUntilReady().get(0);
             assertEquals("XX000", error.fields().get('C'));
-            assertEquals("pgward refused this statement: the guard could not decide (boom)", error.fields().get('M'));
+            assertEquals("pgward refused this query: the guard could not decide (boom)", error.fields().get('M'));
         }
     }
 

@@ -10,25 +10,26 @@ public final class PipelineRefusals {
     }
 
     static Verdict.Refuse searchPathUnknown() {
-        return new Verdict.Refuse(SqlStates.INTERNAL_ERROR, "pgward refused this statement: "
+        return new Verdict.Refuse(SqlStates.INTERNAL_ERROR, Verdict.Refuse.PREFIX
                 + "the session's search_path is not known, so the statement cannot be checked", 0, "search-path");
     }
 
     static Verdict.Refuse catalogUnavailable(String why) {
-        return new Verdict.Refuse(SqlStates.INTERNAL_ERROR, "pgward refused this "
-                + "statement: the catalog check is not available (" + why + ")", 0, "catalog-unavailable");
+        return new Verdict.Refuse(SqlStates.INTERNAL_ERROR, Verdict.Refuse.PREFIX
+                + "the catalog check is not available (" + why + ")", 0, "catalog-unavailable");
     }
 
     /** A query that follows a change of search_path in the same text resolves names with a path nobody has seen. */
     public static Verdict.Refuse readsAfterSearchPathChange() {
-        return new Verdict.Refuse(SqlStates.INSUFFICIENT_PRIVILEGE, "pgward refused this "
-                + "statement: a query that follows a change of search_path in the same message cannot be checked; "
+        return new Verdict.Refuse(SqlStates.INSUFFICIENT_PRIVILEGE, Verdict.Refuse.PREFIX
+                + "a query that follows a change of search_path in the same message cannot be checked; "
                 + "send it on its own", 0, "search-path");
     }
 
     /** The fast-path call names a function by OID only; nothing shows what it does. */
     public static Verdict.Refuse functionCall(String login) {
-        return new Verdict.Refuse(SqlStates.INSUFFICIENT_PRIVILEGE, "pgward refused this "
-                + "statement: fast-path function calls are not allowed for the read-only login \"" + login + "\"", 0, "function-call");
+        return new Verdict.Refuse(SqlStates.INSUFFICIENT_PRIVILEGE, Verdict.Refuse.PREFIX
+                + "fast-path function calls are not allowed for the read-only login \"" + login + "\"", 0,
+                "function-call");
     }
 }

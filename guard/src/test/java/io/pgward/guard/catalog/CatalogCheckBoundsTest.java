@@ -38,7 +38,7 @@ class CatalogCheckBoundsTest {
                     check.checkNow(CheckRequest.of(TableSelection.NONE, null, PATH, inList(40_000))));
             assertEquals(CatalogRefusals.TOO_COMPLEX, refuse.rule());
             assertEquals("54001", refuse.sqlState());
-            assertEquals("pgward refused this statement: it is too complex to check (PostgreSQL's parse tree of it is "
+            assertEquals("pgward refused this query: it is too complex to check (PostgreSQL's parse tree of it is "
                     + "larger than the 4194304 bytes the catalog check reads)", refuse.message());
         }
     }

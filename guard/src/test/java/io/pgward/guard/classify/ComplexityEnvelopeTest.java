@@ -105,7 +105,7 @@ class ComplexityEnvelopeTest {
                 CLASSIFIER.classify(statement("select (".repeat(29) + "select 1001" + ")".repeat(29)), POLICY));
         assertEquals(Decision.Rule.TOO_COMPLEX_TO_PARSE, refuse.rule());
         assertEquals("54001", refuse.sqlState());
-        assertEquals("pgward refused this statement: it is too complex to check (subqueries, parentheses, arrays or "
+        assertEquals("pgward refused this query: it is too complex to check (subqueries, parentheses, arrays or "
                 + "CASE nested 29 deep, more than the 6 the syntax check reads)", refuse.message());
         // The token checks run first, whatever the size.
         Decision.Refuse locking = assertInstanceOf(Decision.Refuse.class, CLASSIFIER.classify(statement(

@@ -32,13 +32,13 @@ final class Verdicts {
     static Verdict failClosed(CompletableFuture<Verdict> verdict, String connection) {
         try {
             Verdict v = verdict.join();
-            return v != null ? v : new Verdict.Refuse(SqlState.INTERNAL_ERROR, "pgward refused this statement: "
+            return v != null ? v : new Verdict.Refuse(SqlState.INTERNAL_ERROR, Verdict.Refuse.PREFIX
                     + "the guard gave no verdict", 0, "guard-failure");
         } catch (CompletionException | CancellationException e) {
             Throwable cause = e.getCause() != null ? e.getCause() : e;
             ConnectionLog.warn(log, connection, "guard failed, refusing the statement: {}", cause.toString());
             return new Verdict.Refuse(SqlState.INTERNAL_ERROR,
-                    "pgward refused this statement: the guard could not decide (" + cause.getMessage() + ")", 0,
+                    Verdict.Refuse.PREFIX + "the guard could not decide (" + cause.getMessage() + ")", 0,
                     "guard-failure");
         }
     }
