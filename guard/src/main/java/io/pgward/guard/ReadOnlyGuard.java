@@ -21,7 +21,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * is refused as too complex, or, when the catalog check follows, left to it after the token checks. A refusal for
  * complexity carries SQLSTATE 54001 ({@link Decision.Refuse#sqlState()}).
  *
- * <p>Verdicts are cached per (login, standard_conforming_strings, text), bounded, except for texts whose
+ * <p>Classifications are cached per (login, standard_conforming_strings, text), bounded, except for texts whose
  * verdict depends on the session's declared cursors (DECLARE, FETCH, MOVE, CLOSE). One instance serves every
  * session of a pgward; it is thread-safe.
  */

@@ -51,13 +51,14 @@ class ReadOnlyGuardTest {
         String nested = "select (".repeat(29) + "select 1001" + ")".repeat(29);
         Verdict.Refuse refuse = assertInstanceOf(Verdict.Refuse.class, check(guard, nested).verdict());
         assertEquals(Decision.Rule.TOO_COMPLEX_TO_PARSE, refuse.rule());
-        assertEquals("54001", refuse.sqlState());
+        assertEquals(SqlStates.STATEMENT_TOO_COMPLEX, refuse.sqlState());
         ReadOnlyGuard.Classification left = check(proven, nested);
         assertInstanceOf(Verdict.Allow.class, left.verdict());
         assertEquals(1, left.reads().size(), "proven by PostgreSQL's own parse");
         Verdict.Refuse wrapped = assertInstanceOf(Verdict.Refuse.class, check(proven, "explain " + nested)
                 .verdict());
-        assertEquals("54001", wrapped.sqlState(), "only a query on its own is left to the catalog check");
+        assertEquals(SqlStates.STATEMENT_TOO_COMPLEX, wrapped.sqlState(),
+                "only a query on its own is left to the catalog check");
     }
 
     @Test
@@ -65,7 +66,7 @@ class ReadOnlyGuardTest {
         String huge = "select 1 where 1 in (" + "1, ".repeat(100_000) + "1)";
         Verdict.Refuse refuse = assertInstanceOf(Verdict.Refuse.class, check(proven, huge).verdict());
         assertEquals(Decision.Rule.TOO_COMPLEX, refuse.rule());
-        assertEquals("54001", refuse.sqlState());
+        assertEquals(SqlStates.STATEMENT_TOO_COMPLEX, refuse.sqlState());
         assertTrue(refuse.message().startsWith("pgward refused this query: it is too complex to check ("
                 + huge.length() + " characters"), refuse.message());
         assertEquals(null, proven.cached(huge, true, POLICY));

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pgward.guard.SqlStates;
 import io.pgward.guard.Verdict;
 import io.pgward.testkit.PostgresTest;
 import io.pgward.testkit.TestDatabase;
@@ -37,7 +38,7 @@ class CatalogCheckBoundsTest {
             Verdict.Refuse refuse = assertInstanceOf(Verdict.Refuse.class,
                     check.checkNow(CheckRequest.of(TableSelection.NONE, null, PATH, inList(40_000))));
             assertEquals(CatalogRefusals.TOO_COMPLEX, refuse.rule());
-            assertEquals("54001", refuse.sqlState());
+            assertEquals(SqlStates.STATEMENT_TOO_COMPLEX, refuse.sqlState());
             assertEquals("pgward refused this query: it is too complex to check (PostgreSQL's parse tree of it is "
                     + "larger than the 4194304 bytes the catalog check reads)", refuse.message());
         }
@@ -51,7 +52,7 @@ class CatalogCheckBoundsTest {
             Verdict.Refuse refuse = assertInstanceOf(Verdict.Refuse.class,
                     check.checkNow(CheckRequest.of(TableSelection.NONE, null, PATH, inList(80_000))));
             assertEquals(CatalogRefusals.TOO_COMPLEX, refuse.rule(), refuse.message());
-            assertEquals("54001", refuse.sqlState());
+            assertEquals(SqlStates.STATEMENT_TOO_COMPLEX, refuse.sqlState());
             assertTrue(refuse.message().endsWith("(PostgreSQL's analysis of it did not finish within the catalog "
                     + "check's 100 ms)"), refuse.message());
         }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pgward.guard.SqlStates;
 import io.pgward.guard.Verdict;
 import io.pgward.testkit.PostgresTest;
 import io.pgward.testkit.TestDatabase;
@@ -122,7 +123,7 @@ class CatalogCheckTest {
         Verdict.Refuse r = assertRefused(CatalogRefusals.RELATION, "pgward refused this query: it reads "
                 + "public.secrets, which this login's table selection does not include. " + SELECTED,
                 verdict("SELECT * FROM public.secrets"));
-        assertEquals("42501", r.sqlState());
+        assertEquals(SqlStates.INSUFFICIENT_PRIVILEGE, r.sqlState());
     }
 
     @Test
@@ -248,7 +249,7 @@ class CatalogCheckTest {
         Verdict.Refuse r = assertRefused(CatalogRefusals.NONE_EXISTS,
                 "None of the selected tables or views exist any more.", check.checkNow(CheckRequest.of(
                         new TableSelection(List.of(), true), null, PATH, "SELECT 1")));
-        assertEquals("42P01", r.sqlState());
+        assertEquals(SqlStates.UNDEFINED_TABLE, r.sqlState());
     }
 
     // ---- views, policies -----------------------------------------------------------------------------------------
@@ -342,7 +343,7 @@ class CatalogCheckTest {
     void postgresErrorsKeepTheirStateAndPosition() {
         Verdict.Refuse r = assertInstanceOf(Verdict.Refuse.class,
                 verdict("SELECT nosuchcolumn FROM public.orders"));
-        assertEquals("42703", r.sqlState());
+        assertEquals(SqlStates.UNDEFINED_COLUMN, r.sqlState());
         assertEquals(CatalogRefusals.POSTGRES_ERROR, r.rule());
         assertEquals(8, r.position());
         r = assertInstanceOf(Verdict.Refuse.class, check.checkNow(new CheckRequest(selection, null, PATH,
@@ -390,8 +391,8 @@ class CatalogCheckTest {
     void pgTempOfTheControlConnectionHoldsNothingAStatementCanName() {
         Verdict.Refuse r = assertInstanceOf(Verdict.Refuse.class,
                 verdict("SELECT * FROM pg_temp.orders"));
-        assertEquals("42P01", r.sqlState());
-        assertEquals("42P01", assertInstanceOf(Verdict.Refuse.class,
+        assertEquals(SqlStates.UNDEFINED_TABLE, r.sqlState());
+        assertEquals(SqlStates.UNDEFINED_TABLE, assertInstanceOf(Verdict.Refuse.class,
                 verdict("SELECT * FROM pgward_check")).sqlState());
         assertAllowed(check.checkNow(CheckRequest.of(selection, null, "pg_temp, public", "SELECT * FROM orders")));
     }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pgward.guard.SqlStates;
 import io.pgward.guard.Verdict;
 import io.pgward.testkit.PostgresTest;
 import io.pgward.testkit.TestDatabase;
@@ -68,7 +69,7 @@ class CatalogSchemaChangeTest {
             check.invalidate();
             assertEquals(0, check.cachedVerdicts());
             Verdict.Refuse r = assertInstanceOf(Verdict.Refuse.class, check.checkNow(request));
-            assertEquals("42P01", r.sqlState());
+            assertEquals(SqlStates.UNDEFINED_TABLE, r.sqlState());
         }
     }
 
@@ -148,7 +149,7 @@ class CatalogSchemaChangeTest {
                     CheckRequest.of(events(), "pgward_notemp", PATH, "SELECT kind FROM public.events")));
             assertEquals("pgward could not check this query against the table selection: this database login has "
                     + "no TEMP privilege on the database", r.message());
-            assertEquals("42501", r.sqlState());
+            assertEquals(SqlStates.INSUFFICIENT_PRIVILEGE, r.sqlState());
             r = assertInstanceOf(Verdict.Refuse.class, check.checkNow(
                     CheckRequest.of(TableSelection.NONE, "pgward_notemp", PATH, "SELECT 1")));
             assertEquals("pgward could not check this query: this database login has no TEMP privilege on the "

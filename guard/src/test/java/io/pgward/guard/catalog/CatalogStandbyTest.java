@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pgward.guard.SqlStates;
 import io.pgward.guard.Verdict;
 import io.pgward.guard.selection.DescribeResult;
 import io.pgward.guard.selection.RelationDescriber;
@@ -41,7 +42,7 @@ class CatalogStandbyTest {
                 Verdict.Refuse refuse = assertInstanceOf(Verdict.Refuse.class, check.checkNow(
                         CheckRequest.of(TableSelection.NONE, null, "\"$user\", public", "SELECT region FROM stores")));
                 assertEquals(CatalogRefusals.STANDBY, refuse.rule(), refuse.message());
-                assertEquals("25006", refuse.sqlState());
+                assertEquals(SqlStates.READ_ONLY_SQL_TRANSACTION, refuse.sqlState());
                 assertEquals("pgward could not check this query: the database is a read-only standby",
                         refuse.message());
             }

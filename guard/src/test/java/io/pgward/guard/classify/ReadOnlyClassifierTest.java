@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pgward.guard.SqlStates;
 import io.pgward.guard.lexer.SqlLexer;
 import io.pgward.guard.lexer.StatementText;
 import java.time.Duration;
@@ -532,6 +533,6 @@ class ReadOnlyClassifierTest {
 
     @Test
     void refusalCarriesSqlstate42501() {
-        assertEquals("42501", Decision.Refuse.SQLSTATE);
+        assertEquals(SqlStates.INSUFFICIENT_PRIVILEGE, Decision.Refuse.SQLSTATE);
     }
 }

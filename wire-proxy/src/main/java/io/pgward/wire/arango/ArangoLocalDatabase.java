@@ -149,8 +149,8 @@ public final class ArangoLocalDatabase implements LocalDatabase {
                 default -> text;
             };
         } catch (NumberFormatException | JsonProcessingException e) {
-            throw LocalDatabaseException.error("22P02", "invalid input for parameter $" + number + " of type "
-                    + type + ": \"" + text + "\"");
+            throw LocalDatabaseException.error(SqlState.INVALID_TEXT_REPRESENTATION, "invalid input for parameter $"
+                    + number + " of type " + type + ": \"" + text + "\"");
         }
     }
 
