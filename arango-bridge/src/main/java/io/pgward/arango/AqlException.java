@@ -1,5 +1,7 @@
 package io.pgward.arango;
 
+import io.pgward.guard.SqlStates;
+
 /**
  * A statement that did not run to completion, carrying what the client's ErrorResponse needs: a SQLSTATE, a
  * message, and for errors ArangoDB reported its {@code errorNum} and message unchanged.
@@ -41,17 +43,18 @@ public final class AqlException extends RuntimeException {
     }
 
     static AqlException refused(String message) {
-        return new AqlException(Reason.REFUSED, "42501", 0, null, message, null);
+        return new AqlException(Reason.REFUSED, SqlStates.INSUFFICIENT_PRIVILEGE, 0, null, message, null);
     }
 
     static AqlException rowCap(int maxRows) {
-        return new AqlException(Reason.ROW_CAP, "54000", 0, null,
+        return new AqlException(Reason.ROW_CAP, SqlStates.PROGRAM_LIMIT_EXCEEDED, 0, null,
                 "AQL result has more than " + maxRows + " rows, the row limit of this database; "
                         + "add a LIMIT or a FILTER to the query", null);
     }
 
     static AqlException unknownCollection(String name) {
-        return new AqlException(Reason.SERVER_ERROR, "42P01", ArangoErrors.DATA_SOURCE_NOT_FOUND, null,
+        return new AqlException(Reason.SERVER_ERROR, SqlStates.UNDEFINED_TABLE,
+                ArangoErrors.DATA_SOURCE_NOT_FOUND, null,
                 "collection " + name + " does not exist", null);
     }
 

@@ -1,6 +1,7 @@
 package io.pgward.arango;
 
 import com.arangodb.ArangoDBException;
+import io.pgward.guard.SqlStates;
 
 import java.util.Map;
 
@@ -50,11 +51,11 @@ final class ArangoErrors {
         Integer errorNum = e.getErrorNum();
         if (errorNum == null) {
             if (e.getResponseCode() != null) {
-                return new AqlException(AqlException.Reason.UNREACHABLE, "08006", 0, null,
+                return new AqlException(AqlException.Reason.UNREACHABLE, SqlStates.CONNECTION_FAILURE, 0, null,
                         "ArangoDB answered HTTP " + e.getResponseCode() + " without an error body: "
                                 + e.getMessage(), e);
             }
-            return new AqlException(AqlException.Reason.UNREACHABLE, "08006", 0, null,
+            return new AqlException(AqlException.Reason.UNREACHABLE, SqlStates.CONNECTION_FAILURE, 0, null,
                     "ArangoDB cannot be reached: " + rootMessage(e), e);
         }
         String arangoMessage = e.getErrorMessage() == null ? "" : e.getErrorMessage();
@@ -64,7 +65,7 @@ final class ArangoErrors {
             default -> AqlException.Reason.SERVER_ERROR;
         };
         String sqlState = SQLSTATE_BY_ERROR_NUM.getOrDefault(errorNum, e.getResponseCode() != null
-                && e.getResponseCode() == 403 ? "42501" : "XX000");
+                && e.getResponseCode() == 403 ? SqlStates.INSUFFICIENT_PRIVILEGE : SqlStates.INTERNAL_ERROR);
         String message = switch (reason) {
             case RUNTIME_LIMIT -> "AQL query stopped at the runtime limit of this database (ArangoDB error "
                     + errorNum + ": " + arangoMessage + ")";
@@ -76,7 +77,7 @@ final class ArangoErrors {
     }
 
     static String sqlStateFor(int errorNum) {
-        return SQLSTATE_BY_ERROR_NUM.getOrDefault(errorNum, "XX000");
+        return SQLSTATE_BY_ERROR_NUM.getOrDefault(errorNum, SqlStates.INTERNAL_ERROR);
     }
 
     static String rootMessage(Throwable t) {

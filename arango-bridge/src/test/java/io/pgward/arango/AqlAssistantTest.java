@@ -1,6 +1,7 @@
 package io.pgward.arango;
 
 import dev.langchain4j.model.chat.request.ResponseFormatType;
+import io.pgward.guard.SqlStates;
 import io.pgward.nl.Attempt;
 import io.pgward.nl.Generation;
 import io.pgward.nl.NlAuditListener;
@@ -280,7 +281,7 @@ class AqlAssistantTest {
 
         NlException e = assertThrows(NlException.class, () -> assistant(model).ask("names", OptionalInt.empty()));
 
-        assertEquals("08006", e.sqlState());
+        assertEquals(SqlStates.CONNECTION_FAILURE, e.sqlState());
         assertTrue(e.getMessage().startsWith("ArangoDB cannot be reached"), e.getMessage());
         assertEquals(1, model.requests().size(), "a fault is not fed back to the model");
     }
@@ -301,7 +302,7 @@ class AqlAssistantTest {
         assertTrue(users.rows().getFirst().get(2).contains("\"by_email\""), users.rows().getFirst().get(2));
 
         NlException unknown = assertThrows(NlException.class, () -> assistant.schema(Optional.of("nope")));
-        assertEquals("42P01", unknown.sqlState());
+        assertEquals(SqlStates.UNDEFINED_TABLE, unknown.sqlState());
     }
 
     @Test

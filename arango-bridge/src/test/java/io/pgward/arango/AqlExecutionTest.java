@@ -1,6 +1,7 @@
 package io.pgward.arango;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.pgward.guard.SqlStates;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -159,7 +160,7 @@ class AqlExecutionTest {
                 () -> bridge.run(aql, Map.of(), ExecutionMode.READ_ONLY, collectingInto(sent)));
 
         assertEquals(AqlException.Reason.ROW_CAP, e.reason());
-        assertEquals("54000", e.sqlState());
+        assertEquals(SqlStates.PROGRAM_LIMIT_EXCEEDED, e.sqlState());
         assertTrue(e.getMessage().contains("more than 3 rows"), e.getMessage());
         assertEquals(List.of(), sent);
         assertEquals(0, fake.openCursors(), "the cursor is deleted, not left to time out");
@@ -198,7 +199,7 @@ class AqlExecutionTest {
         AqlException e = assertThrows(AqlException.class, () -> bridge.run(aql, ExecutionMode.READ_ONLY));
 
         assertEquals(AqlException.Reason.RUNTIME_LIMIT, e.reason());
-        assertEquals("57014", e.sqlState());
+        assertEquals(SqlStates.QUERY_CANCELED, e.sqlState());
         assertEquals(1500, e.errorNum());
         assertEquals("query killed", e.arangoMessage());
     }

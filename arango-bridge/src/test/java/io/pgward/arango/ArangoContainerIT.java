@@ -9,6 +9,7 @@ import com.arangodb.entity.arangosearch.FieldLink;
 import com.arangodb.model.CollectionCreateOptions;
 import com.arangodb.model.PersistentIndexOptions;
 import com.arangodb.model.arangosearch.ArangoSearchCreateOptions;
+import io.pgward.guard.SqlStates;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -108,7 +109,7 @@ class ArangoContainerIT {
                 "FOR u IN users REMOVE u IN users",
                 "UPSERT {name: 'x'} INSERT {name: 'x'} UPDATE {} IN users")) {
             AqlException e = assertThrows(AqlException.class, () -> bridge.run(aql, ExecutionMode.READ_ONLY), aql);
-            assertEquals("42501", e.sqlState(), aql);
+            assertEquals(SqlStates.INSUFFICIENT_PRIVILEGE, e.sqlState(), aql);
         }
         assertEquals("SELECT 2", bridge.run("FOR u IN users RETURN u", ExecutionMode.READ_ONLY).commandTag());
     }
@@ -125,7 +126,7 @@ class ArangoContainerIT {
                 () -> bridge.run("FORM u IN users RETURN u", ExecutionMode.READ_ONLY));
 
         assertEquals(1501, e.errorNum());
-        assertEquals("42601", e.sqlState());
+        assertEquals(SqlStates.SYNTAX_ERROR, e.sqlState());
     }
 
     @Test
@@ -133,12 +134,12 @@ class ArangoContainerIT {
         try (ArangoBridge limited = ArangoBridge.start(config(new ArangoAuth.UserPassword("root", ROOT_PASSWORD))
                 .withLimits(AqlLimits.DEFAULTS.withMaxRuntime(Duration.ofSeconds(1)).withMemoryLimit(1L << 20)
                         .withMaxRows(10)))) {
-            assertEquals("57014", assertThrows(AqlException.class,
+            assertEquals(SqlStates.QUERY_CANCELED, assertThrows(AqlException.class,
                     () -> limited.run("RETURN SLEEP(5)", ExecutionMode.READ_ONLY)).sqlState());
             assertEquals("53200", assertThrows(AqlException.class,
                     () -> limited.run("RETURN (FOR i IN 1..1000000 RETURN CONCAT('row ', i))",
                             ExecutionMode.READ_ONLY)).sqlState());
-            assertEquals("54000", assertThrows(AqlException.class,
+            assertEquals(SqlStates.PROGRAM_LIMIT_EXCEEDED, assertThrows(AqlException.class,
                     () -> limited.run("FOR i IN 1..11 RETURN i", ExecutionMode.READ_ONLY)).sqlState());
         }
     }

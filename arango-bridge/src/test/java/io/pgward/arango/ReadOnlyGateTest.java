@@ -1,5 +1,6 @@
 package io.pgward.arango;
 
+import io.pgward.guard.SqlStates;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -136,7 +137,7 @@ class ReadOnlyGateTest {
         AqlException e = assertThrows(AqlException.class, () -> bridge.run(aql, ExecutionMode.READ_ONLY));
 
         assertEquals(AqlException.Reason.REFUSED, e.reason());
-        assertEquals("42501", e.sqlState());
+        assertEquals(SqlStates.INSUFFICIENT_PRIVILEGE, e.sqlState());
         assertEquals("AQL refused: this login may only read, and the plan contains " + node
                 + " on collection users", e.getMessage());
         assertEquals(List.of(), fake.cursorRequests(aql));
@@ -274,7 +275,7 @@ class ReadOnlyGateTest {
         AqlException e = assertThrows(AqlException.class, () -> bridge.run(aql, ExecutionMode.READ_ONLY));
 
         assertEquals(AqlException.Reason.SERVER_ERROR, e.reason());
-        assertEquals("42601", e.sqlState());
+        assertEquals(SqlStates.SYNTAX_ERROR, e.sqlState());
         assertEquals(1501, e.errorNum());
         assertEquals(message, e.arangoMessage());
         assertEquals("ArangoDB error 1501: " + message, e.getMessage());
@@ -288,7 +289,7 @@ class ReadOnlyGateTest {
 
         AqlException e = assertThrows(AqlException.class, () -> bridge.run(aql, ExecutionMode.READ_ONLY));
 
-        assertEquals("42P01", e.sqlState());
+        assertEquals(SqlStates.UNDEFINED_TABLE, e.sqlState());
     }
 
     @Test
@@ -299,7 +300,7 @@ class ReadOnlyGateTest {
         AqlException e = assertThrows(AqlException.class, () -> bridge.run(aql, ExecutionMode.READ_ONLY));
 
         assertEquals(AqlException.Reason.UNREACHABLE, e.reason());
-        assertEquals("08006", e.sqlState());
+        assertEquals(SqlStates.CONNECTION_FAILURE, e.sqlState());
     }
 
     @Test
@@ -315,11 +316,11 @@ class ReadOnlyGateTest {
         Validation.Invalid syntax = assertInstanceOf(Validation.Invalid.class, bridge.validate(broken));
         assertEquals("AQL: syntax error, unexpected end of query string", syntax.message());
         assertEquals(1501, syntax.errorNum());
-        assertEquals("42601", syntax.sqlState());
+        assertEquals(SqlStates.SYNTAX_ERROR, syntax.sqlState());
         Validation.Invalid refused = assertInstanceOf(Validation.Invalid.class, bridge.validate(write));
         assertEquals("AQL refused: this login may only read, and the plan contains InsertNode on collection users",
                 refused.message());
-        assertEquals("42501", refused.sqlState());
+        assertEquals(SqlStates.INSUFFICIENT_PRIVILEGE, refused.sqlState());
         assertEquals(List.of(), fake.requests("POST", "/_api/cursor").stream()
                 .filter(r -> !r.body().path("query").asText().equals("RETURN 1")).toList(),
                 "validate never runs a statement");

@@ -1,6 +1,7 @@
 package io.pgward.arango;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.pgward.guard.SqlStates;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -145,7 +146,7 @@ class SchemaReflectionTest {
         assertEquals("knows", graph.path("edgeDefinitions").get(0).path("collection").asText());
 
         AqlException e = assertThrows(AqlException.class, () -> bridge.schemaRows(Optional.of("nope")));
-        assertEquals("42P01", e.sqlState());
+        assertEquals(SqlStates.UNDEFINED_TABLE, e.sqlState());
         assertTrue(e.getMessage().contains("nope"));
     }
 }

@@ -21,7 +21,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * is refused as too complex, or, when the catalog check follows, left to it after the token checks. A refusal for
  * complexity carries SQLSTATE 54001 ({@link Decision.Refuse#sqlState()}).
  *
- * <p>Verdicts are cached per (login, standard_conforming_strings, text), bounded, except for texts whose
+ * <p>Classifications are cached per (login, standard_conforming_strings, text), bounded, except for texts whose
  * verdict depends on the session's declared cursors (DECLARE, FETCH, MOVE, CLOSE). One instance serves every
  * session of a pgward; it is thread-safe.
  */
@@ -34,7 +34,11 @@ public final class ReadOnlyGuard implements AutoCloseable {
     }
 
     /**
-     * L1 and L2's verdict for a whole text, and what a session needs to know about an allowed one.
+     * How L1 and L2 classify a whole text: their {@link Verdict} ({@link Verdict.Allow} or {@link Verdict.Refuse}),
+     * and what a session needs to know about an allowed text. Not the final verdict: the gate adds the session's
+     * state (cursors, search_path), and L3 still proves {@link #reads()}.
+     *
+     * @param verdict L1 and L2's verdict: {@link Verdict#ALLOW} or a {@link Verdict.Refuse}
      *
      * @param declaredCursors the cursors it declares (at most one per DECLARE)
      * @param reads the statements that read relations (queries, and EXPLAIN, DECLARE or COPY of one), in order,
@@ -45,12 +49,12 @@ public final class ReadOnlyGuard implements AutoCloseable {
      * @param readsAfterChange a statement that reads follows one of the two kinds above in the same text, so it
      *                         resolves names with a search_path nobody has seen yet
      */
-    public record Outcome(GuardVerdict verdict, List<String> declaredCursors, List<StatementText> reads,
-                          boolean setsSearchPath, boolean endsTransaction, boolean readsAfterChange) {
+    public record Classification(Verdict verdict, List<String> declaredCursors, List<StatementText> reads,
+                                 boolean setsSearchPath, boolean endsTransaction, boolean readsAfterChange) {
 
-        static Outcome refused(Decision.Refuse refuse) {
-            return new Outcome(new GuardVerdict.Refuse(refuse.rule(), refuse.sqlState(), refuse.message(),
-                    refuse.position()), List.of(), List.of(), false, false, false);
+        static Classification refused(Decision.Refuse refuse) {
+            return new Classification(new Verdict.Refuse(refuse.sqlState(), refuse.message(), refuse.position(),
+                    refuse.rule()), List.of(), List.of(), false, false, false);
         }
     }
 
@@ -59,7 +63,7 @@ public final class ReadOnlyGuard implements AutoCloseable {
     private static final Set<String> PATH_SETTINGS = Set.of("search_path", "schema", "all");
 
     private final ReadOnlyClassifier classifier = new ReadOnlyClassifier();
-    private final ConcurrentHashMap<Key, Outcome> cache = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Key, Classification> cache = new ConcurrentHashMap<>();
     private final boolean catalogCheckFollows;
 
     /** A guard whose verdicts are final: a query JSqlParser cannot parse is refused. */
@@ -70,34 +74,34 @@ public final class ReadOnlyGuard implements AutoCloseable {
     /**
      * @param catalogCheckFollows every allowed read is then proven by PostgreSQL's own analysis (layer L3), so a
      *                            query that passes the token checks but that JSqlParser cannot parse, or must not be
-     *                            given (beyond its envelope), is left to it (in {@link Outcome#reads()}) instead of
-     *                            refused
+     *                            given (beyond its envelope), is left to it (in {@link Classification#reads()})
+     *                            instead of refused
      */
     public ReadOnlyGuard(boolean catalogCheckFollows) {
         this.catalogCheckFollows = catalogCheckFollows;
     }
 
     /**
-     * The cached outcome for this text, or null when it must be computed ({@link #check}); lets a caller keep
+     * The cached classification for this text, or null when it must be computed ({@link #check}); lets a caller keep
      * the slow path (JSqlParser takes milliseconds for a long query) off a thread that must not block.
      */
-    public Outcome cached(String sql, boolean standardConformingStrings, ReadOnlyPolicy policy) {
+    public Classification cached(String sql, boolean standardConformingStrings, ReadOnlyPolicy policy) {
         if (sql.length() > ComplexityEnvelope.MAX_TEXT_CHARS) {
             return null;
         }
         return cache.get(new Key(policy.login(), standardConformingStrings, sql));
     }
 
-    public Outcome check(String sql, boolean standardConformingStrings, ReadOnlyPolicy policy,
-                         Set<String> declaredCursors) {
+    public Classification check(String sql, boolean standardConformingStrings, ReadOnlyPolicy policy,
+                                Set<String> declaredCursors) {
         if (sql.length() > ComplexityEnvelope.MAX_TEXT_CHARS) {
             // Neither hashed nor remembered: the cache would hash and hold the whole text.
-            return Outcome.refused(new Decision.Refuse(Decision.Rule.TOO_COMPLEX, "pgward refused this statement: it "
-                    + "is too complex to check (" + sql.length() + " characters, more than the "
-                    + ComplexityEnvelope.MAX_TEXT_CHARS + " the guard reads)", 0));
+            return Classification.refused(new Decision.Refuse(Decision.Rule.TOO_COMPLEX,
+                    Verdict.Refuse.PREFIX + "it is too complex to check (" + sql.length()
+                    + " characters, more than the " + ComplexityEnvelope.MAX_TEXT_CHARS + " the guard reads)", 0));
         }
         Key key = new Key(policy.login(), standardConformingStrings, sql);
-        Outcome cached = cache.get(key);
+        Classification cached = cache.get(key);
         if (cached != null) {
             return cached;
         }
@@ -105,8 +109,9 @@ public final class ReadOnlyGuard implements AutoCloseable {
         try {
             statements = SqlLexer.split(sql, standardConformingStrings);
         } catch (LexerException e) {
-            return Outcome.refused(new Decision.Refuse("lexical", "pgward refused this statement: it cannot be read as "
-                    + "PostgreSQL would read it (" + e.getMessage() + ")", e.position() + 1));
+            return Classification.refused(new Decision.Refuse("lexical",
+                    Verdict.Refuse.PREFIX + "it cannot be read as PostgreSQL would read it ("
+                    + e.getMessage() + ")", e.position() + 1));
         }
         boolean cursorDependent = false;
         List<String> declared = new java.util.ArrayList<>();
@@ -126,7 +131,7 @@ public final class ReadOnlyGuard implements AutoCloseable {
                 decision = new Decision.Refuse(r.rule(), r.message(), sql.codePointCount(0, start) + 1);
             }
             if (decision instanceof Decision.Refuse refuse) {
-                return remember(key, Outcome.refused(refuse), cursorDependent);
+                return remember(key, Classification.refused(refuse), cursorDependent);
             }
             Optional<String> cursor = ((Decision.Allow) decision).declaredCursor();
             cursor.ifPresent(name -> {
@@ -137,7 +142,7 @@ public final class ReadOnlyGuard implements AutoCloseable {
         return remember(key, allowed(statements, declared), cursorDependent);
     }
 
-    private static Outcome allowed(List<StatementText> statements, List<String> declared) {
+    private static Classification allowed(List<StatementText> statements, List<String> declared) {
         List<StatementText> reads = new java.util.ArrayList<>();
         boolean setsPath = false;
         boolean endsTransaction = false;
@@ -158,18 +163,18 @@ public final class ReadOnlyGuard implements AutoCloseable {
                 endsTransaction = true;
             }
         }
-        return new Outcome(GuardVerdict.ALLOW, List.copyOf(declared), List.copyOf(reads), setsPath, endsTransaction,
+        return new Classification(Verdict.ALLOW, List.copyOf(declared), List.copyOf(reads), setsPath, endsTransaction,
                 readsAfterChange);
     }
 
-    private Outcome remember(Key key, Outcome outcome, boolean cursorDependent) {
+    private Classification remember(Key key, Classification classification, boolean cursorDependent) {
         if (!cursorDependent) {
             if (cache.size() >= CACHE_LIMIT) {
                 cache.clear();
             }
-            cache.put(key, outcome);
+            cache.put(key, classification);
         }
-        return outcome;
+        return classification;
     }
 
     @Override

@@ -27,49 +27,50 @@ class ReadOnlyGuardTest {
         proven.close();
     }
 
-    private ReadOnlyGuard.Outcome check(ReadOnlyGuard g, String sql) {
+    private ReadOnlyGuard.Classification check(ReadOnlyGuard g, String sql) {
         return g.check(sql, true, POLICY, Set.of());
     }
 
     @Test
     void theFirstRefusedStatementRefusesTheWholeText() {
-        ReadOnlyGuard.Outcome outcome = check(guard, "SELECT 1; DELETE FROM orders; SELECT 2");
-        GuardVerdict.Refuse refuse = assertInstanceOf(GuardVerdict.Refuse.class, outcome.verdict());
+        ReadOnlyGuard.Classification classification = check(guard, "SELECT 1; DELETE FROM orders; SELECT 2");
+        Verdict.Refuse refuse = assertInstanceOf(Verdict.Refuse.class, classification.verdict());
         assertEquals(Decision.Rule.STATEMENT_KIND, refuse.rule());
         assertEquals(11, refuse.position());
-        assertEquals(List.of(), outcome.reads());
+        assertEquals(List.of(), classification.reads());
     }
 
     @Test
     void aTextTheServerWouldRejectIsRefusedAsUnreadable() {
-        GuardVerdict.Refuse refuse = assertInstanceOf(GuardVerdict.Refuse.class, check(guard, "SELECT 'open").verdict());
+        Verdict.Refuse refuse = assertInstanceOf(Verdict.Refuse.class, check(guard, "SELECT 'open").verdict());
         assertEquals("lexical", refuse.rule());
     }
 
     @Test
     void aQueryTooComplexForTheSyntaxCheckIsLeftToTheCatalogCheckOrRefusedWith54001() {
         String nested = "select (".repeat(29) + "select 1001" + ")".repeat(29);
-        GuardVerdict.Refuse refuse = assertInstanceOf(GuardVerdict.Refuse.class, check(guard, nested).verdict());
+        Verdict.Refuse refuse = assertInstanceOf(Verdict.Refuse.class, check(guard, nested).verdict());
         assertEquals(Decision.Rule.TOO_COMPLEX_TO_PARSE, refuse.rule());
-        assertEquals("54001", refuse.sqlState());
-        ReadOnlyGuard.Outcome left = check(proven, nested);
-        assertInstanceOf(GuardVerdict.Allow.class, left.verdict());
+        assertEquals(SqlStates.STATEMENT_TOO_COMPLEX, refuse.sqlState());
+        ReadOnlyGuard.Classification left = check(proven, nested);
+        assertInstanceOf(Verdict.Allow.class, left.verdict());
         assertEquals(1, left.reads().size(), "proven by PostgreSQL's own parse");
-        GuardVerdict.Refuse wrapped = assertInstanceOf(GuardVerdict.Refuse.class, check(proven, "explain " + nested)
+        Verdict.Refuse wrapped = assertInstanceOf(Verdict.Refuse.class, check(proven, "explain " + nested)
                 .verdict());
-        assertEquals("54001", wrapped.sqlState(), "only a query on its own is left to the catalog check");
+        assertEquals(SqlStates.STATEMENT_TOO_COMPLEX, wrapped.sqlState(),
+                "only a query on its own is left to the catalog check");
     }
 
     @Test
     void aTextLongerThanTheGuardReadsIsRefusedBeforeItIsLexed() {
         String huge = "select 1 where 1 in (" + "1, ".repeat(100_000) + "1)";
-        GuardVerdict.Refuse refuse = assertInstanceOf(GuardVerdict.Refuse.class, check(proven, huge).verdict());
+        Verdict.Refuse refuse = assertInstanceOf(Verdict.Refuse.class, check(proven, huge).verdict());
         assertEquals(Decision.Rule.TOO_COMPLEX, refuse.rule());
-        assertEquals("54001", refuse.sqlState());
-        assertTrue(refuse.message().startsWith("pgward refused this statement: it is too complex to check ("
+        assertEquals(SqlStates.STATEMENT_TOO_COMPLEX, refuse.sqlState());
+        assertTrue(refuse.message().startsWith("pgward refused this query: it is too complex to check ("
                 + huge.length() + " characters"), refuse.message());
         assertEquals(null, proven.cached(huge, true, POLICY));
-        assertInstanceOf(GuardVerdict.Allow.class, check(proven, "select 1 where 1 in (" + "1, ".repeat(80_000)
+        assertInstanceOf(Verdict.Allow.class, check(proven, "select 1 where 1 in (" + "1, ".repeat(80_000)
                 + "1)").verdict(), "under the limit: the token checks, then L3");
     }
 
@@ -77,39 +78,39 @@ class ReadOnlyGuardTest {
     void cachesVerdictsButNotThoseThatDependOnDeclaredCursors() {
         assertSame(check(guard, "SELECT 1"), check(guard, "SELECT 1"));
         assertNotSame(check(guard, "FETCH 1 FROM c"), check(guard, "FETCH 1 FROM c"));
-        ReadOnlyGuard.Outcome fetch = guard.check("FETCH 1 FROM c", true, POLICY, Set.of("c"));
-        assertInstanceOf(GuardVerdict.Allow.class, fetch.verdict());
-        assertInstanceOf(GuardVerdict.Refuse.class, check(guard, "FETCH 1 FROM c").verdict(),
+        ReadOnlyGuard.Classification fetch = guard.check("FETCH 1 FROM c", true, POLICY, Set.of("c"));
+        assertInstanceOf(Verdict.Allow.class, fetch.verdict());
+        assertInstanceOf(Verdict.Refuse.class, check(guard, "FETCH 1 FROM c").verdict(),
                 "a cursor this session did not declare");
     }
 
     @Test
     void listsTheStatementsThatReadForTheCatalogCheck() {
-        ReadOnlyGuard.Outcome outcome = check(guard, "SET application_name = 'x'; SELECT 1; "
+        ReadOnlyGuard.Classification classification = check(guard, "SET application_name = 'x'; SELECT 1; "
                 + "EXPLAIN SELECT 2; SHOW search_path; DECLARE c CURSOR FOR SELECT 3; COPY orders TO STDOUT");
         assertEquals(List.of("SELECT 1", "EXPLAIN SELECT 2", "DECLARE c CURSOR FOR SELECT 3", "COPY orders TO STDOUT"),
-                outcome.reads().stream().map(StatementText::text).toList());
-        assertEquals(List.of("c"), outcome.declaredCursors());
-        assertFalse(outcome.setsSearchPath(), "application_name is not search_path");
-        assertFalse(outcome.endsTransaction());
-        assertFalse(outcome.readsAfterChange());
+                classification.reads().stream().map(StatementText::text).toList());
+        assertEquals(List.of("c"), classification.declaredCursors());
+        assertFalse(classification.setsSearchPath(), "application_name is not search_path");
+        assertFalse(classification.endsTransaction());
+        assertFalse(classification.readsAfterChange());
     }
 
     @Test
     void saysWhenATextMayChangeSearchPathAndWhetherAReadFollows() {
         for (String sql : List.of("SET search_path = hr", "SET LOCAL search_path TO hr", "SET SCHEMA 'hr'",
                 "RESET search_path", "RESET ALL", "SET \"search_path\" = hr")) {
-            ReadOnlyGuard.Outcome outcome = check(guard, sql);
-            assertTrue(outcome.setsSearchPath(), sql);
-            assertFalse(outcome.readsAfterChange(), sql);
+            ReadOnlyGuard.Classification classification = check(guard, sql);
+            assertTrue(classification.setsSearchPath(), sql);
+            assertFalse(classification.readsAfterChange(), sql);
             assertTrue(check(guard, sql + "; SELECT 1").readsAfterChange(), sql);
             assertFalse(check(guard, "SELECT 1; " + sql).readsAfterChange(), sql);
         }
         for (String sql : List.of("COMMIT", "ROLLBACK", "ROLLBACK TO SAVEPOINT s", "END", "ABORT")) {
-            ReadOnlyGuard.Outcome outcome = check(guard, "BEGIN; " + sql + "; TABLE orders");
-            assertTrue(outcome.endsTransaction(), sql);
-            assertFalse(outcome.setsSearchPath(), sql);
-            assertTrue(outcome.readsAfterChange(), sql);
+            ReadOnlyGuard.Classification classification = check(guard, "BEGIN; " + sql + "; TABLE orders");
+            assertTrue(classification.endsTransaction(), sql);
+            assertFalse(classification.setsSearchPath(), sql);
+            assertTrue(classification.readsAfterChange(), sql);
         }
     }
 
@@ -119,21 +120,21 @@ class ReadOnlyGuardTest {
         // In a text of several statements PostgreSQL refuses DISCARD ALL (25001, an implicit transaction block)
         // before anything after it runs.
         for (String sql : List.of("DISCARD ALL; SELECT 1", "SELECT 1; DISCARD ALL; SELECT 2")) {
-            ReadOnlyGuard.Outcome outcome = check(guard, sql);
-            assertInstanceOf(GuardVerdict.Allow.class, outcome.verdict(), sql);
-            assertFalse(outcome.setsSearchPath(), sql);
-            assertFalse(outcome.readsAfterChange(), sql);
+            ReadOnlyGuard.Classification classification = check(guard, sql);
+            assertInstanceOf(Verdict.Allow.class, classification.verdict(), sql);
+            assertFalse(classification.setsSearchPath(), sql);
+            assertFalse(classification.readsAfterChange(), sql);
         }
     }
 
     @Test
     void aSyntaxErrorAtTheFirstWordIsPlacedInCharactersAsPostgresqlCountsThem() {
-        GuardVerdict.Refuse r = assertInstanceOf(GuardVerdict.Refuse.class,
+        Verdict.Refuse r = assertInstanceOf(Verdict.Refuse.class,
                 check(guard, "/* \uD834\uDD1E */ selec * from orders").verdict());
         assertEquals(Decision.Rule.SYNTAX_ERROR, r.rule());
         assertEquals("syntax error at or near \"selec\"", r.message());
         assertEquals(9, r.position());   // the clef is one character, two Java chars
-        r = assertInstanceOf(GuardVerdict.Refuse.class, check(guard, "SELECT 1; SELEC 2").verdict());
+        r = assertInstanceOf(Verdict.Refuse.class, check(guard, "SELECT 1; SELEC 2").verdict());
         assertEquals("syntax error at or near \"SELEC\"", r.message());
         assertEquals(11, r.position());
     }
@@ -141,12 +142,12 @@ class ReadOnlyGuardTest {
     @Test
     void leavesQueriesJSqlParserCannotParseToTheCatalogCheckOnlyWhenOneFollows() {
         String sql = "SELECT sum(x) OVER (ORDER BY y GROUPS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM t";
-        GuardVerdict.Refuse refuse = assertInstanceOf(GuardVerdict.Refuse.class, check(guard, sql).verdict());
+        Verdict.Refuse refuse = assertInstanceOf(Verdict.Refuse.class, check(guard, sql).verdict());
         assertEquals(Decision.Rule.UNPARSED_QUERY, refuse.rule());
 
-        ReadOnlyGuard.Outcome outcome = check(proven, sql);
-        assertInstanceOf(GuardVerdict.Allow.class, outcome.verdict());
-        assertEquals(List.of(sql), outcome.reads().stream().map(StatementText::text).toList());
+        ReadOnlyGuard.Classification classification = check(proven, sql);
+        assertInstanceOf(Verdict.Allow.class, classification.verdict());
+        assertEquals(List.of(sql), classification.reads().stream().map(StatementText::text).toList());
     }
 
     @Test
@@ -156,9 +157,9 @@ class ReadOnlyGuardTest {
                 "SELECT nextval('s') OVER (ORDER BY y GROUPS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM t",
                 "SELECT x FROM t ORDER BY x USING < FOR UPDATE",
                 "WITH d AS (DELETE FROM t RETURNING *) SELECT x BETWEEN SYMMETRIC 1 AND 2 FROM d")) {
-            assertInstanceOf(GuardVerdict.Refuse.class, check(proven, sql).verdict(), sql);
+            assertInstanceOf(Verdict.Refuse.class, check(proven, sql).verdict(), sql);
         }
-        assertInstanceOf(GuardVerdict.Refuse.class, check(proven, "SET statement_timeout = '5 weeks'").verdict(),
+        assertInstanceOf(Verdict.Refuse.class, check(proven, "SET statement_timeout = '5 weeks'").verdict(),
                 "only queries are left to the catalog check");
     }
 }

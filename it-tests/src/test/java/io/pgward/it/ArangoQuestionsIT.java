@@ -18,6 +18,7 @@ import io.pgward.testkit.ScriptedChatModel;
 import io.pgward.testkit.TestDatabase;
 import io.pgward.wire.arango.ArangoServing;
 import io.pgward.wire.config.PgwardConfig;
+import io.pgward.wire.protocol.SqlState;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -123,7 +124,7 @@ class ArangoQuestionsIT {
                 }
                 SQLException sqlOnly = assertThrows(SQLException.class,
                         () -> s.executeQuery("SELECT * FROM pgward.sql('" + OLDEST + "')"));
-                assertEquals("0A000", sqlOnly.getSQLState());
+                assertEquals(SqlState.FEATURE_NOT_SUPPORTED, sqlOnly.getSQLState());
             }
         }
         List<JsonNode> requests = llm.requestsFor(PURGE);

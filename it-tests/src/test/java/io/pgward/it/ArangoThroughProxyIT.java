@@ -15,6 +15,7 @@ import io.pgward.testkit.PostgresTest;
 import io.pgward.testkit.TestDatabase;
 import io.pgward.wire.arango.ArangoServing;
 import io.pgward.wire.config.PgwardConfig;
+import io.pgward.wire.protocol.SqlState;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -259,7 +260,7 @@ class ArangoThroughProxyIT {
         int cursorsBefore = arango.cursorRequests(REMOVE).size();
         try (Connection c = connect("analyst", new Properties()); Statement s = c.createStatement()) {
             PSQLException e = assertThrows(PSQLException.class, () -> s.execute(REMOVE));
-            assertEquals("42501", e.getSQLState());
+            assertEquals(SqlState.INSUFFICIENT_PRIVILEGE, e.getSQLState());
             assertEquals("AQL refused: this login may only read, and the plan contains RemoveNode on collection "
                     + "users", e.getServerErrorMessage().getMessage());
             assertEquals(cursorsBefore, arango.cursorRequests(REMOVE).size(), "the write never ran");
@@ -286,7 +287,7 @@ class ArangoThroughProxyIT {
         for (String login : List.of("analyst", "app")) {
             try (Connection c = connect(login, new Properties()); Statement s = c.createStatement()) {
                 PSQLException e = assertThrows(PSQLException.class, () -> s.executeQuery(TYPO));
-                assertEquals("42601", e.getSQLState(), login);
+                assertEquals(SqlState.SYNTAX_ERROR, e.getSQLState(), login);
                 assertEquals("ArangoDB error 1501: " + SYNTAX_ERROR, e.getServerErrorMessage().getMessage());
                 assertEquals("ArangoDB error 1501", e.getServerErrorMessage().getDetail());
             }
@@ -297,7 +298,7 @@ class ArangoThroughProxyIT {
     void aResultPastTheRowCapFailsWith54000() throws SQLException {
         try (Connection c = connect("analyst", new Properties()); Statement s = c.createStatement()) {
             PSQLException e = assertThrows(PSQLException.class, () -> s.executeQuery(TOO_MANY));
-            assertEquals("54000", e.getSQLState());
+            assertEquals(SqlState.PROGRAM_LIMIT_EXCEEDED, e.getSQLState());
             assertTrue(e.getMessage().contains("more than 5 rows"), e.getMessage());
         }
     }
@@ -317,7 +318,7 @@ class ArangoThroughProxyIT {
             await(() -> arango.cursorRequests(SLOW).size() > before);
             s.cancel();
             SQLException e = running.get(10, TimeUnit.SECONDS);
-            assertEquals("57014", e == null ? null : e.getSQLState());
+            assertEquals(SqlState.QUERY_CANCELED, e == null ? null : e.getSQLState());
             assertTrue(System.nanoTime() - started < TimeUnit.SECONDS.toNanos(15), "did not wait for ArangoDB");
             try (ResultSet rs = s.executeQuery(USERS)) {
                 assertTrue(rs.next(), "the session carries on");
@@ -348,7 +349,7 @@ class ArangoThroughProxyIT {
         assertEquals("Ada", arango.cursorRequests(BY_NAME).getLast().body().path("bindVars").path("p1").asText());
 
         JsonNode refused = NODE_POSTGRES.output("refused", target);
-        assertEquals("42501", refused.get("error").get("code").asText());
+        assertEquals(SqlState.INSUFFICIENT_PRIVILEGE, refused.get("error").get("code").asText());
         assertEquals("[{\"value\":\"1\"}]", refused.get("after").toString());
     }
 

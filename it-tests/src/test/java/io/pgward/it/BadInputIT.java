@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgward.testkit.PostgresTest;
 import io.pgward.testkit.TestDatabase;
+import io.pgward.wire.protocol.SqlState;
 import java.nio.ByteBuffer;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -55,18 +56,20 @@ class BadInputIT {
 
     @Test
     void garbageInsteadOfAStartupPacket() throws Exception {
-        assertFatal(new byte[] {0, 0, 0, 3, 1, 2, 3, 4}, "08P01", "invalid length of startup packet");
+        assertFatal(new byte[] {0, 0, 0, 3, 1, 2, 3, 4}, SqlState.PROTOCOL_VIOLATION,
+                "invalid length of startup packet");
     }
 
     @Test
     void anAbsurdStartupLength() throws Exception {
-        assertFatal(ByteBuffer.allocate(8).putInt(0x7fffffff).putInt(196608).array(), "08P01",
+        assertFatal(ByteBuffer.allocate(8).putInt(0x7fffffff).putInt(196608).array(), SqlState.PROTOCOL_VIOLATION,
                 "invalid length of startup packet");
     }
 
     @Test
     void anUnsupportedProtocolVersion() throws Exception {
-        assertFatal(ByteBuffer.allocate(9).putInt(9).putInt(2 << 16).put((byte) 0).array(), "0A000",
+        assertFatal(ByteBuffer.allocate(9).putInt(9).putInt(2 << 16).put((byte) 0).array(),
+                SqlState.FEATURE_NOT_SUPPORTED,
                 "unsupported frontend protocol 2.0: server supports 3.0 to 3.0");
     }
 
@@ -74,7 +77,8 @@ class BadInputIT {
     void anUnterminatedStartupPacket() throws Exception {
         byte[] body = "user\0app".getBytes(java.nio.charset.StandardCharsets.UTF_8);
         ByteBuffer packet = ByteBuffer.allocate(8 + body.length).putInt(8 + body.length).putInt(196608).put(body);
-        assertFatal(packet.array(), "08P01", "invalid startup packet layout: expected terminator as last byte");
+        assertFatal(packet.array(), SqlState.PROTOCOL_VIOLATION,
+                "invalid startup packet layout: expected terminator as last byte");
     }
 
     @Test
@@ -82,7 +86,7 @@ class BadInputIT {
         try (RawClient client = new RawClient(proxy.port())) {
             client.startup(Map.of("database", "x"));
             List<RawClient.Message> reply = client.readUntilClosed();
-            assertEquals("28000", reply.get(0).fields().get('C'));
+            assertEquals(SqlState.INVALID_AUTHORIZATION_SPECIFICATION, reply.get(0).fields().get('C'));
             assertEquals("no PostgreSQL user name specified in startup packet", reply.get(0).fields().get('M'));
         }
     }
@@ -94,7 +98,7 @@ class BadInputIT {
             List<RawClient.Message> reply = client.readUntilClosed();
             RawClient.Message error = reply.getLast();
             assertEquals("FATAL", error.fields().get('S'));
-            assertEquals("0A000", error.fields().get('C'));
+            assertEquals(SqlState.FEATURE_NOT_SUPPORTED, error.fields().get('C'));
             assertEquals("pgward does not accept client_encoding \"SJIS\" for the read-only login \"reader\": "
                     + "statements in it cannot be checked reliably; use UTF8", error.fields().get('M'));
         }
@@ -119,7 +123,7 @@ class BadInputIT {
             List<RawClient.Message> reply = client.readUntilClosed();
             assertEquals(1, reply.size());
             assertEquals("FATAL", reply.get(0).fields().get('S'));
-            assertEquals("08P01", reply.get(0).fields().get('C'));
+            assertEquals(SqlState.PROTOCOL_VIOLATION, reply.get(0).fields().get('C'));
             assertEquals("invalid frontend message type 89", reply.get(0).fields().get('M'));
         }
     }
@@ -129,7 +133,7 @@ class BadInputIT {
         try (RawClient client = RawClient.loggedIn(proxy.port(), "trusted", database.name())) {
             client.raw(new byte[] {'S', 0x7f, 0, 0, 0});
             List<RawClient.Message> reply = client.readUntilClosed();
-            assertEquals("08P01", reply.get(0).fields().get('C'));
+            assertEquals(SqlState.PROTOCOL_VIOLATION, reply.get(0).fields().get('C'));
             assertEquals("invalid message length", reply.get(0).fields().get('M'));
         }
     }
@@ -140,7 +144,7 @@ class BadInputIT {
             client.send('p', "secret\0".getBytes(java.nio.charset.StandardCharsets.UTF_8));
             client.flush();
             List<RawClient.Message> reply = client.readUntilClosed();
-            assertEquals("08P01", reply.get(0).fields().get('C'));
+            assertEquals(SqlState.PROTOCOL_VIOLATION, reply.get(0).fields().get('C'));
         }
     }
 

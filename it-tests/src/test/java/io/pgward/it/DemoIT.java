@@ -47,7 +47,7 @@ class DemoIT {
                     "-c", "insert into products (sku, name, category, unit_price) values ('x', 'y', 'z', 1)"));
             assertEquals(1, write.exit(), write.out());
             assertTrue(write.err().contains(
-                    "pgward refused this statement: INSERT is not allowed for the read-only login \"analyst\""),
+                    "pgward refused this query: INSERT is not allowed for the read-only login \"analyst\""),
                     write.err());
 
             RealClients.Result analystCount = RealClients.run(List.of(psql.toString(), analyst + "?sslmode=require",

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgward.testkit.PostgresTest;
 import io.pgward.testkit.TestDatabase;
+import io.pgward.wire.protocol.SqlState;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -87,7 +88,7 @@ class HarmlessStatementsIT {
                     s.execute("ROLLBACK AND CHAIN");
                     assertEquals("on", single(s, "SHOW transaction_read_only"), mode);
                     SQLException e = assertThrows(SQLException.class, () -> s.execute("COMMIT AND CHAIN"), mode);
-                    assertEquals("42501", e.getSQLState(), mode);
+                    assertEquals(SqlState.INSUFFICIENT_PRIVILEGE, e.getSQLState(), mode);
                 }
                 c.rollback();
             }
@@ -130,7 +131,7 @@ class HarmlessStatementsIT {
             try (Connection c = proxy.connect("analyst", mode(mode)); Statement s = c.createStatement()) {
                 ServerErrorMessage through = assertThrows(PSQLException.class, () -> s.execute(sql))
                         .getServerErrorMessage();
-                assertEquals("42601", through.getSQLState(), mode);
+                assertEquals(SqlState.SYNTAX_ERROR, through.getSQLState(), mode);
                 assertEquals(fields(direct), fields(through), mode + " " + sql);
                 // In a transaction aborted by an error PostgreSQL parses first: still the syntax error.
                 c.setAutoCommit(false);
@@ -161,7 +162,7 @@ class HarmlessStatementsIT {
     void aTypoAfterAStatementIsStillTheSyntaxErrorAndNothingRuns() throws Exception {
         try (Connection c = proxy.connect("analyst", mode("simple")); Statement s = c.createStatement()) {
             PSQLException e = assertThrows(PSQLException.class, () -> s.execute("SELECT 1; SELEC 2"));
-            assertEquals("42601", e.getSQLState());
+            assertEquals(SqlState.SYNTAX_ERROR, e.getSQLState());
             assertEquals("syntax error at or near \"SELEC\"", e.getServerErrorMessage().getMessage());
             assertEquals(11, e.getServerErrorMessage().getPosition());
             assertTrue(e.getMessage().startsWith("ERROR: syntax error"));

@@ -5,11 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pgward.guard.Verdict;
 import io.pgward.testkit.PostgresTest;
 import io.pgward.testkit.TestDatabase;
 import io.pgward.wire.config.PgwardConfig;
 import io.pgward.wire.gate.StatementGate;
-import io.pgward.wire.gate.Verdict;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

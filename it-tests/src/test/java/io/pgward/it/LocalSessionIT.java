@@ -3,12 +3,12 @@ package io.pgward.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pgward.guard.Verdict;
 import io.pgward.wire.config.PgwardConfig;
-import io.pgward.wire.protocol.SqlState;
-import io.pgward.wire.server.PgwardServer;
 import io.pgward.wire.local.LocalDatabase;
 import io.pgward.wire.local.LocalDatabaseException;
-import io.pgward.wire.gate.Verdict;
+import io.pgward.wire.protocol.SqlState;
+import io.pgward.wire.server.PgwardServer;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -76,7 +76,7 @@ class LocalSessionIT {
                     slowStarted.countDown();
                     yield new CompletableFuture<>();
                 }
-                default -> CompletableFuture.failedFuture(new LocalDatabaseException("42601",
+                default -> CompletableFuture.failedFuture(new LocalDatabaseException(SqlState.SYNTAX_ERROR,
                         "syntax error at \"" + sql + "\"", "scripted", null, "error", null));
             };
         }
@@ -253,7 +253,7 @@ class LocalSessionIT {
             client.sync();
             List<RawClient.Message> reply = client.readUntilReady();
             assertEquals("1EZ", types(reply));
-            assertEquals("22P03", reply.get(1).fields().get('C'));
+            assertEquals(SqlState.INVALID_BINARY_REPRESENTATION, reply.get(1).fields().get('C'));
         }
     }
 
@@ -265,7 +265,7 @@ class LocalSessionIT {
                 garbage.flush();
                 List<RawClient.Message> reply = garbage.readUntilClosed();
                 assertEquals("FATAL", reply.getLast().fields().get('S'));
-                assertEquals("08P01", reply.getLast().fields().get('C'));
+                assertEquals(SqlState.PROTOCOL_VIOLATION, reply.getLast().fields().get('C'));
             }
             try (RawClient truncated = login()) {
                 // A Bind that announces a parameter value longer than the message holds.
@@ -274,7 +274,7 @@ class LocalSessionIT {
                 truncated.sync();
                 List<RawClient.Message> reply = truncated.readUntilClosed();
                 assertEquals("FATAL", reply.getLast().fields().get('S'));
-                assertEquals("08P01", reply.getLast().fields().get('C'));
+                assertEquals(SqlState.PROTOCOL_VIOLATION, reply.getLast().fields().get('C'));
             }
             bystander.query("rows 1");
             assertEquals("NTDCZ", types(bystander.readUntilReady()), "the other session carries on");
@@ -298,7 +298,7 @@ class LocalSessionIT {
 
             bind(client, "", "after", new short[0], new byte[0][]);
             client.sync();
-            assertEquals("26000", client.readUntilReady().get(0).fields().get('C'),
+            assertEquals(SqlState.INVALID_SQL_STATEMENT_NAME, client.readUntilReady().get(0).fields().get('C'),
                     "the Parse after the error was skipped");
         }
     }
@@ -310,25 +310,25 @@ class LocalSessionIT {
             client.sync();
             List<RawClient.Message> reply = client.readUntilReady();
             assertEquals("EZ", types(reply));
-            assertEquals("26000", reply.get(0).fields().get('C'));
+            assertEquals(SqlState.INVALID_SQL_STATEMENT_NAME, reply.get(0).fields().get('C'));
             assertEquals("prepared statement \"nope\" does not exist", reply.get(0).fields().get('M'));
 
             execute(client, "nope", 0);
             client.sync();
             reply = client.readUntilReady();
             assertEquals("EZ", types(reply));
-            assertEquals("34000", reply.get(0).fields().get('C'));
+            assertEquals(SqlState.INVALID_CURSOR_NAME, reply.get(0).fields().get('C'));
 
             describe(client, 'S', "nope");
             client.sync();
-            assertEquals("26000", client.readUntilReady().get(0).fields().get('C'));
+            assertEquals(SqlState.INVALID_SQL_STATEMENT_NAME, client.readUntilReady().get(0).fields().get('C'));
 
             parse(client, "dup", "rows 1");
             parse(client, "dup", "rows 1");
             client.sync();
             reply = client.readUntilReady();
             assertEquals("1EZ", types(reply));
-            assertEquals("42P05", reply.get(1).fields().get('C'));
+            assertEquals(SqlState.DUPLICATE_PREPARED_STATEMENT, reply.get(1).fields().get('C'));
         }
     }
 
@@ -345,10 +345,10 @@ class LocalSessionIT {
 
             execute(client, "p4", 0);
             client.sync();
-            assertEquals("34000", client.readUntilReady().get(0).fields().get('C'));
+            assertEquals(SqlState.INVALID_CURSOR_NAME, client.readUntilReady().get(0).fields().get('C'));
             bind(client, "", "s4", new short[0], new byte[0][]);
             client.sync();
-            assertEquals("26000", client.readUntilReady().get(0).fields().get('C'));
+            assertEquals(SqlState.INVALID_SQL_STATEMENT_NAME, client.readUntilReady().get(0).fields().get('C'));
         }
     }
 
@@ -375,7 +375,7 @@ class LocalSessionIT {
             client.query("nonsense");
             List<RawClient.Message> reply = client.readUntilReady();
             assertEquals("EZ", types(reply));
-            assertEquals("42601", reply.get(0).fields().get('C'));
+            assertEquals(SqlState.SYNTAX_ERROR, reply.get(0).fields().get('C'));
             assertEquals("scripted", reply.get(0).fields().get('D'));
             client.query("rows 1");
             assertEquals("NTDCZ", types(client.readUntilReady()), "the session carries on");
@@ -401,7 +401,7 @@ class LocalSessionIT {
             }
             List<RawClient.Message> reply = client.readUntilReady();
             assertEquals("EZ", types(reply));
-            assertEquals("57014", reply.get(0).fields().get('C'));
+            assertEquals(SqlState.QUERY_CANCELED, reply.get(0).fields().get('C'));
             client.query("rows 1");
             assertEquals("NTDCZ", types(client.readUntilReady()));
         }

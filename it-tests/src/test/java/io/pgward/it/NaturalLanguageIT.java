@@ -9,12 +9,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.pgward.guard.SqlStates;
 import io.pgward.nl.NlSettings;
 import io.pgward.nl.ProviderConfig;
 import io.pgward.testkit.PostgresTest;
 import io.pgward.testkit.SampleData;
 import io.pgward.testkit.TestDatabase;
 import io.pgward.wire.config.PgwardConfig;
+import io.pgward.wire.protocol.SqlState;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -368,7 +370,7 @@ class NaturalLanguageIT {
             }
             SQLException hidden = assertThrows(SQLException.class,
                     () -> s.executeQuery("SELECT * FROM pgward.schema('hr.salaries')"));
-            assertEquals("42P01", hidden.getSQLState());
+            assertEquals(SqlStates.UNDEFINED_TABLE, hidden.getSQLState());
             try (ResultSet rs = s.executeQuery("SELECT pgward.dialect()")) {
                 assertEquals(List.of(List.of("{\"dialect\": \"postgres\"}")), rows(rs));
             }
@@ -442,7 +444,7 @@ class NaturalLanguageIT {
         try (Connection c = proxy.connect("analyst"); Statement s = c.createStatement()) {
             SQLException e = assertThrows(SQLException.class,
                     () -> s.executeQuery("SELECT * FROM pgward.aql('" + TOP_CUSTOMERS + "')"));
-            assertEquals("0A000", e.getSQLState());
+            assertEquals(SqlState.FEATURE_NOT_SUPPORTED, e.getSQLState());
             assertTrue(e.getMessage().contains("pgward.sql('question')"), e.getMessage());
         }
     }

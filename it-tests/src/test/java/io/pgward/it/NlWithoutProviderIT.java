@@ -9,6 +9,7 @@ import io.pgward.testkit.PostgresTest;
 import io.pgward.testkit.SampleData;
 import io.pgward.testkit.TestDatabase;
 import io.pgward.wire.config.PgwardConfig;
+import io.pgward.wire.protocol.SqlState;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -45,7 +46,7 @@ class NlWithoutProviderIT {
             for (String call : List.of("SELECT * FROM pgward.ask('how many orders')", "/* nl: how many orders */",
                     "SELECT * FROM pgward.sql('how many orders')")) {
                 SQLException e = assertThrows(SQLException.class, () -> s.executeQuery(call));
-                assertEquals("0A000", e.getSQLState(), call);
+                assertEquals(SqlState.FEATURE_NOT_SUPPORTED, e.getSQLState(), call);
                 assertTrue(e.getMessage().contains("set nl.provider in pgward's configuration"), e.getMessage());
             }
         }
@@ -58,7 +59,7 @@ class NlWithoutProviderIT {
             for (String call : List.of("SELECT * FROM pgward.schema()", "SELECT pgward.dialect()",
                     "SELECT * FROM pgward.ask('how many orders')")) {
                 SQLException e = assertThrows(SQLException.class, () -> s.executeQuery(call));
-                assertEquals("0A000", e.getSQLState(), call);
+                assertEquals(SqlState.FEATURE_NOT_SUPPORTED, e.getSQLState(), call);
                 assertTrue(e.getMessage().contains("add an nl: section"), e.getMessage());
             }
         }

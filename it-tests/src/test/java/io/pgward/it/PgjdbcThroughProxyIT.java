@@ -5,9 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pgward.guard.SqlStates;
 import io.pgward.testkit.PostgresTest;
 import io.pgward.testkit.SampleData;
 import io.pgward.testkit.TestDatabase;
+import io.pgward.wire.protocol.SqlState;
 import java.io.StringReader;
 import java.io.StringWriter;
 import java.math.BigDecimal;
@@ -178,7 +180,7 @@ class PgjdbcThroughProxyIT {
             }
             s.cancel();
             SQLException e = outcome.get(10, TimeUnit.SECONDS);
-            assertEquals("57014", e.getSQLState());
+            assertEquals(SqlState.QUERY_CANCELED, e.getSQLState());
             try (ResultSet rs = s.executeQuery("SELECT 1")) {
                 assertTrue(rs.next(), "the session is usable after the cancel");
             }
@@ -220,7 +222,7 @@ class PgjdbcThroughProxyIT {
     void errorsKeepTheirPositionAndSqlState() throws SQLException {
         try (Connection c = proxy.connect("app"); Statement s = c.createStatement()) {
             SQLException e = assertThrows(SQLException.class, () -> s.executeQuery("SELECT nosuchcolumn FROM orders"));
-            assertEquals("42703", e.getSQLState());
+            assertEquals(SqlStates.UNDEFINED_COLUMN, e.getSQLState());
             assertEquals(8, ((org.postgresql.util.PSQLException) e).getServerErrorMessage().getPosition());
         }
     }
@@ -240,7 +242,7 @@ class PgjdbcThroughProxyIT {
             wrong.setProperty("password", "wrong");
             SQLException e = assertThrows(SQLException.class,
                     () -> java.sql.DriverManager.getConnection(proxy.jdbcUrl(), wrong));
-            assertEquals("28P01", e.getSQLState());
+            assertEquals(SqlState.INVALID_PASSWORD, e.getSQLState());
             assertEquals("FATAL: password authentication failed for user \"" + login + "\"", e.getMessage());
         }
     }
@@ -249,8 +251,8 @@ class PgjdbcThroughProxyIT {
     void readOnlyLoginsAreGuarded() throws SQLException {
         try (Connection c = proxy.connect("analyst"); Statement s = c.createStatement()) {
             SQLException e = assertThrows(SQLException.class, () -> s.execute("CREATE TABLE nope (id int)"));
-            assertEquals("42501", e.getSQLState());
-            assertEquals("pgward refused this statement: CREATE TABLE is not allowed for the read-only login "
+            assertEquals(SqlState.INSUFFICIENT_PRIVILEGE, e.getSQLState());
+            assertEquals("pgward refused this query: CREATE TABLE is not allowed for the read-only login "
                     + "\"analyst\"", ((org.postgresql.util.PSQLException) e).getServerErrorMessage().getMessage());
             try (ResultSet rs = s.executeQuery("SELECT sum(total) FROM orders")) {
                 assertTrue(rs.next());

@@ -9,6 +9,7 @@ import io.pgward.testkit.TestDatabase;
 import io.pgward.wire.auth.ScramVerifier;
 import io.pgward.wire.config.PgwardConfig;
 import io.pgward.wire.config.Secret;
+import io.pgward.wire.protocol.SqlState;
 import java.nio.ByteBuffer;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -74,7 +75,7 @@ class ProtocolDetailsIT {
                         new PgwardConfig.Pool(1, Duration.ofMillis(500)), config.logins()))) {
             try (Connection first = proxy.connect("app")) {
                 SQLException e = assertThrows(SQLException.class, () -> proxy.connect("app"));
-                assertEquals("53300", e.getSQLState());
+                assertEquals(SqlState.TOO_MANY_CONNECTIONS, e.getSQLState());
                 assertTrue(e.getMessage().contains("pool.max_size is 1"), e.getMessage());
                 assertTrue(first.isValid(2));
             }

@@ -8,6 +8,7 @@ import io.pgward.testkit.PostgresTest;
 import io.pgward.testkit.TestDatabase;
 import io.pgward.wire.config.PgwardConfig;
 import io.pgward.wire.gate.StatementGate;
+import io.pgward.wire.protocol.SqlState;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -149,7 +150,8 @@ class ReadOnlyEncodingAndStartupIT {
         for (List<Map.Entry<String, String>> attempt : attempts) {
             String encoding = attempt.stream().map(e -> e.getValue().replaceAll(".*=", ""))
                     .filter(v -> !v.equals("UTF8")).findFirst().orElseThrow();
-            assertFatal(attempt, "0A000", "pgward does not accept client_encoding \"" + encoding + "\" for the "
+            assertFatal(attempt, SqlState.FEATURE_NOT_SUPPORTED,
+                    "pgward does not accept client_encoding \"" + encoding + "\" for the "
                     + "read-only login \"reader\": statements in it cannot be checked reliably; use UTF8");
         }
     }
@@ -227,12 +229,13 @@ class ReadOnlyEncodingAndStartupIT {
         byte[] big5 = hidden(new byte[] {(byte) 0xe4, (byte) 0xb8, '\\'});
         try (RawClient client = loggedIn(pairs())) {
             client.query(sjis);
-            assertError(client.readUntilReady(), "22021", "invalid byte sequence for encoding \"UTF8\": 0x81");
+            assertError(client.readUntilReady(), SqlState.CHARACTER_NOT_IN_REPERTOIRE,
+                    "invalid byte sequence for encoding \"UTF8\": 0x81");
             client.parse("s1", big5);
             client.bind("", "s1");
             client.execute("");
             client.sync();
-            assertError(client.readUntilReady(), "22021",
+            assertError(client.readUntilReady(), SqlState.CHARACTER_NOT_IN_REPERTOIRE,
                     "invalid byte sequence for encoding \"UTF8\": 0xe4 0xb8 0x5c");
             client.query("SELECT count(*) FROM orders");
             assertEquals(List.of("100"), values(client.readUntilReady()), "the session carries on");
@@ -248,7 +251,7 @@ class ReadOnlyEncodingAndStartupIT {
                     "SELECT pg_catalog.set_config('client_encoding', 'BIG5', false)")) {
                 client.query(attempt);
                 List<RawClient.Message> reply = client.readUntilReady();
-                assertEquals("42501", error(reply).get('C'), attempt + ": " + reply);
+                assertEquals(SqlState.INSUFFICIENT_PRIVILEGE, error(reply).get('C'), attempt + ": " + reply);
                 assertEquals("UTF8", show(client, "client_encoding"), attempt);
             }
             for (String allowed : List.of("RESET client_encoding", "SET client_encoding TO DEFAULT",
@@ -275,7 +278,7 @@ class ReadOnlyEncodingAndStartupIT {
                 List<RawClient.Message> end = client.readUntilClosed();
                 RawClient.Message fatal = end.getLast();
                 assertEquals("FATAL", fatal.fields().get('S'), change + ": " + end);
-                assertEquals("42501", fatal.fields().get('C'));
+                assertEquals(SqlState.INSUFFICIENT_PRIVILEGE, fatal.fields().get('C'));
                 assertTrue(fatal.fields().get('M').startsWith("pgward ended the session of the read-only login "
                         + "\"reader\": the database server reports "), fatal.fields().get('M'));
                 assertTrue(end.stream().noneMatch(m -> m.type() == 'Z'), "nothing runs after the report: " + end);
@@ -314,7 +317,7 @@ class ReadOnlyEncodingAndStartupIT {
             assertEquals(1, reply.size(), attempt + ": " + reply);
             Map<Character, String> error = reply.getFirst().fields();
             assertEquals("FATAL", error.get('S'), attempt.toString());
-            assertEquals("42501", error.get('C'), attempt + ": " + error);
+            assertEquals(SqlState.INSUFFICIENT_PRIVILEGE, error.get('C'), attempt + ": " + error);
             assertTrue(error.get('M').startsWith("pgward does not accept the setting "), error.get('M'));
             assertTrue(error.get('D').startsWith("It is judged as SET "), error.get('D'));
         }
@@ -325,7 +328,7 @@ class ReadOnlyEncodingAndStartupIT {
         for (String options : List.of("-e", "-f s", "-B 100", "-c application_name=x shop", "--single", "-d 5",
                 "-c statement_timeout")) {
             List<RawClient.Message> reply = attempt(pairs("options", options));
-            assertEquals("42501", reply.getFirst().fields().get('C'), options + ": " + reply);
+            assertEquals(SqlState.INSUFFICIENT_PRIVILEGE, reply.getFirst().fields().get('C'), options + ": " + reply);
             assertTrue(reply.getFirst().fields().get('M').endsWith("options may only hold settings "
                     + "(-c name=value or --name=value)"), reply.toString());
         }
@@ -348,7 +351,8 @@ class ReadOnlyEncodingAndStartupIT {
             assertEquals("1s", show(client, "statement_timeout"));
             long started = System.nanoTime();
             client.query("SELECT count(*) FROM generate_series(1, 1000000000)");
-            assertError(client.readUntilReady(), "57014", "canceling statement due to statement timeout");
+            assertError(client.readUntilReady(), SqlState.QUERY_CANCELED,
+                    "canceling statement due to statement timeout");
             assertTrue(System.nanoTime() - started < TimeUnit.SECONDS.toNanos(8), "bounded by the login's 1 s");
         }
         try (RawClient client = loggedIn(pairs("options", "-c statement_timeout=250ms"))) {
@@ -365,7 +369,7 @@ class ReadOnlyEncodingAndStartupIT {
                 {"loosen-read-only", "default_transaction_read_only is off (pgward needs on)"}}) {
             List<RawClient.Message> reply = attempt(pairs("application_name", loosen[0]));
             assertEquals(1, reply.size(), reply.toString());
-            assertEquals("42501", reply.getFirst().fields().get('C'));
+            assertEquals(SqlState.INSUFFICIENT_PRIVILEGE, reply.getFirst().fields().get('C'));
             assertEquals("pgward will not use the new connection to the database server as \"" + database.user()
                     + "\": its session does not have the settings the read-only policy pins (" + loosen[1] + ")",
                     reply.getFirst().fields().get('M'));

@@ -5,11 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pgward.guard.Verdict;
 import io.pgward.testkit.PostgresTest;
 import io.pgward.testkit.TestDatabase;
-import io.pgward.wire.protocol.SqlState;
 import io.pgward.wire.gate.StatementGate;
-import io.pgward.wire.gate.Verdict;
+import io.pgward.wire.protocol.SqlState;
 import java.sql.BatchUpdateException;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
 @PostgresTest
 class RefusalSemanticsIT {
 
-    static final String MESSAGE = "pgward refused this statement: test gate";
+    static final String MESSAGE = "pgward refused this query: test gate";
     static final StatementGate TEST_GATE = request -> CompletableFuture.completedFuture(
             request.sql().contains("refuse_me")
                     ? new Verdict.Refuse(SqlState.INSUFFICIENT_PRIVILEGE, MESSAGE)
@@ -67,7 +67,7 @@ class RefusalSemanticsIT {
             props.setProperty("preferQueryMode", mode);
             try (Connection c = proxy.connect("app", props); Statement s = c.createStatement()) {
                 SQLException e = assertThrows(SQLException.class, () -> s.executeQuery("SELECT 'refuse_me'"));
-                assertEquals("42501", e.getSQLState(), mode);
+                assertEquals(SqlState.INSUFFICIENT_PRIVILEGE, e.getSQLState(), mode);
                 assertEquals("ERROR: " + MESSAGE, e.getMessage(), mode);
                 try (ResultSet rs = s.executeQuery("SELECT 41 + 1")) {
                     rs.next();
@@ -82,9 +82,10 @@ class RefusalSemanticsIT {
         try (Connection c = proxy.connect("app"); Statement s = c.createStatement()) {
             c.setAutoCommit(false);
             s.execute("INSERT INTO items VALUES (1, 'kept?')");
-            assertEquals("42501", assertThrows(SQLException.class, () -> s.execute("SELECT 'refuse_me'")).getSQLState());
+            assertEquals(SqlState.INSUFFICIENT_PRIVILEGE, assertThrows(SQLException.class,
+                    () -> s.execute("SELECT 'refuse_me'")).getSQLState());
             SQLException aborted = assertThrows(SQLException.class, () -> s.execute("SELECT 1"));
-            assertEquals("25P02", aborted.getSQLState());
+            assertEquals(SqlState.IN_FAILED_SQL_TRANSACTION, aborted.getSQLState());
             c.commit();
             c.setAutoCommit(true);
         }
@@ -100,11 +101,12 @@ class RefusalSemanticsIT {
             client.readUntilReady();
             client.query("SELECT 'refuse_me'");
             List<RawClient.Message> refused = client.readUntilReady();
-            assertEquals("42501", refused.get(0).fields().get('C'));
+            assertEquals(SqlState.INSUFFICIENT_PRIVILEGE, refused.get(0).fields().get('C'));
             assertEquals('E', status(refused));
             client.query("SELECT 'refuse_me'");
             List<RawClient.Message> again = client.readUntilReady();
-            assertEquals("25P02", again.get(0).fields().get('C'), "an aborted transaction ignores everything");
+            assertEquals(SqlState.IN_FAILED_SQL_TRANSACTION, again.get(0).fields().get('C'),
+                    "an aborted transaction ignores everything");
             client.query("COMMIT");
             List<RawClient.Message> commit = client.readUntilReady();
             assertEquals("ROLLBACK\0", commit.get(0).text());
@@ -163,14 +165,14 @@ class RefusalSemanticsIT {
             List<RawClient.Message> first = client.readUntilReady();
             assertEquals(List.of('E', 'Z'), first.stream().map(RawClient.Message::type).toList(),
                     "error at once, the rest skipped until Sync");
-            assertEquals("42501", first.get(0).fields().get('C'));
+            assertEquals(SqlState.INSUFFICIENT_PRIVILEGE, first.get(0).fields().get('C'));
 
             client.bind("", "s1");
             client.execute("");
             client.sync();
             List<RawClient.Message> second = client.readUntilReady();
             assertEquals('E', second.get(0).type());
-            assertEquals("26000", second.get(0).fields().get('C'));
+            assertEquals(SqlState.INVALID_SQL_STATEMENT_NAME, second.get(0).fields().get('C'));
             assertEquals("prepared statement \"s1\" does not exist", second.get(0).fields().get('M'));
         }
     }
@@ -222,7 +224,8 @@ class RefusalSemanticsIT {
         assertEquals(9, results.size());
         for (int i = 0; i < 9; i++) {
             if (i == 4) {
-                assertEquals("42501", results.get(i).get("error").get("code").asText(), results.toString());
+                assertEquals(SqlState.INSUFFICIENT_PRIVILEGE, results.get(i).get("error").get("code").asText(),
+                        results.toString());
                 assertEquals(MESSAGE, results.get(i).get("error").get("message").asText());
             } else {
                 assertEquals(i, results.get(i).get("n").asInt(), results.toString());
@@ -272,7 +275,7 @@ class RefusalSemanticsIT {
             client.query("SELECT 1");
             RawClient.Message error = client.readUntilReady().get(0);
             assertEquals("XX000", error.fields().get('C'));
-            assertEquals("pgward refused this statement: the guard could not decide (boom)", error.fields().get('M'));
+            assertEquals("pgward refused this query: the guard could not decide (boom)", error.fields().get('M'));
         }
     }
 

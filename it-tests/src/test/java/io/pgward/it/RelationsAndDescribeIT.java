@@ -4,10 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pgward.guard.SqlStates;
 import io.pgward.testkit.PostgresTest;
 import io.pgward.testkit.SampleData;
 import io.pgward.testkit.TestDatabase;
 import io.pgward.wire.config.PgwardConfig;
+import io.pgward.wire.protocol.SqlState;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -87,7 +89,7 @@ class RelationsAndDescribeIT {
         try (Connection c = proxy.connect("analyst"); Statement s = c.createStatement()) {
             SQLException e = assertThrows(SQLException.class,
                     () -> s.executeQuery("SELECT * FROM pgward.describe('hr.salaries')"));
-            assertEquals("42P01", e.getSQLState());
+            assertEquals(SqlStates.UNDEFINED_TABLE, e.getSQLState());
             assertTrue(e.getMessage().contains("hr.salaries is not one of the selected tables or views. Choose one of:"),
                     e.getMessage());
         }
@@ -112,7 +114,7 @@ class RelationsAndDescribeIT {
     void whatIsNotSelectedIsRefusedWithTheSelectionNamed() throws SQLException {
         try (Connection c = proxy.connect("analyst"); Statement s = c.createStatement()) {
             SQLException e = assertThrows(SQLException.class, () -> s.executeQuery("SELECT * FROM hr.salaries"));
-            assertEquals("42501", e.getSQLState());
+            assertEquals(SqlState.INSUFFICIENT_PRIVILEGE, e.getSQLState());
             assertEquals("ERROR: pgward refused this query: it reads hr.salaries, which this login's table selection "
                     + "does not include. Selected: " + String.join(", ", SELECTION) + ".", e.getMessage());
 
@@ -136,7 +138,7 @@ class RelationsAndDescribeIT {
     void columnErrorsNameTheColumnsOfTheSelectedRelations() throws SQLException {
         try (Connection c = proxy.connect("analyst"); Statement s = c.createStatement()) {
             SQLException e = assertThrows(SQLException.class, () -> s.executeQuery("SELECT totl FROM orders"));
-            assertEquals("42703", e.getSQLState());
+            assertEquals(SqlStates.UNDEFINED_COLUMN, e.getSQLState());
             assertTrue(e.getMessage().contains("column \"totl\" does not exist"), e.getMessage());
             assertTrue(e.getMessage().contains("Columns of public.orders: id, customer_id"), e.getMessage());
         }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.pgward.testkit.PostgresTest;
 import io.pgward.testkit.TestDatabase;
+import io.pgward.wire.protocol.SqlState;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -93,7 +94,8 @@ class RiskyDomainIT {
                             "SELECT id FROM public.people WHERE mail = 'p@q'",     // compared with it
                             "SELECT id FROM public.v_people")) {                  // a view with such a column
                         SQLException e = assertThrows(SQLException.class, () -> s.execute(sql), where + " " + sql);
-                        assertEquals("42501", e.getSQLState(), where + " " + sql + ": " + e.getMessage());
+                        assertEquals(SqlState.INSUFFICIENT_PRIVILEGE, e.getSQLState(),
+                                where + " " + sql + ": " + e.getMessage());
                         assertEquals(REFUSAL, e.getMessage(), where + " " + sql);
                     }
                     assertNull(s.getWarnings(), where + ": a NOTICE reached the client");

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pgward.testkit.PostgresTest;
 import io.pgward.testkit.TestDatabase;
 import io.pgward.wire.config.PgwardConfig;
+import io.pgward.wire.protocol.SqlState;
 import java.io.StringWriter;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -61,7 +62,7 @@ class RowCapIT {
             assertEquals('T', reply.getFirst().type());
             RawClient.Message error = reply.get(reply.size() - 2);
             assertEquals('E', error.type());
-            assertEquals("54000", error.fields().get('C'));
+            assertEquals(SqlState.PROGRAM_LIMIT_EXCEEDED, error.fields().get('C'));
             assertTrue(error.fields().get('M').contains("row cap of " + CAP + " rows"), error.fields().toString());
             assertEquals(0, count(reply, 'C'), "no CommandComplete: the statement failed");
 
@@ -94,7 +95,7 @@ class RowCapIT {
 
             client.query("SELECT 1");
             List<RawClient.Message> next = client.readUntilReady();
-            assertEquals("25P02", next.getFirst().fields().get('C'));
+            assertEquals(SqlState.IN_FAILED_SQL_TRANSACTION, next.getFirst().fields().get('C'));
             client.query("ROLLBACK");
             assertEquals('I', (char) client.readUntilReady().getLast().body()[0]);
         }
@@ -119,7 +120,7 @@ class RowCapIT {
             for (int size : new int[] {LARGE, SMALL, LARGE}) {
                 p.setInt(1, size);
                 SQLException e = assertThrows(SQLException.class, () -> p.executeQuery().close());
-                assertEquals("54000", e.getSQLState());
+                assertEquals(SqlState.PROGRAM_LIMIT_EXCEEDED, e.getSQLState());
             }
             try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT 42")) {
                 rs.next();
@@ -152,7 +153,7 @@ class RowCapIT {
             StringWriter out = new StringWriter();
             SQLException e = assertThrows(SQLException.class, () -> c.unwrap(PGConnection.class).getCopyAPI()
                     .copyOut("COPY (SELECT g FROM generate_series(1, " + LARGE + ") g) TO STDOUT", out));
-            assertEquals("54000", e.getSQLState());
+            assertEquals(SqlState.PROGRAM_LIMIT_EXCEEDED, e.getSQLState());
             assertEquals(CAP, out.toString().lines().count());
             try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT 1")) {
                 assertTrue(rs.next());

@@ -3,10 +3,12 @@ package io.pgward.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.pgward.guard.SqlStates;
 import io.pgward.testkit.PostgresTest;
 import io.pgward.testkit.TestDatabase;
 import io.pgward.wire.config.PgwardConfig;
 import io.pgward.wire.gate.StatementGate;
+import io.pgward.wire.protocol.SqlState;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -51,7 +53,7 @@ class RuntimeLayerIT {
                 "CREATE TEMP TABLE t AS SELECT 1")) {
             try (Connection c = unguarded.connect("analyst"); Statement s = c.createStatement()) {
                 SQLException e = assertThrows(SQLException.class, () -> s.execute(write), write);
-                assertEquals("25006", e.getSQLState(), write + ": " + e.getMessage());
+                assertEquals(SqlStates.READ_ONLY_SQL_TRANSACTION, e.getSQLState(), write + ": " + e.getMessage());
             }
         }
         try (Connection c = database.connect(); Statement s = c.createStatement();
@@ -65,7 +67,7 @@ class RuntimeLayerIT {
     void theLoginsStatementTimeoutStopsLongStatements() throws SQLException {
         try (Connection c = unguarded.connect("analyst"); Statement s = c.createStatement()) {
             SQLException e = assertThrows(SQLException.class, () -> s.execute("SELECT pg_sleep(5)"));
-            assertEquals("57014", e.getSQLState());
+            assertEquals(SqlState.QUERY_CANCELED, e.getSQLState());
             assertEquals("ERROR: canceling statement due to statement timeout", e.getMessage());
         }
     }

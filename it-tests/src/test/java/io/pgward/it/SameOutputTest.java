@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.pgward.guard.SqlStates;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.opentest4j.AssertionFailedError;
@@ -48,7 +49,7 @@ class SameOutputTest {
         Target b = a.named("pgward");
         AssertionFailedError error = assertThrows(AssertionFailedError.class,
                 () -> SameOutput.assertSameOutput("pg error", a, b,
-                        target -> json("{\"code\":\"" + (target == a ? "42703" : "XX000") + "\"}")));
+                        target -> json("{\"code\":\"" + (target == a ? SqlStates.UNDEFINED_COLUMN : "XX000") + "\"}")));
         assertTrue(error.getMessage().startsWith("pg error: pgward differs from postgres at 1 place(s):"),
                 error.getMessage());
         assertTrue(error.getMessage().contains("/code: \"42703\" ≠ \"XX000\""), error.getMessage());

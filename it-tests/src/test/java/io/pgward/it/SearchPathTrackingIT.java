@@ -3,12 +3,12 @@ package io.pgward.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.pgward.guard.Verdict;
 import io.pgward.testkit.PostgresTest;
 import io.pgward.testkit.TestDatabase;
 import io.pgward.wire.config.PgwardConfig;
 import io.pgward.wire.gate.GateRequest;
 import io.pgward.wire.gate.StatementGate;
-import io.pgward.wire.gate.Verdict;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;

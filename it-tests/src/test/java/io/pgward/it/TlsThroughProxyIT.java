@@ -9,6 +9,7 @@ import io.pgward.testkit.PostgresTest;
 import io.pgward.testkit.TestDatabase;
 import io.pgward.wire.config.PgwardConfig;
 import io.pgward.wire.config.Secret;
+import io.pgward.wire.protocol.SqlState;
 import io.pgward.wire.server.PgwardServer;
 import io.pgward.wire.net.SelfSignedCertificate;
 import java.nio.ByteBuffer;
@@ -67,7 +68,7 @@ class TlsThroughProxyIT {
         Properties plain = new Properties();
         plain.setProperty("sslmode", "disable");
         SQLException e = assertThrows(SQLException.class, () -> tlsRequired.connect("app", plain));
-        assertEquals("28000", e.getSQLState());
+        assertEquals(SqlState.INVALID_AUTHORIZATION_SPECIFICATION, e.getSQLState());
         try (Connection c = tlsRequired.connect("app", tlsProps("require"))) {
             assertTrue(c.isValid(5));
         }
@@ -81,7 +82,7 @@ class TlsThroughProxyIT {
             client.raw(ByteBuffer.allocate(9).putInt(8).putInt(80877103).put((byte) 'Q').array());
             List<RawClient.Message> reply = client.readUntilClosed();
             assertEquals(1, reply.size());
-            assertEquals("08P01", reply.get(0).fields().get('C'));
+            assertEquals(SqlState.PROTOCOL_VIOLATION, reply.get(0).fields().get('C'));
             assertEquals("received unencrypted data after SSL request", reply.get(0).fields().get('M'));
         }
     }
@@ -116,7 +117,7 @@ class TlsThroughProxyIT {
              PgwardServer server = PgwardServer.start(backendTlsConfig(secured, PgwardConfig.SslMode.VERIFY_FULL,
                      stranger.certificate()))) {
             SQLException e = assertThrows(SQLException.class, () -> connect(server));
-            assertEquals("08006", e.getSQLState());
+            assertEquals(SqlState.CONNECTION_FAILURE, e.getSQLState());
         }
     }
 

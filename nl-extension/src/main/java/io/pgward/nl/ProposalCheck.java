@@ -5,6 +5,11 @@ import java.util.Objects;
 /**
  * Decides a query the model proposed: passed, with the text to offer as the answer, or rejected, with the
  * problem to feed back to the model. Faults (the database cannot be reached) are thrown, not returned.
+ *
+ * <p>Not a {@link io.pgward.guard.Verdict}: a verdict answers a statement a client sent, and its refusal goes to
+ * the client as an ErrorResponse. This check sits inside the repair loop of {@link QueryGenerator}: its query may
+ * be SQL or AQL, nothing reaches a client, and a rejection is a hint for the model's next attempt (for SQL, often
+ * the guard's refusal message).
  */
 @FunctionalInterface
 public interface ProposalCheck {

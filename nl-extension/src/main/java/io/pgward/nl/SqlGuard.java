@@ -1,6 +1,6 @@
 package io.pgward.nl;
 
-import io.pgward.guard.GuardVerdict;
+import io.pgward.guard.Verdict;
 import io.pgward.guard.policy.GuardPipeline;
 import io.pgward.guard.policy.LoginPolicy;
 import java.util.Optional;
@@ -29,7 +29,7 @@ public interface SqlGuard {
 
     /** Layers L1 and L2 (lexer and read-only classification) of the guard pipeline, for a read-only login. */
     static SqlGuard readOnly(GuardPipeline pipeline, LoginPolicy login) {
-        return sql -> pipeline.classify(sql, true, login, Set.of()).verdict() instanceof GuardVerdict.Refuse refuse
+        return sql -> pipeline.classify(sql, true, login, Set.of()).verdict() instanceof Verdict.Refuse refuse
                 ? Optional.of(refuse.message()) : Optional.empty();
     }
 }

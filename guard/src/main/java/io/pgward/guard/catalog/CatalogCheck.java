@@ -2,8 +2,8 @@ package io.pgward.guard.catalog;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import io.pgward.guard.GuardVerdict;
 import io.pgward.guard.SqlStates;
+import io.pgward.guard.Verdict;
 import io.pgward.guard.lexer.LexerException;
 import io.pgward.guard.lexer.StatementText;
 import java.sql.Connection;
@@ -77,7 +77,7 @@ public final class CatalogCheck implements AutoCloseable {
     private final Options options;
     private final VerdictCache cache;
     private final BuiltInRows builtIns = new BuiltInRows();
-    private final ConcurrentHashMap<InFlight, CompletableFuture<GuardVerdict>> inFlight = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<InFlight, CompletableFuture<Verdict>> inFlight = new ConcurrentHashMap<>();
     private final List<Runnable> schemaListeners = new CopyOnWriteArrayList<>();
     private final ExecutorService executor = Executors.newThreadPerTaskExecutor(
             Thread.ofVirtual().name("pgward-catalog-check-", 0).factory());
@@ -128,7 +128,7 @@ public final class CatalogCheck implements AutoCloseable {
     }
 
     /** Checks one statement off the caller's thread. The stage never completes exceptionally. */
-    public CompletionStage<GuardVerdict> check(CheckRequest request) {
+    public CompletionStage<Verdict> check(CheckRequest request) {
         return check(request, null);
     }
 
@@ -138,9 +138,9 @@ public final class CatalogCheck implements AutoCloseable {
      *
      * @param statement the statement whose text is {@code request.sql()}, or null to lex that text here
      */
-    public CompletionStage<GuardVerdict> check(CheckRequest request, StatementText statement) {
+    public CompletionStage<Verdict> check(CheckRequest request, StatementText statement) {
         Objects.requireNonNull(request, "request");
-        GuardVerdict cached = cache.get(request);
+        Verdict cached = cache.get(request);
         if (cached != null) {
             return CompletableFuture.completedFuture(cached);
         }
@@ -153,21 +153,21 @@ public final class CatalogCheck implements AutoCloseable {
         } catch (LexerException e) {
             return CompletableFuture.completedFuture(CatalogRefusals.checkFailed(e.getMessage()));
         }
-        GuardVerdict local = withoutRoundTrip(shape);
+        Verdict local = withoutRoundTrip(shape);
         if (local != null) {
             return CompletableFuture.completedFuture(local);
         }
         long epoch = cache.epoch();
         InFlight key = new InFlight(epoch, request);
-        CompletableFuture<GuardVerdict> mine = new CompletableFuture<>();
-        CompletableFuture<GuardVerdict> running = inFlight.putIfAbsent(key, mine);
+        CompletableFuture<Verdict> mine = new CompletableFuture<>();
+        CompletableFuture<Verdict> running = inFlight.putIfAbsent(key, mine);
         if (running != null) {
             return running;
         }
         try {
             executor.execute(() -> {
                 try {
-                    GuardVerdict verdict = checkNow(request, epoch, shape);
+                    Verdict verdict = checkNow(request, epoch, shape);
                     mine.complete(verdict);
                 } catch (Throwable e) {
                     // Never leave a session waiting: whatever escapes the check is a refusal.
@@ -185,7 +185,7 @@ public final class CatalogCheck implements AutoCloseable {
     }
 
     /** Checks one statement on the calling thread (blocking). */
-    public GuardVerdict checkNow(CheckRequest request) {
+    public Verdict checkNow(CheckRequest request) {
         return checkNow(request, null);
     }
 
@@ -195,8 +195,8 @@ public final class CatalogCheck implements AutoCloseable {
      *
      * @param statement the statement whose text is {@code request.sql()}, or null to lex that text here
      */
-    public GuardVerdict checkNow(CheckRequest request, StatementText statement) {
-        GuardVerdict cached = cache.get(request);
+    public Verdict checkNow(CheckRequest request, StatementText statement) {
+        Verdict cached = cache.get(request);
         if (cached != null) {
             return cached;
         }
@@ -209,7 +209,7 @@ public final class CatalogCheck implements AutoCloseable {
         } catch (LexerException e) {
             return CatalogRefusals.checkFailed(e.getMessage());
         }
-        GuardVerdict local = withoutRoundTrip(shape);
+        Verdict local = withoutRoundTrip(shape);
         return local != null ? local : checkNow(request, cache.epoch(), shape);
     }
 
@@ -223,11 +223,11 @@ public final class CatalogCheck implements AutoCloseable {
         return StatementShape.of(statement);
     }
 
-    private GuardVerdict checkNow(CheckRequest request, long epoch, StatementShape shape) {
+    private Verdict checkNow(CheckRequest request, long epoch, StatementShape shape) {
         Connection connection = null;
         try {
             connection = pool.getConnection();
-            GuardVerdict verdict = CheckTransaction.run(connection, request, shape, options.timeout(),
+            Verdict verdict = CheckTransaction.run(connection, request, shape, options.timeout(),
                     builtIns.current());
             if (cacheable(verdict)) {
                 cache.put(request, verdict, epoch);
@@ -260,9 +260,9 @@ public final class CatalogCheck implements AutoCloseable {
     }
 
     /** Verdicts that need no catalog: a statement with no query in it, or one the check cannot analyse. */
-    private static GuardVerdict withoutRoundTrip(StatementShape shape) {
+    private static Verdict withoutRoundTrip(StatementShape shape) {
         return switch (shape.kind()) {
-            case NO_QUERY -> GuardVerdict.ALLOW;
+            case NO_QUERY -> Verdict.ALLOW;
             case UNKNOWN -> CatalogRefusals.notReadOnly("a statement the catalog check cannot analyse");
             case QUERY, COPY_RELATION -> null;
         };
@@ -272,8 +272,8 @@ public final class CatalogCheck implements AutoCloseable {
      * A timeout or an interrupted check says nothing about the statement; a standby may be promoted. A refusal as
      * too complex may come from a statement_timeout under load, and costs a bounded check to repeat.
      */
-    private static boolean cacheable(GuardVerdict verdict) {
-        if (verdict instanceof GuardVerdict.Refuse r) {
+    private static boolean cacheable(Verdict verdict) {
+        if (verdict instanceof Verdict.Refuse r) {
             return !r.rule().equals(CatalogRefusals.STANDBY) && !r.rule().equals(CatalogRefusals.TOO_COMPLEX)
                     && !r.rule().equals(CatalogRefusals.CHECK_FAILED)
                     && !(r.rule().equals(CatalogRefusals.POSTGRES_ERROR)

@@ -1,7 +1,7 @@
 package io.pgward.guard.catalog;
 
-import io.pgward.guard.GuardVerdict;
 import io.pgward.guard.SqlStates;
+import io.pgward.guard.Verdict;
 import java.util.List;
 
 /**
@@ -45,77 +45,79 @@ public final class CatalogRefusals {
     static final String READ_ONLY_TRANSACTION = SqlStates.READ_ONLY_SQL_TRANSACTION;
     /** statement_too_complex, what PostgreSQL answers when a statement exceeds max_stack_depth. */
     static final String STATEMENT_TOO_COMPLEX = SqlStates.STATEMENT_TOO_COMPLEX;
-    static final String PREFIX = "pgward refused this query: ";
 
     private CatalogRefusals() {
     }
 
-    static GuardVerdict.Refuse relations(List<String> notSelected, TableSelection selection) {
-        return refuse(RELATION, PREFIX + "it reads " + String.join(", ", notSelected)
+    static Verdict.Refuse relations(List<String> notSelected, TableSelection selection) {
+        return refuse(RELATION, Verdict.Refuse.PREFIX + "it reads " + String.join(", ", notSelected)
                 + ", which this login's table selection does not include. Selected: "
                 + String.join(", ", selection.relations().stream().map(SelectedRelation::qualifiedName).toList())
                 + ".");
     }
 
-    static GuardVerdict.Refuse function(String qualifiedName) {
-        return refuse(FUNCTION, PREFIX + "function " + qualifiedName + " is not built in.");
+    static Verdict.Refuse function(String qualifiedName) {
+        return refuse(FUNCTION, Verdict.Refuse.PREFIX + "function " + qualifiedName + " is not built in.");
     }
 
-    static GuardVerdict.Refuse operator(String qualifiedName) {
-        return refuse(OPERATOR, PREFIX + "operator " + qualifiedName + " is not built in.");
+    static Verdict.Refuse operator(String qualifiedName) {
+        return refuse(OPERATOR, Verdict.Refuse.PREFIX + "operator " + qualifiedName + " is not built in.");
     }
 
-    static GuardVerdict.Refuse type(String name) {
-        return refuse(TYPE, PREFIX + "type " + name + " is not built in.");
+    static Verdict.Refuse type(String name) {
+        return refuse(TYPE, Verdict.Refuse.PREFIX + "type " + name + " is not built in.");
     }
 
-    static GuardVerdict.Refuse objectIdentifierType(String name) {
-        return refuse(OBJECT_IDENTIFIER_TYPE, PREFIX + "type " + name + " is not allowed while a table selection is set.");
+    static Verdict.Refuse objectIdentifierType(String name) {
+        return refuse(OBJECT_IDENTIFIER_TYPE, Verdict.Refuse.PREFIX + "type " + name
+                + " is not allowed while a table selection is set.");
     }
 
-    static GuardVerdict.Refuse deniedBuiltIn(String name) {
-        return refuse(DENIED_BUILT_IN, PREFIX + name + " is not allowed while a table selection is set.");
+    static Verdict.Refuse deniedBuiltIn(String name) {
+        return refuse(DENIED_BUILT_IN, Verdict.Refuse.PREFIX + name
+                + " is not allowed while a table selection is set.");
     }
 
-    static GuardVerdict.Refuse riskyDomains(List<String> domains) {
-        return refuse(RISKY_DOMAIN, PREFIX + "this database has domains whose CHECK could run other code or change "
-                + "data while a query is checked: " + String.join(", ", domains) + ".");
+    static Verdict.Refuse riskyDomains(List<String> domains) {
+        return refuse(RISKY_DOMAIN, Verdict.Refuse.PREFIX + "this database has domains whose CHECK could run other "
+                + "code or change data while a query is checked: " + String.join(", ", domains) + ".");
     }
 
-    static GuardVerdict.Refuse noneExists() {
-        return new GuardVerdict.Refuse(NONE_EXISTS, UNDEFINED_TABLE,
-                "None of the selected tables or views exist any more.", 0);
+    static Verdict.Refuse noneExists() {
+        return new Verdict.Refuse(UNDEFINED_TABLE, "None of the selected tables or views exist any more.", 0,
+                NONE_EXISTS);
     }
 
-    static GuardVerdict.Refuse noTemp(boolean selection) {
+    static Verdict.Refuse noTemp(boolean selection) {
         return refuse(NO_TEMP, "pgward could not check this query" + (selection ? " against the table selection" : "")
                 + ": this database login has no TEMP privilege on the database");
     }
 
-    static GuardVerdict.Refuse standby() {
-        return new GuardVerdict.Refuse(STANDBY, READ_ONLY_TRANSACTION,
-                "pgward could not check this query: the database is a read-only standby", 0);
+    static Verdict.Refuse standby() {
+        return new Verdict.Refuse(READ_ONLY_TRANSACTION,
+                "pgward could not check this query: the database is a read-only standby", 0, STANDBY);
     }
 
-    static GuardVerdict.Refuse notOneStatement() {
-        return refuse(NOT_ONE_STATEMENT, PREFIX + "it is not exactly one statement");
+    static Verdict.Refuse notOneStatement() {
+        return refuse(NOT_ONE_STATEMENT, Verdict.Refuse.PREFIX + "it is not exactly one statement");
     }
 
-    static GuardVerdict.Refuse notReadOnly(String what) {
-        return refuse(NOT_READ_ONLY, PREFIX + "it contains " + what + ", and this login may only read");
+    static Verdict.Refuse notReadOnly(String what) {
+        return refuse(NOT_READ_ONLY, Verdict.Refuse.PREFIX + "it contains " + what + ", and this login may only read");
     }
 
-    /** {@code pgward refused this statement: it is too complex to check (<detail>)}, as layer L2 words it. */
-    static GuardVerdict.Refuse tooComplex(String detail) {
-        return new GuardVerdict.Refuse(TOO_COMPLEX, STATEMENT_TOO_COMPLEX,
-                "pgward refused this statement: it is too complex to check (" + detail + ")", 0);
+    /** {@code pgward refused this query: it is too complex to check (<detail>)}, as layer L2 words it. */
+    static Verdict.Refuse tooComplex(String detail) {
+        return new Verdict.Refuse(STATEMENT_TOO_COMPLEX,
+                Verdict.Refuse.PREFIX + "it is too complex to check (" + detail + ")", 0, TOO_COMPLEX);
     }
 
-    static GuardVerdict.Refuse checkFailed(String detail) {
-        return refuse(CHECK_FAILED, PREFIX + "it could not be checked against the catalog (" + detail + ")");
+    static Verdict.Refuse checkFailed(String detail) {
+        return refuse(CHECK_FAILED, Verdict.Refuse.PREFIX + "it could not be checked against the catalog (" + detail
+                + ")");
     }
 
-    private static GuardVerdict.Refuse refuse(String rule, String message) {
-        return new GuardVerdict.Refuse(rule, PRIVILEGE, message, 0);
+    private static Verdict.Refuse refuse(String rule, String message) {
+        return new Verdict.Refuse(PRIVILEGE, message, 0, rule);
     }
 }

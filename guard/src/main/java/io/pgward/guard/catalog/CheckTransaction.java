@@ -1,7 +1,7 @@
 package io.pgward.guard.catalog;
 
-import io.pgward.guard.GuardVerdict;
 import io.pgward.guard.SqlStates;
+import io.pgward.guard.Verdict;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -94,18 +94,18 @@ final class CheckTransaction {
      * Runs the check. The connection must be in autocommit mode; it is left in autocommit mode, outside any
      * transaction. SQLExceptions other than PostgreSQL's verdict on the statement itself propagate.
      */
-    static GuardVerdict run(Connection connection, CheckRequest request, StatementShape shape, Duration timeout)
+    static Verdict run(Connection connection, CheckRequest request, StatementShape shape, Duration timeout)
             throws SQLException {
         return run(connection, request, shape, timeout, new BuiltInRows.Generation());
     }
 
     /** As {@link #run(Connection, CheckRequest, StatementShape, Duration)}, reading built-in rows from a cache. */
-    static GuardVerdict run(Connection connection, CheckRequest request, StatementShape shape, Duration timeout,
-                              BuiltInRows.Generation builtIns) throws SQLException {
+    static Verdict run(Connection connection, CheckRequest request, StatementShape shape, Duration timeout,
+                         BuiltInRows.Generation builtIns) throws SQLException {
         return new CheckTransaction(connection, request, shape, timeout, builtIns).run();
     }
 
-    private GuardVerdict run() throws SQLException {
+    private Verdict run() throws SQLException {
         List<CatalogReader.DomainCheck> domainChecks;
         try {
             domainChecks = begin();
@@ -116,7 +116,7 @@ final class CheckTransaction {
             }
             throw e;
         }
-        GuardVerdict verdict;
+        Verdict verdict;
         try {
             verdict = inTransaction(domainChecks);
         } catch (PostgresVerdict v) {
@@ -127,7 +127,7 @@ final class CheckTransaction {
             }
         }
         // CREATE TEMPORARY VIEW is the only step that needs a privilege the role may lack.
-        if (verdict instanceof GuardVerdict.Refuse r && r.rule().equals(CatalogRefusals.POSTGRES_ERROR)
+        if (verdict instanceof Verdict.Refuse r && r.rule().equals(CatalogRefusals.POSTGRES_ERROR)
                 && r.sqlState().equals(CatalogRefusals.PRIVILEGE) && !hasTempPrivilege()) {
             return CatalogRefusals.noTemp(request.selection().isSet());
         }
@@ -136,15 +136,15 @@ final class CheckTransaction {
 
     /** PostgreSQL rejected the statement while analysing it; its error is the verdict. */
     private static final class PostgresVerdict extends Exception {
-        final GuardVerdict.Refuse verdict;
+        final Verdict.Refuse verdict;
 
-        PostgresVerdict(GuardVerdict.Refuse verdict) {
+        PostgresVerdict(Verdict.Refuse verdict) {
             super(verdict.message(), null, false, false);
             this.verdict = verdict;
         }
     }
 
-    private GuardVerdict inTransaction(List<CatalogReader.DomainCheck> domainChecks)
+    private Verdict inTransaction(List<CatalogReader.DomainCheck> domainChecks)
             throws SQLException, PostgresVerdict {
         if (!domainChecks.isEmpty()) {
             // Every database has some (information_schema's). Judging them reads the catalog only for rows not
@@ -342,8 +342,8 @@ final class CheckTransaction {
                 throw new PostgresVerdict(CatalogRefusals.notOneStatement());
             }
             int position = server.getPosition() > 0 ? query.statementPosition(server.getPosition(), offset) : 0;
-            throw new PostgresVerdict(new GuardVerdict.Refuse(CatalogRefusals.POSTGRES_ERROR,
-                    server.getSQLState(), server.getMessage(), position));
+            throw new PostgresVerdict(new Verdict.Refuse(server.getSQLState(), server.getMessage(),
+                    position, CatalogRefusals.POSTGRES_ERROR));
         }
     }
 
@@ -383,7 +383,7 @@ final class CheckTransaction {
     }
 
     /** Runs with search_path = pg_catalog, pg_temp: every name below resolves in the catalog. */
-    private GuardVerdict judge() throws SQLException {
+    private Verdict judge() throws SQLException {
         long view;
         String tree;
         List<long[]> dependencies = new ArrayList<>();
@@ -464,8 +464,8 @@ final class CheckTransaction {
             // Executing it could coerce a value to a risky domain, or it reads a column of one.
             return CatalogRefusals.riskyDomains(domainReach.domainNames());
         }
-        return new CodeRules(catalog, selection.isSet()).check(code).<GuardVerdict>map(r -> r)
-                .orElse(GuardVerdict.ALLOW);
+        return new CodeRules(catalog, selection.isSet()).check(code).<Verdict>map(r -> r)
+                .orElse(Verdict.ALLOW);
     }
 
     /** The relations whose row types (or arrays or domains of them) the statement uses. */

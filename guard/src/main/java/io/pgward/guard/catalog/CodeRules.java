@@ -1,6 +1,6 @@
 package io.pgward.guard.catalog;
 
-import io.pgward.guard.GuardVerdict;
+import io.pgward.guard.Verdict;
 import java.sql.SQLException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -50,7 +50,7 @@ final class CodeRules {
         this.selection = selection;
     }
 
-    Optional<GuardVerdict.Refuse> check(References code) throws SQLException {
+    Optional<Verdict.Refuse> check(References code) throws SQLException {
         Map<Long, CatalogReader.Operator> operators = catalog.operators(code.operators);
         Set<Long> functionOids = new LinkedHashSet<>();
         for (long oid : code.operators) {
@@ -84,7 +84,7 @@ final class CodeRules {
     }
 
     /** The type rules; the first type that fails, in order of use. */
-    private Optional<GuardVerdict.Refuse> types(Set<Long> used) throws SQLException {
+    private Optional<Verdict.Refuse> types(Set<Long> used) throws SQLException {
         Deque<Long> work = new ArrayDeque<>(used);
         Set<Long> seen = new LinkedHashSet<>();
         List<CatalogReader.Type> ordered = new ArrayList<>();
@@ -163,7 +163,7 @@ final class CodeRules {
         Set<Long> types = new LinkedHashSet<>(check.types);
         check.directConstArguments.forEach(a -> types.add(a.type()));
         CodeRules strict = new CodeRules(catalog, true);
-        return strict.types(types).map(GuardVerdict.Refuse::message).orElse(null);
+        return strict.types(types).map(Verdict.Refuse::message).orElse(null);
     }
 
     boolean userFunctionPasses(CatalogReader.Function f) throws SQLException {

@@ -1,6 +1,6 @@
 package io.pgward.guard.catalog;
 
-import io.pgward.guard.GuardVerdict;
+import io.pgward.guard.Verdict;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -11,20 +11,20 @@ import java.util.Map;
 final class VerdictCache {
 
     private final int capacity;
-    private final LinkedHashMap<CheckRequest, GuardVerdict> entries;
+    private final LinkedHashMap<CheckRequest, Verdict> entries;
     private long epoch;
 
     VerdictCache(int capacity) {
         this.capacity = capacity;
         this.entries = new LinkedHashMap<>(16, 0.75f, true) {
             @Override
-            protected boolean removeEldestEntry(Map.Entry<CheckRequest, GuardVerdict> eldest) {
+            protected boolean removeEldestEntry(Map.Entry<CheckRequest, Verdict> eldest) {
                 return size() > VerdictCache.this.capacity;
             }
         };
     }
 
-    synchronized GuardVerdict get(CheckRequest request) {
+    synchronized Verdict get(CheckRequest request) {
         return entries.get(request);
     }
 
@@ -33,7 +33,7 @@ final class VerdictCache {
     }
 
     /** Stores the verdict if the schema has not changed since {@code startedInEpoch}. */
-    synchronized void put(CheckRequest request, GuardVerdict verdict, long startedInEpoch) {
+    synchronized void put(CheckRequest request, Verdict verdict, long startedInEpoch) {
         if (startedInEpoch == epoch) {
             entries.put(request, verdict);
         }

@@ -4,7 +4,7 @@
  * that.
  *
  * <p>Entry point: {@link io.pgward.guard.catalog.CatalogCheck#check(io.pgward.guard.catalog.CheckRequest)}, which
- * answers a {@link io.pgward.guard.GuardVerdict} off the caller's thread (from its cache at once when the
+ * answers a {@link io.pgward.guard.Verdict} off the caller's thread (from its cache at once when the
  * same request was checked since the last schema change). A request carries the login's
  * {@link io.pgward.guard.catalog.TableSelection} (resolved to OIDs elsewhere), the backend role, the session's
  * search_path and standard_conforming_strings, the statement text and the Parse message's parameter types.

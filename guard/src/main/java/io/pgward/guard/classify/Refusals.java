@@ -1,34 +1,34 @@
 package io.pgward.guard.classify;
 
+import io.pgward.guard.Verdict;
 import io.pgward.guard.lexer.Token;
 
 /**
- * The refusal texts. Every one starts with {@code pgward refused this statement: } and either names what is not
- * allowed for the login, or says why the statement could not be checked.
+ * The refusal texts. Every one starts with {@link Verdict.Refuse#PREFIX} ({@code pgward refused this query: }) and
+ * either names what is not allowed for the login, or says why the statement could not be checked.
  */
 final class Refusals {
-
-    static final String PREFIX = "pgward refused this statement: ";
 
     private Refusals() {
     }
 
-    /** {@code pgward refused this statement: <what> is not allowed for the read-only login "<login>"}. */
+    /** {@code pgward refused this query: <what> is not allowed for the read-only login "<login>"}. */
     static Decision.Refuse notAllowed(String rule, String what, ReadOnlyPolicy policy, Token at) {
         return new Decision.Refuse(rule,
-                PREFIX + what + " is not allowed for the read-only login \"" + policy.login() + "\"", position(at));
+                Verdict.Refuse.PREFIX + what + " is not allowed for the read-only login \"" + policy.login() + "\"",
+                position(at));
     }
 
     /** For text that cannot be shown to only read: the guard fails closed. */
     static Decision.Refuse unparseable(String detail, Token at) {
         return new Decision.Refuse(Decision.Rule.UNPARSEABLE,
-                PREFIX + "it could not be parsed to prove it only reads (" + detail + ")", position(at));
+                Verdict.Refuse.PREFIX + "it could not be parsed to prove it only reads (" + detail + ")", position(at));
     }
 
     /** A query only JSqlParser could not read; see {@link Decision.Rule#UNPARSED_QUERY}. */
     static Decision.Refuse unparsedQuery(String detail, Token at) {
         return new Decision.Refuse(Decision.Rule.UNPARSED_QUERY,
-                PREFIX + "it could not be parsed to prove it only reads (" + detail + ")", position(at));
+                Verdict.Refuse.PREFIX + "it could not be parsed to prove it only reads (" + detail + ")", position(at));
     }
 
     /**
@@ -50,14 +50,15 @@ final class Refusals {
         return new Decision.Refuse(Decision.Rule.TOO_COMPLEX_TO_PARSE, tooComplexMessage(detail), position(at));
     }
 
-    /** {@code pgward refused this statement: it is too complex to check (<detail>)}. */
+    /** {@code pgward refused this query: it is too complex to check (<detail>)}. */
     static String tooComplexMessage(String detail) {
-        return PREFIX + "it is too complex to check (" + detail + ")";
+        return Verdict.Refuse.PREFIX + "it is too complex to check (" + detail + ")";
     }
 
     static Decision.Refuse guardError(String detail, Token at) {
         return new Decision.Refuse(Decision.Rule.GUARD_ERROR,
-                PREFIX + "it could not be checked to prove it only reads (" + detail + ")", position(at));
+                Verdict.Refuse.PREFIX + "it could not be checked to prove it only reads (" + detail + ")",
+                position(at));
     }
 
     /** 1-based position of a token in the whole input, 0 for none. */

@@ -1,8 +1,8 @@
 package io.pgward.guard.policy;
 
 import com.zaxxer.hikari.HikariDataSource;
-import io.pgward.guard.GuardVerdict;
 import io.pgward.guard.ReadOnlyGuard;
+import io.pgward.guard.Verdict;
 import io.pgward.guard.catalog.CatalogCheck;
 import io.pgward.guard.lexer.StatementText;
 import io.pgward.guard.selection.SelectedNames;
@@ -79,10 +79,10 @@ public final class GuardPipeline implements AutoCloseable {
     }
 
     /**
-     * L1 and L2's outcome for this text when it is cached, or null when it must be {@link #classify judged};
+     * L1 and L2's classification for this text when it is cached, or null when it must be {@link #classify judged};
      * lets a caller keep the slow path off a thread that must not block.
      */
-    public ReadOnlyGuard.Outcome cached(String sql, boolean standardConformingStrings, LoginPolicy login) {
+    public ReadOnlyGuard.Classification cached(String sql, boolean standardConformingStrings, LoginPolicy login) {
         return guard.cached(sql, standardConformingStrings, login.readOnlyPolicy());
     }
 
@@ -92,21 +92,21 @@ public final class GuardPipeline implements AutoCloseable {
      *
      * @param declaredCursors the cursors the session declared, which it may fetch, move or close
      */
-    public ReadOnlyGuard.Outcome classify(String sql, boolean standardConformingStrings, LoginPolicy login,
-                                          Set<String> declaredCursors) {
+    public ReadOnlyGuard.Classification classify(String sql, boolean standardConformingStrings, LoginPolicy login,
+                                                 Set<String> declaredCursors) {
         return guard.check(sql, standardConformingStrings, login.readOnlyPolicy(), declaredCursors);
     }
 
     /**
-     * L3 for the statements of a text that L1 and L2 allowed ({@link ReadOnlyGuard.Outcome#reads()}), one after
+     * L3 for the statements of a text that L1 and L2 allowed ({@link ReadOnlyGuard.Classification#reads()}), one after
      * the other; the first refusal refuses the text, its position counted in the whole text. The stage never
      * completes exceptionally: a catalog layer that is not available is a refusal.
      */
-    public CompletionStage<GuardVerdict> prove(LoginPolicy login, String database, List<StatementText> reads,
-                                                 String searchPath, boolean standardConformingStrings,
-                                                 List<Integer> parameterTypes) {
+    public CompletionStage<Verdict> prove(LoginPolicy login, String database, List<StatementText> reads,
+                                            String searchPath, boolean standardConformingStrings,
+                                            List<Integer> parameterTypes) {
         if (reads.isEmpty()) {
-            return CompletableFuture.completedFuture(GuardVerdict.ALLOW);
+            return CompletableFuture.completedFuture(Verdict.ALLOW);
         }
         if (searchPath == null) {
             return CompletableFuture.completedFuture(PipelineRefusals.searchPathUnknown());

@@ -1,8 +1,8 @@
 package io.pgward.guard.policy;
 
 import com.zaxxer.hikari.HikariDataSource;
-import io.pgward.guard.GuardVerdict;
 import io.pgward.guard.ReadOnlyGuard;
+import io.pgward.guard.Verdict;
 import io.pgward.guard.catalog.CatalogCheck;
 import io.pgward.guard.catalog.CheckRequest;
 import io.pgward.guard.catalog.TableSelection;
@@ -80,68 +80,66 @@ public final class LoginGuard {
     }
 
     /** Asynchronous L3: see {@link GuardPipeline#prove}. Never completes exceptionally. */
-    CompletionStage<GuardVerdict> prove(List<StatementText> reads, String searchPath,
-                                          boolean standardConformingStrings, List<Integer> parameterTypes) {
+    CompletionStage<Verdict> prove(List<StatementText> reads, String searchPath,
+                                     boolean standardConformingStrings, List<Integer> parameterTypes) {
         return pendingRefresh().thenCompose(ignored -> prove(reads, 0, searchPath, standardConformingStrings,
                 parameterTypes));
     }
 
-    private CompletableFuture<GuardVerdict> prove(List<StatementText> reads, int index, String searchPath,
-                                                    boolean standardConformingStrings, List<Integer> parameterTypes) {
+    private CompletableFuture<Verdict> prove(List<StatementText> reads, int index, String searchPath,
+                                               boolean standardConformingStrings, List<Integer> parameterTypes) {
         if (index == reads.size()) {
-            return CompletableFuture.completedFuture(GuardVerdict.ALLOW);
+            return CompletableFuture.completedFuture(Verdict.ALLOW);
         }
         StatementText statement = reads.get(index);
         return check.check(request(statement.text(), searchPath, standardConformingStrings, parameterTypes),
-                        statement).toCompletableFuture().thenCompose(verdict -> switch (verdict) {
-                    case GuardVerdict.Allow a -> prove(reads, index + 1, searchPath, standardConformingStrings,
-                            parameterTypes);
-                    case GuardVerdict.Refuse r -> CompletableFuture.completedFuture(
-                            placed(statement.text(), statement.start(), r,
-                            standardConformingStrings));
-                });
+                        statement).toCompletableFuture().thenCompose(verdict -> verdict instanceof Verdict.Refuse r
+                        ? CompletableFuture.completedFuture(placed(statement.text(), statement.start(), r,
+                                standardConformingStrings))
+                        : prove(reads, index + 1, searchPath, standardConformingStrings, parameterTypes));
     }
 
     /**
      * Every layer for a whole text, on the calling thread (blocking: never on an event loop): L1 and L2 as for a
      * session that declared no cursors, then L3 for each statement that reads.
      */
-    public GuardVerdict decideNow(String sql, String searchPath, boolean standardConformingStrings) {
-        ReadOnlyGuard.Outcome outcome = pipeline.classify(sql, standardConformingStrings, login, Set.of());
-        if (outcome.verdict() instanceof GuardVerdict.Refuse refuse) {
+    public Verdict decideNow(String sql, String searchPath, boolean standardConformingStrings) {
+        ReadOnlyGuard.Classification classification = pipeline.classify(sql, standardConformingStrings, login,
+                Set.of());
+        if (classification.verdict() instanceof Verdict.Refuse refuse) {
             return refuse;
         }
-        return proveNow(outcome.reads(), searchPath, standardConformingStrings);
+        return proveNow(classification.reads(), searchPath, standardConformingStrings);
     }
 
     /** L3 alone, on the calling thread (blocking), for the statements L1 split and L2 allowed. */
-    public GuardVerdict proveNow(List<StatementText> reads, String searchPath, boolean standardConformingStrings) {
+    public Verdict proveNow(List<StatementText> reads, String searchPath, boolean standardConformingStrings) {
         pendingRefresh().join();
         for (StatementText statement : reads) {
-            GuardVerdict verdict = proveNow(statement.text(), statement, statement.start(), searchPath,
+            Verdict verdict = proveNow(statement.text(), statement, statement.start(), searchPath,
                     standardConformingStrings);
-            if (verdict instanceof GuardVerdict.Refuse) {
+            if (verdict instanceof Verdict.Refuse) {
                 return verdict;
             }
         }
-        return GuardVerdict.ALLOW;
+        return Verdict.ALLOW;
     }
 
     /**
      * L3 alone, on the calling thread (blocking), for one statement pgward wrote itself (a value sample), which
      * L1 and L2 have nothing to say about.
      */
-    public GuardVerdict proveNow(String statement, String searchPath, boolean standardConformingStrings) {
+    public Verdict proveNow(String statement, String searchPath, boolean standardConformingStrings) {
         pendingRefresh().join();
         return proveNow(statement, null, 0, searchPath, standardConformingStrings);
     }
 
     /** @param split the statement as L1 split it, or null when {@code statement} has not been lexed */
-    private GuardVerdict proveNow(String statement, StatementText split, int start, String searchPath,
-                                    boolean standardConformingStrings) {
-        GuardVerdict verdict = check.checkNow(request(statement, searchPath, standardConformingStrings, List.of()),
+    private Verdict proveNow(String statement, StatementText split, int start, String searchPath,
+                               boolean standardConformingStrings) {
+        Verdict verdict = check.checkNow(request(statement, searchPath, standardConformingStrings, List.of()),
                 split);
-        return verdict instanceof GuardVerdict.Refuse r
+        return verdict instanceof Verdict.Refuse r
                 ? placed(statement, start, r, standardConformingStrings) : verdict;
     }
 
@@ -152,15 +150,15 @@ public final class LoginGuard {
     }
 
     /** A refusal placed in the whole text; PostgreSQL's column errors name the selected relations' columns. */
-    private GuardVerdict.Refuse placed(String statement, int start, GuardVerdict.Refuse r,
-                                         boolean standardConformingStrings) {
+    private Verdict.Refuse placed(String statement, int start, Verdict.Refuse r,
+                                    boolean standardConformingStrings) {
         String message = r.message();
         ResolvedSelection resolved = resolved();
         if (ColumnHints.appliesTo(r.sqlState()) && resolved.isSet()) {
             message = ColumnHints.appendTo(message, statement, standardConformingStrings, resolved);
         }
         int position = r.position() == 0 ? 0 : start + r.position();
-        return new GuardVerdict.Refuse(r.rule(), r.sqlState(), message, position);
+        return new Verdict.Refuse(r.sqlState(), message, position, r.rule());
     }
 
     /** The selection as the catalog check takes it: OIDs and names in list order; NONE without a selection. */

@@ -1,7 +1,7 @@
 package io.pgward.guard.policy;
 
-import io.pgward.guard.GuardVerdict;
 import io.pgward.guard.SqlStates;
+import io.pgward.guard.Verdict;
 
 /** The refusals of the pipeline itself, as opposed to those of a layer. */
 public final class PipelineRefusals {
@@ -9,26 +9,27 @@ public final class PipelineRefusals {
     private PipelineRefusals() {
     }
 
-    static GuardVerdict.Refuse searchPathUnknown() {
-        return new GuardVerdict.Refuse("search-path", SqlStates.INTERNAL_ERROR, "pgward refused this statement: "
-                + "the session's search_path is not known, so the statement cannot be checked", 0);
+    static Verdict.Refuse searchPathUnknown() {
+        return new Verdict.Refuse(SqlStates.INTERNAL_ERROR, Verdict.Refuse.PREFIX
+                + "the session's search_path is not known, so the statement cannot be checked", 0, "search-path");
     }
 
-    static GuardVerdict.Refuse catalogUnavailable(String why) {
-        return new GuardVerdict.Refuse("catalog-unavailable", SqlStates.INTERNAL_ERROR, "pgward refused this "
-                + "statement: the catalog check is not available (" + why + ")", 0);
+    static Verdict.Refuse catalogUnavailable(String why) {
+        return new Verdict.Refuse(SqlStates.INTERNAL_ERROR, Verdict.Refuse.PREFIX
+                + "the catalog check is not available (" + why + ")", 0, "catalog-unavailable");
     }
 
     /** A query that follows a change of search_path in the same text resolves names with a path nobody has seen. */
-    public static GuardVerdict.Refuse readsAfterSearchPathChange() {
-        return new GuardVerdict.Refuse("search-path", SqlStates.INSUFFICIENT_PRIVILEGE, "pgward refused this "
-                + "statement: a query that follows a change of search_path in the same message cannot be checked; "
-                + "send it on its own", 0);
+    public static Verdict.Refuse readsAfterSearchPathChange() {
+        return new Verdict.Refuse(SqlStates.INSUFFICIENT_PRIVILEGE, Verdict.Refuse.PREFIX
+                + "a query that follows a change of search_path in the same message cannot be checked; "
+                + "send it on its own", 0, "search-path");
     }
 
     /** The fast-path call names a function by OID only; nothing shows what it does. */
-    public static GuardVerdict.Refuse functionCall(String login) {
-        return new GuardVerdict.Refuse("function-call", SqlStates.INSUFFICIENT_PRIVILEGE, "pgward refused this "
-                + "statement: fast-path function calls are not allowed for the read-only login \"" + login + "\"", 0);
+    public static Verdict.Refuse functionCall(String login) {
+        return new Verdict.Refuse(SqlStates.INSUFFICIENT_PRIVILEGE, Verdict.Refuse.PREFIX
+                + "fast-path function calls are not allowed for the read-only login \"" + login + "\"", 0,
+                "function-call");
     }
 }

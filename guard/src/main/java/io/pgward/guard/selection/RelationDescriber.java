@@ -103,17 +103,17 @@ public final class RelationDescriber {
      * @param selection the login's resolved selection; {@link ResolvedSelection#NONE} for none
      * @param name {@code name} or {@code schema.name}, identifiers quoted where PostgreSQL needs it
      */
-    public DescribeOutcome describe(Connection connection, String role, ResolvedSelection selection, String name)
+    public DescribeResult describe(Connection connection, String role, ResolvedSelection selection, String name)
             throws SQLException {
         if (selection.noneExists()) {
-            return new DescribeOutcome.Refused(SqlStates.INSUFFICIENT_PRIVILEGE, ResolvedSelection.NONE_EXISTS_MESSAGE);
+            return DescribeResult.Refused.of(SqlStates.INSUFFICIENT_PRIVILEGE, ResolvedSelection.NONE_EXISTS_MESSAGE);
         }
         boolean standby = inRecovery(connection);
         try (RoleTransaction transaction = RoleTransaction.begin(connection, role, !standby)) {
             RelationLookup.Result found = RelationLookup.find(connection, selection, name);
             return switch (found) {
                 case RelationLookup.NotFound notFound -> notFound.refusal();
-                case RelationLookup.Found f -> new DescribeOutcome.Described(
+                case RelationLookup.Found f -> new DescribeResult.Described(
                         describe(transaction, selection, f.relation(), standby));
             };
         }

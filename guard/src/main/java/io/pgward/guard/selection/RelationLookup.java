@@ -37,7 +37,7 @@ final class RelationLookup {
     record Found(SelectedRelation relation) implements Result {
     }
 
-    record NotFound(DescribeOutcome.Refused refusal) implements Result {
+    record NotFound(DescribeResult.Refused refusal) implements Result {
     }
 
     private RelationLookup() {
@@ -55,7 +55,7 @@ final class RelationLookup {
                 }
             }
             if (matches.isEmpty()) {
-                return new NotFound(new DescribeOutcome.Refused(UNDEFINED_TABLE, argument
+                return new NotFound(DescribeResult.Refused.of(UNDEFINED_TABLE, argument
                         + " is not one of the selected tables or views. Choose one of: "
                         + selection.displayNames() + "."));
             }
@@ -64,12 +64,12 @@ final class RelationLookup {
                 matches = readable(connection, name.get());
             }
             if (matches.isEmpty()) {
-                return new NotFound(new DescribeOutcome.Refused(UNDEFINED_TABLE,
+                return new NotFound(DescribeResult.Refused.of(UNDEFINED_TABLE,
                         argument + " is not a table or view this login can read."));
             }
         }
         if (matches.size() > 1) {
-            return new NotFound(new DescribeOutcome.Refused(AMBIGUOUS, argument + " is ambiguous: it matches "
+            return new NotFound(DescribeResult.Refused.of(AMBIGUOUS, argument + " is ambiguous: it matches "
                     + String.join(", ", matches.stream().map(SelectedRelation::displayName).toList())
                     + ". Call describe again with the schema-qualified name."));
         }

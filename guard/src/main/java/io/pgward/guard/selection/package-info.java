@@ -19,7 +19,8 @@
  *   <li>{@link io.pgward.guard.selection.RelationList#list}: {@code name | kind | description}.</li>
  *   <li>{@link io.pgward.guard.selection.RelationDescriber#describe}: {@code field | value}, one row per field,
  *       column, relationship and sampled column ({@link io.pgward.guard.selection.Description#toRows}), or a
- *       {@link io.pgward.guard.selection.DescribeOutcome.Refused} to send as an ErrorResponse.</li>
+ *       {@link io.pgward.guard.selection.DescribeResult.Refused} whose {@link io.pgward.guard.Verdict.Refuse} is sent
+ *       as an ErrorResponse.</li>
  * </ul>
  * Without a selection, relations() lists every readable relation and describe() describes any of them.
  *

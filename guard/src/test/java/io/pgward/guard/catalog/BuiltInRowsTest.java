@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pgward.guard.GuardVerdict;
+import io.pgward.guard.Verdict;
 import io.pgward.testkit.PostgresTest;
 import io.pgward.testkit.TestDatabase;
 import java.sql.Connection;
@@ -65,7 +65,7 @@ class BuiltInRowsTest {
     void builtInRowsAreKeptAndRowsOfLaterObjectsAreNot() throws Exception {
         try (CatalogCheck check = newCheck()) {
             // shout is owned by a superuser, so the user-function rule refuses it, after reading every row.
-            GuardVerdict.Refuse r = assertInstanceOf(GuardVerdict.Refuse.class,
+            Verdict.Refuse r = assertInstanceOf(Verdict.Refuse.class,
                     check.checkNow(request("SELECT lower(body), shout(body) FROM public.notes WHERE id = 1")));
             assertEquals(CatalogRefusals.FUNCTION, r.rule());
             BuiltInRows.Generation rows = check.builtInRows();
@@ -81,16 +81,16 @@ class BuiltInRowsTest {
     @Test
     void aCheckReadsTheSharedRowsUntilTheSchemaChanges() throws Exception {
         try (CatalogCheck check = newCheck()) {
-            assertEquals(GuardVerdict.ALLOW, check.checkNow(request("SELECT lower('a')")));
+            assertEquals(Verdict.ALLOW, check.checkNow(request("SELECT lower('a')")));
             // A row that differs from the catalog's shows which one the next check relied on.
             check.builtInRows().functions.put(lower, new CatalogReader.Function(lower, "public", "lower",
                     "public.lower", 'f', 'v', false, false, "c", false, "lower", null));
-            GuardVerdict.Refuse r = assertInstanceOf(GuardVerdict.Refuse.class,
+            Verdict.Refuse r = assertInstanceOf(Verdict.Refuse.class,
                     check.checkNow(request("SELECT lower('b')")));
             assertEquals(CatalogRefusals.FUNCTION, r.rule());
             check.invalidate();
             assertEquals(0, check.builtInRows().size());
-            assertEquals(GuardVerdict.ALLOW, check.checkNow(request("SELECT lower('c')")));
+            assertEquals(Verdict.ALLOW, check.checkNow(request("SELECT lower('c')")));
             assertTrue(check.builtInRows().functions.containsKey(lower));
         }
     }
@@ -102,11 +102,11 @@ class BuiltInRowsTest {
              Connection connection = pool.getConnection()) {
             AtomicInteger executions = new AtomicInteger();
             Connection counted = counting(connection, executions);
-            assertEquals(GuardVerdict.ALLOW, CheckTransaction.run(counted,
+            assertEquals(Verdict.ALLOW, CheckTransaction.run(counted,
                     request("SELECT * FROM public.notes WHERE id = 1"), shape("SELECT * FROM public.notes WHERE id = 1"),
                     Duration.ofSeconds(5), rows));
             int first = executions.getAndSet(0);
-            assertEquals(GuardVerdict.ALLOW, CheckTransaction.run(counted,
+            assertEquals(Verdict.ALLOW, CheckTransaction.run(counted,
                     request("SELECT * FROM public.notes WHERE id = 2"), shape("SELECT * FROM public.notes WHERE id = 2"),
                     Duration.ofSeconds(5), rows));
             // BEGIN with the settings and the domain CHECK expressions (information_schema has some, judged from

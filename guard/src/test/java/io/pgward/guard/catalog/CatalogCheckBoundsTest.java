@@ -4,7 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pgward.guard.GuardVerdict;
+import io.pgward.guard.SqlStates;
+import io.pgward.guard.Verdict;
 import io.pgward.testkit.PostgresTest;
 import io.pgward.testkit.TestDatabase;
 import java.time.Duration;
@@ -31,14 +32,14 @@ class CatalogCheckBoundsTest {
     @Test
     void aParseTreeLargerThanTheCheckReadsIsNotReadBackButRefused(TestDatabase db) {
         try (CatalogCheck check = check(db, Duration.ofSeconds(30))) {
-            assertInstanceOf(GuardVerdict.Allow.class,
+            assertInstanceOf(Verdict.Allow.class,
                     check.checkNow(CheckRequest.of(TableSelection.NONE, null, PATH, inList(1_000))));
             // About 150 bytes of tree per value: 40,000 values make some 6 MB.
-            GuardVerdict.Refuse refuse = assertInstanceOf(GuardVerdict.Refuse.class,
+            Verdict.Refuse refuse = assertInstanceOf(Verdict.Refuse.class,
                     check.checkNow(CheckRequest.of(TableSelection.NONE, null, PATH, inList(40_000))));
             assertEquals(CatalogRefusals.TOO_COMPLEX, refuse.rule());
-            assertEquals("54001", refuse.sqlState());
-            assertEquals("pgward refused this statement: it is too complex to check (PostgreSQL's parse tree of it is "
+            assertEquals(SqlStates.STATEMENT_TOO_COMPLEX, refuse.sqlState());
+            assertEquals("pgward refused this query: it is too complex to check (PostgreSQL's parse tree of it is "
                     + "larger than the 4194304 bytes the catalog check reads)", refuse.message());
         }
     }
@@ -48,10 +49,10 @@ class CatalogCheckBoundsTest {
         // PostgreSQL took 70-330 ms to store a view of 20,000 constants on the machine this was written on; 80,000
         // take several times that, and the check allows 100 ms.
         try (CatalogCheck check = check(db, Duration.ofMillis(100))) {
-            GuardVerdict.Refuse refuse = assertInstanceOf(GuardVerdict.Refuse.class,
+            Verdict.Refuse refuse = assertInstanceOf(Verdict.Refuse.class,
                     check.checkNow(CheckRequest.of(TableSelection.NONE, null, PATH, inList(80_000))));
             assertEquals(CatalogRefusals.TOO_COMPLEX, refuse.rule(), refuse.message());
-            assertEquals("54001", refuse.sqlState());
+            assertEquals(SqlStates.STATEMENT_TOO_COMPLEX, refuse.sqlState());
             assertTrue(refuse.message().endsWith("(PostgreSQL's analysis of it did not finish within the catalog "
                     + "check's 100 ms)"), refuse.message());
         }

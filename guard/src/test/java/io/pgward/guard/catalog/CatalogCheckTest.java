@@ -4,7 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pgward.guard.GuardVerdict;
+import io.pgward.guard.SqlStates;
+import io.pgward.guard.Verdict;
 import io.pgward.testkit.PostgresTest;
 import io.pgward.testkit.TestDatabase;
 import java.sql.Connection;
@@ -16,8 +17,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The catalog check against a real PostgreSQL holding the guard corpus's fixture, for a login with the corpus's
@@ -96,20 +97,20 @@ class CatalogCheckTest {
         check.close();
     }
 
-    private static GuardVerdict verdict(String sql) {
+    private static Verdict verdict(String sql) {
         return check.checkNow(CheckRequest.of(selection, null, PATH, sql));
     }
 
-    private static GuardVerdict withoutSelection(String sql) {
+    private static Verdict withoutSelection(String sql) {
         return check.checkNow(CheckRequest.of(TableSelection.NONE, null, PATH, sql));
     }
 
-    private static void assertAllowed(GuardVerdict v) {
-        assertEquals(GuardVerdict.ALLOW, v);
+    private static void assertAllowed(Verdict v) {
+        assertEquals(Verdict.ALLOW, v);
     }
 
-    private static GuardVerdict.Refuse assertRefused(String rule, String message, GuardVerdict v) {
-        GuardVerdict.Refuse r = assertInstanceOf(GuardVerdict.Refuse.class, v);
+    private static Verdict.Refuse assertRefused(String rule, String message, Verdict v) {
+        Verdict.Refuse r = assertInstanceOf(Verdict.Refuse.class, v);
         assertEquals(message, r.message());
         assertEquals(rule, r.rule());
         return r;
@@ -119,10 +120,10 @@ class CatalogCheckTest {
 
     @Test
     void refusesARelationOutsideTheSelection() {
-        GuardVerdict.Refuse r = assertRefused(CatalogRefusals.RELATION, "pgward refused this query: it reads "
+        Verdict.Refuse r = assertRefused(CatalogRefusals.RELATION, "pgward refused this query: it reads "
                 + "public.secrets, which this login's table selection does not include. " + SELECTED,
                 verdict("SELECT * FROM public.secrets"));
-        assertEquals("42501", r.sqlState());
+        assertEquals(SqlStates.INSUFFICIENT_PRIVILEGE, r.sqlState());
     }
 
     @Test
@@ -220,7 +221,7 @@ class CatalogCheckTest {
             "SELECT * FROM pg_stat_get_activity(NULL)", "SELECT pg_stat_get_numscans(1259)",
             "SELECT * FROM pg_get_backend_memory_contexts()", "SELECT * FROM pg_get_replication_slots()"})
     void refusesTheFunctionsTheRefusedSystemViewsAreBuiltOn(String sql) {
-        GuardVerdict.Refuse r = assertInstanceOf(GuardVerdict.Refuse.class, verdict(sql), sql);
+        Verdict.Refuse r = assertInstanceOf(Verdict.Refuse.class, verdict(sql), sql);
         assertEquals(CatalogRefusals.DENIED_BUILT_IN, r.rule(), () -> sql + ": " + r.message());
         assertAllowed(withoutSelection(sql));
     }
@@ -229,7 +230,7 @@ class CatalogCheckTest {
     @ValueSource(strings = {"pg_locks", "pg_settings", "pg_cursors", "pg_prepared_statements", "pg_file_settings",
             "pg_hba_file_rules", "pg_config", "pg_stat_activity", "pg_backend_memory_contexts", "pg_timezone_names"})
     void theSystemViewsThemselvesAreRefused(String view) {
-        assertEquals(CatalogRefusals.RELATION, assertInstanceOf(GuardVerdict.Refuse.class,
+        assertEquals(CatalogRefusals.RELATION, assertInstanceOf(Verdict.Refuse.class,
                 verdict("SELECT * FROM " + view)).rule(), view);
     }
 
@@ -245,10 +246,10 @@ class CatalogCheckTest {
 
     @Test
     void refusesWhenNoSelectedRelationExistsAnyMore() {
-        GuardVerdict.Refuse r = assertRefused(CatalogRefusals.NONE_EXISTS,
+        Verdict.Refuse r = assertRefused(CatalogRefusals.NONE_EXISTS,
                 "None of the selected tables or views exist any more.", check.checkNow(CheckRequest.of(
                         new TableSelection(List.of(), true), null, PATH, "SELECT 1")));
-        assertEquals("42P01", r.sqlState());
+        assertEquals(SqlStates.UNDEFINED_TABLE, r.sqlState());
     }
 
     // ---- views, policies -----------------------------------------------------------------------------------------
@@ -296,7 +297,7 @@ class CatalogCheckTest {
         assertRefused(CatalogRefusals.RELATION, "pgward refused this query: it reads public.secrets, which this "
                 + "login's table selection does not include. " + SELECTED, verdict("EXPLAIN SELECT * FROM public.secrets"));
         assertAllowed(verdict("DECLARE c NO SCROLL CURSOR WITHOUT HOLD FOR SELECT * FROM public.orders"));
-        assertInstanceOf(GuardVerdict.Refuse.class, verdict("DECLARE c CURSOR FOR TABLE public.secrets"));
+        assertInstanceOf(Verdict.Refuse.class, verdict("DECLARE c CURSOR FOR TABLE public.secrets"));
         assertAllowed(verdict("COPY (SELECT * FROM public.v_sales) TO STDOUT WITH (FORMAT csv)"));
         assertAllowed(verdict("COPY public.orders (id, status) TO STDOUT"));
         assertAllowed(verdict("COPY BINARY \"public\".orders TO STDOUT"));
@@ -309,7 +310,7 @@ class CatalogCheckTest {
         assertAllowed(verdict("SHOW search_path"));
         assertAllowed(verdict("SET statement_timeout = 1000"));
         assertAllowed(verdict("FETCH 10 FROM c"));
-        assertInstanceOf(GuardVerdict.Refuse.class, verdict("DELETE FROM public.orders"));
+        assertInstanceOf(Verdict.Refuse.class, verdict("DELETE FROM public.orders"));
     }
 
     @Test
@@ -328,24 +329,24 @@ class CatalogCheckTest {
         assertAllowed(check.checkNow(new CheckRequest(selection, null, PATH, true, sql, List.of(23, 25, 20))));
         assertAllowed(check.checkNow(new CheckRequest(selection, null, PATH, true, sql, List.of(23, 0))));
         assertAllowed(check.checkNow(new CheckRequest(selection, null, PATH, true, "SELECT $1::int + 1", List.of())));
-        assertInstanceOf(GuardVerdict.Refuse.class, check.checkNow(new CheckRequest(selection, null, PATH, true,
+        assertInstanceOf(Verdict.Refuse.class, check.checkNow(new CheckRequest(selection, null, PATH, true,
                 "SELECT token FROM public.secrets WHERE id = $1", List.of())));
         assertRefused(CatalogRefusals.OBJECT_IDENTIFIER_TYPE, "pgward refused this query: type regclass is not "
                 + "allowed while a table selection is set.", check.checkNow(new CheckRequest(selection, null, PATH,
                 true, "SELECT $1", List.of(2205))));
-        GuardVerdict.Refuse unknown = assertInstanceOf(GuardVerdict.Refuse.class, check.checkNow(
+        Verdict.Refuse unknown = assertInstanceOf(Verdict.Refuse.class, check.checkNow(
                 new CheckRequest(selection, null, PATH, true, "SELECT 1 WHERE $2 IS NULL", List.of())));
         assertEquals("42P18", unknown.sqlState(), unknown.message());
     }
 
     @Test
     void postgresErrorsKeepTheirStateAndPosition() {
-        GuardVerdict.Refuse r = assertInstanceOf(GuardVerdict.Refuse.class,
+        Verdict.Refuse r = assertInstanceOf(Verdict.Refuse.class,
                 verdict("SELECT nosuchcolumn FROM public.orders"));
-        assertEquals("42703", r.sqlState());
+        assertEquals(SqlStates.UNDEFINED_COLUMN, r.sqlState());
         assertEquals(CatalogRefusals.POSTGRES_ERROR, r.rule());
         assertEquals(8, r.position());
-        r = assertInstanceOf(GuardVerdict.Refuse.class, check.checkNow(new CheckRequest(selection, null, PATH,
+        r = assertInstanceOf(Verdict.Refuse.class, check.checkNow(new CheckRequest(selection, null, PATH,
                 true, "SELECT $1::int, nosuch FROM public.orders", List.of())));
         assertEquals(17, r.position(), r.message());
     }
@@ -364,8 +365,8 @@ class CatalogCheckTest {
                     + "statement", CheckTransaction.run(c, request, differential, Duration.ofSeconds(5)));
         }
         assertAllowed(verdict("SELECT count(*) FROM public.customers"));
-        assertInstanceOf(GuardVerdict.Refuse.class, verdict("SELECT 1) AS x UNION SELECT (1"));
-        assertInstanceOf(GuardVerdict.Refuse.class, verdict("SELECT 1; SELECT 2"));
+        assertInstanceOf(Verdict.Refuse.class, verdict("SELECT 1) AS x UNION SELECT (1"));
+        assertInstanceOf(Verdict.Refuse.class, verdict("SELECT 1; SELECT 2"));
     }
 
     @Test
@@ -373,7 +374,7 @@ class CatalogCheckTest {
         assertAllowed(check.checkNow(new CheckRequest(selection, null, PATH, false,
                 "SELECT 'it\\'s' AS s, id FROM public.orders", List.of())));
         // With standard_conforming_strings off, 'x\\' is the string x\ and the text goes on to read secrets.
-        assertEquals(CatalogRefusals.RELATION, assertInstanceOf(GuardVerdict.Refuse.class, check.checkNow(
+        assertEquals(CatalogRefusals.RELATION, assertInstanceOf(Verdict.Refuse.class, check.checkNow(
                 new CheckRequest(selection, null, PATH, false, "SELECT 'x\\\\' AS s, token FROM public.secrets",
                         List.of()))).rule());
     }
@@ -388,10 +389,10 @@ class CatalogCheckTest {
 
     @Test
     void pgTempOfTheControlConnectionHoldsNothingAStatementCanName() {
-        GuardVerdict.Refuse r = assertInstanceOf(GuardVerdict.Refuse.class,
+        Verdict.Refuse r = assertInstanceOf(Verdict.Refuse.class,
                 verdict("SELECT * FROM pg_temp.orders"));
-        assertEquals("42P01", r.sqlState());
-        assertEquals("42P01", assertInstanceOf(GuardVerdict.Refuse.class,
+        assertEquals(SqlStates.UNDEFINED_TABLE, r.sqlState());
+        assertEquals(SqlStates.UNDEFINED_TABLE, assertInstanceOf(Verdict.Refuse.class,
                 verdict("SELECT * FROM pgward_check")).sqlState());
         assertAllowed(check.checkNow(CheckRequest.of(selection, null, "pg_temp, public", "SELECT * FROM orders")));
     }
@@ -400,14 +401,14 @@ class CatalogCheckTest {
     void runsAsTheBackendRole() {
         CheckRequest asAnalyst = CheckRequest.of(selection, "analyst", PATH, "SELECT * FROM public.orders");
         assertAllowed(check.checkNow(asAnalyst));
-        GuardVerdict.Refuse r = assertInstanceOf(GuardVerdict.Refuse.class, check.checkNow(
+        Verdict.Refuse r = assertInstanceOf(Verdict.Refuse.class, check.checkNow(
                 CheckRequest.of(selection, "no_such_role_here", PATH, "SELECT 1")));
         assertEquals(CatalogRefusals.CHECK_FAILED, r.rule(), r.message());
     }
 
     @Test
     void theAsyncApiAnswersOffTheCallersThread() throws Exception {
-        GuardVerdict v = check.check(CheckRequest.of(selection, null, PATH, "SELECT count(*) FROM public.mv_region"))
+        Verdict v = check.check(CheckRequest.of(selection, null, PATH, "SELECT count(*) FROM public.mv_region"))
                 .toCompletableFuture().get(10, TimeUnit.SECONDS);
         assertAllowed(v);
         assertTrue(check.cachedVerdicts() > 0);

@@ -3,7 +3,7 @@ package io.pgward.guard.catalog;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pgward.guard.GuardVerdict;
+import io.pgward.guard.Verdict;
 import io.pgward.guard.classify.CorpusFiles;
 import io.pgward.guard.classify.Decision;
 import io.pgward.guard.classify.ReadOnlyClassifier;
@@ -88,7 +88,7 @@ class CatalogCorpusTest {
             long started = System.nanoTime();
             for (StatementText s : statements) {
                 if (check.checkNow(CheckRequest.of(selection, null, "\"$user\", public", s.text()))
-                        instanceof GuardVerdict.Refuse r) {
+                        instanceof Verdict.Refuse r) {
                     refusal = r.rule() + " " + r.sqlState() + ": " + r.message();
                     break;
                 }

@@ -4,7 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pgward.guard.GuardVerdict;
+import io.pgward.guard.SqlStates;
+import io.pgward.guard.Verdict;
 import io.pgward.testkit.PostgresTest;
 import io.pgward.testkit.TestDatabase;
 import java.sql.Connection;
@@ -59,16 +60,16 @@ class CatalogSchemaChangeTest {
         try (CatalogCheck check = newCheck(Duration.ZERO)) {
             CheckRequest request = CheckRequest.of(TableSelection.NONE, null, PATH, "SELECT kind FROM public.other2");
             owner("CREATE TABLE public.other2(kind text)");
-            assertEquals(GuardVerdict.ALLOW, check.checkNow(request));
+            assertEquals(Verdict.ALLOW, check.checkNow(request));
             assertEquals(1, check.cachedVerdicts());
             owner("ALTER TABLE public.other2 RENAME TO other3");
             // Without a poll, nothing has told the check: the cached verdict answers, with no round trip (a round
             // trip would find no public.other2).
-            assertEquals(GuardVerdict.ALLOW, check.checkNow(request));
+            assertEquals(Verdict.ALLOW, check.checkNow(request));
             check.invalidate();
             assertEquals(0, check.cachedVerdicts());
-            GuardVerdict.Refuse r = assertInstanceOf(GuardVerdict.Refuse.class, check.checkNow(request));
-            assertEquals("42P01", r.sqlState());
+            Verdict.Refuse r = assertInstanceOf(Verdict.Refuse.class, check.checkNow(request));
+            assertEquals(SqlStates.UNDEFINED_TABLE, r.sqlState());
         }
     }
 
@@ -79,7 +80,7 @@ class CatalogSchemaChangeTest {
             check.onSchemaChange(changes::release);
             TableSelection before = events();
             CheckRequest request = CheckRequest.of(before, null, PATH, "SELECT kind FROM public.events");
-            assertEquals(GuardVerdict.ALLOW, check.checkNow(request));
+            assertEquals(Verdict.ALLOW, check.checkNow(request));
             assertEquals(1, check.cachedVerdicts());
             changes.drainPermits();
             owner("DROP TABLE public.events", "CREATE TABLE public.events(id int, kind text)");
@@ -87,9 +88,9 @@ class CatalogSchemaChangeTest {
             assertEquals(0, check.cachedVerdicts());
             // The old selection names the old OID: the new table is not selected until the selection is resolved
             // again (the listener's job).
-            GuardVerdict.Refuse r = assertInstanceOf(GuardVerdict.Refuse.class, check.checkNow(request));
+            Verdict.Refuse r = assertInstanceOf(Verdict.Refuse.class, check.checkNow(request));
             assertEquals(CatalogRefusals.RELATION, r.rule());
-            assertEquals(GuardVerdict.ALLOW, check.checkNow(CheckRequest.of(events(), null, PATH,
+            assertEquals(Verdict.ALLOW, check.checkNow(CheckRequest.of(events(), null, PATH,
                     "SELECT kind FROM public.events")));
         }
     }
@@ -106,7 +107,7 @@ class CatalogSchemaChangeTest {
                     "CREATE OR REPLACE FUNCTION public.f_poll() RETURNS int LANGUAGE sql AS 'SELECT 2'",
                     "CREATE VIEW public.v_poll AS SELECT 1 AS one", "ALTER TABLE public.other ADD COLUMN x int",
                     "DROP VIEW public.v_poll")) {
-                assertEquals(GuardVerdict.ALLOW, check.checkNow(CheckRequest.of(TableSelection.NONE, null, PATH,
+                assertEquals(Verdict.ALLOW, check.checkNow(CheckRequest.of(TableSelection.NONE, null, PATH,
                         "SELECT 1")));
                 changes.drainPermits();
                 owner(ddl);
@@ -122,9 +123,9 @@ class CatalogSchemaChangeTest {
             owner("CREATE DOMAIN public.risky_d AS int CHECK (VALUE > 0 AND random() < 2)",
                     "CREATE DOMAIN public.calm_d AS int CHECK (VALUE > 0)");
             try {
-                assertEquals(GuardVerdict.ALLOW, check.checkNow(CheckRequest.of(TableSelection.NONE, null, PATH,
+                assertEquals(Verdict.ALLOW, check.checkNow(CheckRequest.of(TableSelection.NONE, null, PATH,
                         "SELECT 1")));
-                GuardVerdict.Refuse r = assertInstanceOf(GuardVerdict.Refuse.class, check.checkNow(
+                Verdict.Refuse r = assertInstanceOf(Verdict.Refuse.class, check.checkNow(
                         CheckRequest.of(TableSelection.NONE, null, PATH, "SELECT 1::risky_d")));
                 assertEquals("pgward refused this query: this database has domains whose CHECK could run other "
                         + "code or change data while a query is checked: public.risky_d.", r.message());
@@ -133,7 +134,7 @@ class CatalogSchemaChangeTest {
                 owner("DROP DOMAIN public.risky_d");
             }
             check.invalidate();
-            assertEquals(GuardVerdict.ALLOW, check.checkNow(CheckRequest.of(TableSelection.NONE, null, PATH,
+            assertEquals(Verdict.ALLOW, check.checkNow(CheckRequest.of(TableSelection.NONE, null, PATH,
                     "SELECT 1::public.calm_d")));
         }
     }
@@ -144,12 +145,12 @@ class CatalogSchemaChangeTest {
                 "GRANT SELECT ON public.events TO pgward_notemp",
                 "REVOKE TEMPORARY ON DATABASE " + db.name() + " FROM PUBLIC");
         try (CatalogCheck check = newCheck(Duration.ZERO)) {
-            GuardVerdict.Refuse r = assertInstanceOf(GuardVerdict.Refuse.class, check.checkNow(
+            Verdict.Refuse r = assertInstanceOf(Verdict.Refuse.class, check.checkNow(
                     CheckRequest.of(events(), "pgward_notemp", PATH, "SELECT kind FROM public.events")));
             assertEquals("pgward could not check this query against the table selection: this database login has "
                     + "no TEMP privilege on the database", r.message());
-            assertEquals("42501", r.sqlState());
-            r = assertInstanceOf(GuardVerdict.Refuse.class, check.checkNow(
+            assertEquals(SqlStates.INSUFFICIENT_PRIVILEGE, r.sqlState());
+            r = assertInstanceOf(Verdict.Refuse.class, check.checkNow(
                     CheckRequest.of(TableSelection.NONE, "pgward_notemp", PATH, "SELECT 1")));
             assertEquals("pgward could not check this query: this database login has no TEMP privilege on the "
                     + "database", r.message());

@@ -4,8 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pgward.guard.GuardVerdict;
-import io.pgward.guard.selection.DescribeOutcome;
+import io.pgward.guard.SqlStates;
+import io.pgward.guard.Verdict;
+import io.pgward.guard.selection.DescribeResult;
 import io.pgward.guard.selection.RelationDescriber;
 import io.pgward.guard.selection.ResolvedSelection;
 import io.pgward.guard.selection.RiskyDomains;
@@ -38,15 +39,15 @@ class CatalogStandbyTest {
             try (CatalogCheck check = new CatalogCheck(CatalogCheck.controlPool(standby.jdbcUrl("postgres"),
                     standby.superuser(), standby.password(), 1), new CatalogCheck.Options(Duration.ofSeconds(5),
                     10, Duration.ZERO))) {
-                GuardVerdict.Refuse refuse = assertInstanceOf(GuardVerdict.Refuse.class, check.checkNow(
+                Verdict.Refuse refuse = assertInstanceOf(Verdict.Refuse.class, check.checkNow(
                         CheckRequest.of(TableSelection.NONE, null, "\"$user\", public", "SELECT region FROM stores")));
                 assertEquals(CatalogRefusals.STANDBY, refuse.rule(), refuse.message());
-                assertEquals("25006", refuse.sqlState());
+                assertEquals(SqlStates.READ_ONLY_SQL_TRANSACTION, refuse.sqlState());
                 assertEquals("pgward could not check this query: the database is a read-only standby",
                         refuse.message());
             }
             try (Connection c = standby.connect("postgres")) {
-                DescribeOutcome.Described described = assertInstanceOf(DescribeOutcome.Described.class,
+                DescribeResult.Described described = assertInstanceOf(DescribeResult.Described.class,
                         new RelationDescriber(RiskyDomains.CATALOG_DEPENDENCIES).describe(c, null,
                                 ResolvedSelection.NONE, "stores"));
                 assertTrue(described.description().toRows().rows().stream()

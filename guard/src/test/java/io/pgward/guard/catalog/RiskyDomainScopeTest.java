@@ -3,7 +3,7 @@ package io.pgward.guard.catalog;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
-import io.pgward.guard.GuardVerdict;
+import io.pgward.guard.Verdict;
 import io.pgward.testkit.PostgresTest;
 import io.pgward.testkit.TestDatabase;
 import java.sql.Connection;
@@ -79,11 +79,11 @@ class RiskyDomainScopeTest {
         }
     }
 
-    private static GuardVerdict verdict(String sql) throws SQLException {
+    private static Verdict verdict(String sql) throws SQLException {
         return check.checkNow(CheckRequest.of(TableSelection.NONE, null, PATH, sql));
     }
 
-    private static GuardVerdict verdictWithSelection(String sql) throws SQLException {
+    private static Verdict verdictWithSelection(String sql) throws SQLException {
         try (Connection c = db.connect()) {
             return check.checkNow(CheckRequest.of(GuardFixture.selection(c, List.of("public.orders",
                     "public.v_orders", "public.people")), null, PATH, sql));
@@ -96,7 +96,7 @@ class RiskyDomainScopeTest {
             "SELECT /* email */ 'public.email' AS x", "SELECT '[a,b)'::public.email_range"})
     void aStatementThatDoesNotReachTheDomainIsChecked(String sql) throws Exception {
         long before = checkCalls();
-        assertEquals(GuardVerdict.ALLOW, verdict(sql), sql);
+        assertEquals(Verdict.ALLOW, verdict(sql), sql);
         assertEquals(before, checkCalls(), "the CHECK ran while checking " + sql);
     }
 
@@ -115,7 +115,7 @@ class RiskyDomainScopeTest {
         "SELECT U&\"\\0065mail\" '1@2'"})                              // a typed literal, name in U& escapes
     void aStatementThatNamesWhatIsBuiltOnTheDomainIsRefusedWithoutRunningTheCheck(String sql) throws Exception {
         long before = checkCalls();
-        GuardVerdict.Refuse r = assertInstanceOf(GuardVerdict.Refuse.class, verdict(sql), sql);
+        Verdict.Refuse r = assertInstanceOf(Verdict.Refuse.class, verdict(sql), sql);
         assertEquals(REFUSAL, r.message(), sql);
         assertEquals(CatalogRefusals.RISKY_DOMAIN, r.rule());
         assertEquals(before, checkCalls(), "the CHECK ran while checking " + sql);
@@ -129,16 +129,16 @@ class RiskyDomainScopeTest {
             rs.next();
             email = rs.getLong(1);
         }
-        GuardVerdict.Refuse r = assertInstanceOf(GuardVerdict.Refuse.class, check.checkNow(new CheckRequest(
+        Verdict.Refuse r = assertInstanceOf(Verdict.Refuse.class, check.checkNow(new CheckRequest(
                 TableSelection.NONE, null, PATH, true, "SELECT $1 IS NULL", List.of((int) email))));
         assertEquals(REFUSAL, r.message());
     }
 
     @Test
     void withASelectionOnlyTheStatementsThatReachTheDomainAreRefused() throws Exception {
-        assertEquals(GuardVerdict.ALLOW, verdictWithSelection("SELECT note FROM public.orders"));
-        assertEquals(GuardVerdict.ALLOW, verdictWithSelection("SELECT * FROM v_orders"));
-        GuardVerdict.Refuse r = assertInstanceOf(GuardVerdict.Refuse.class,
+        assertEquals(Verdict.ALLOW, verdictWithSelection("SELECT note FROM public.orders"));
+        assertEquals(Verdict.ALLOW, verdictWithSelection("SELECT * FROM v_orders"));
+        Verdict.Refuse r = assertInstanceOf(Verdict.Refuse.class,
                 verdictWithSelection("SELECT id FROM public.people"));
         assertEquals(REFUSAL, r.message());
     }

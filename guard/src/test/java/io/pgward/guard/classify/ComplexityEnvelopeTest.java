@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pgward.guard.SqlStates;
 import io.pgward.guard.lexer.LexerException;
 import io.pgward.guard.lexer.SqlLexer;
 import io.pgward.guard.lexer.StatementText;
@@ -104,14 +105,14 @@ class ComplexityEnvelopeTest {
         Decision.Refuse refuse = assertInstanceOf(Decision.Refuse.class,
                 CLASSIFIER.classify(statement("select (".repeat(29) + "select 1001" + ")".repeat(29)), POLICY));
         assertEquals(Decision.Rule.TOO_COMPLEX_TO_PARSE, refuse.rule());
-        assertEquals("54001", refuse.sqlState());
-        assertEquals("pgward refused this statement: it is too complex to check (subqueries, parentheses, arrays or "
+        assertEquals(SqlStates.STATEMENT_TOO_COMPLEX, refuse.sqlState());
+        assertEquals("pgward refused this query: it is too complex to check (subqueries, parentheses, arrays or "
                 + "CASE nested 29 deep, more than the 6 the syntax check reads)", refuse.message());
         // The token checks run first, whatever the size.
         Decision.Refuse locking = assertInstanceOf(Decision.Refuse.class, CLASSIFIER.classify(statement(
                 "select " + "1+".repeat(5_000) + "1 from t for update"), POLICY));
         assertEquals(Decision.Rule.LOCKING, locking.rule());
-        assertEquals("42501", locking.sqlState());
+        assertEquals(SqlStates.INSUFFICIENT_PRIVILEGE, locking.sqlState());
     }
 
     @Test

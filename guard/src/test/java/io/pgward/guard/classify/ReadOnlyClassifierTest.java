@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pgward.guard.SqlStates;
 import io.pgward.guard.lexer.SqlLexer;
 import io.pgward.guard.lexer.StatementText;
 import java.time.Duration;
@@ -48,7 +49,7 @@ class ReadOnlyClassifierTest {
         Decision d = classify(sql);
         Decision.Refuse refusal = assertInstanceOf(Decision.Refuse.class, d, () -> sql + " was allowed");
         assertEquals(rule, refusal.rule(), () -> sql + ": " + refusal.message());
-        assertTrue(refusal.message().startsWith("pgward refused this statement: "), refusal.message());
+        assertTrue(refusal.message().startsWith("pgward refused this query: "), refusal.message());
         return refusal;
     }
 
@@ -101,7 +102,7 @@ class ReadOnlyClassifierTest {
     void refusesDataModifyingMainStatementOfWith() {
         Decision.Refuse r = assertRefused("WITH x AS (SELECT 1) INSERT INTO t SELECT * FROM x",
                 Decision.Rule.STATEMENT_KIND);
-        assertEquals("pgward refused this statement: INSERT is not allowed for the read-only login \"analyst\"",
+        assertEquals("pgward refused this query: INSERT is not allowed for the read-only login \"analyst\"",
                 r.message());
         assertEquals(22, r.position());
     }
@@ -140,7 +141,7 @@ class ReadOnlyClassifierTest {
     void namesTheLockingClauseAndPointsAtIt() {
         Decision.Refuse r = assertRefused("SELECT * FROM (SELECT * FROM orders FOR NO KEY UPDATE) s",
                 Decision.Rule.LOCKING);
-        assertEquals("pgward refused this statement: FOR NO KEY UPDATE is not allowed for the read-only login "
+        assertEquals("pgward refused this query: FOR NO KEY UPDATE is not allowed for the read-only login "
                 + "\"analyst\"", r.message());
         assertEquals(37, r.position());
     }
@@ -187,7 +188,7 @@ class ReadOnlyClassifierTest {
     void namesTheDeniedFunctionAndPointsAtTheCall() {
         Decision.Refuse r = assertRefused("SELECT id FROM orders ORDER BY pg_catalog.NEXTVAL('s')",
                 Decision.Rule.DENIED_FUNCTION);
-        assertEquals("pgward refused this statement: the function nextval() is not allowed for the read-only "
+        assertEquals("pgward refused this query: the function nextval() is not allowed for the read-only "
                 + "login \"analyst\"", r.message());
         assertEquals(43, r.position());
     }
@@ -196,7 +197,7 @@ class ReadOnlyClassifierTest {
     void refusesWhatJSqlParserCannotParseAndSaysSo() {
         Decision.Refuse r = assertRefused("SELECT xmlelement(name foo, 'bar')", Decision.Rule.UNPARSED_QUERY);
         assertTrue(r.message().startsWith(
-                "pgward refused this statement: it could not be parsed to prove it only reads ("), r.message());
+                "pgward refused this query: it could not be parsed to prove it only reads ("), r.message());
         assertTrue(!r.message().contains("\n"), r.message());
         assertTrue(r.position() > 0);
     }
@@ -249,7 +250,7 @@ class ReadOnlyClassifierTest {
                 () -> SqlLexer.split("SELECT 1; /* x */ DELETE FROM orders", true));
         Decision.Refuse r = assertInstanceOf(Decision.Refuse.class, CLASSIFIER.classify(statements.get(1), POLICY));
         assertEquals(19, r.position());
-        assertEquals("pgward refused this statement: DELETE is not allowed for the read-only login \"analyst\"",
+        assertEquals("pgward refused this query: DELETE is not allowed for the read-only login \"analyst\"",
                 r.message());
     }
 
@@ -294,12 +295,12 @@ class ReadOnlyClassifierTest {
 
     @Test
     void namesTheStatementKind() {
-        assertEquals("pgward refused this statement: CREATE TABLE is not allowed for the read-only login \"analyst\"",
+        assertEquals("pgward refused this query: CREATE TABLE is not allowed for the read-only login \"analyst\"",
                 assertRefused("create temporary table t as select 1", Decision.Rule.STATEMENT_KIND).message());
-        assertEquals("pgward refused this statement: CREATE MATERIALIZED VIEW is not allowed for the read-only "
+        assertEquals("pgward refused this query: CREATE MATERIALIZED VIEW is not allowed for the read-only "
                 + "login \"analyst\"",
                 assertRefused("CREATE MATERIALIZED VIEW m AS SELECT 1", Decision.Rule.STATEMENT_KIND).message());
-        assertEquals("pgward refused this statement: ALTER ROLE is not allowed for the read-only login \"analyst\"",
+        assertEquals("pgward refused this query: ALTER ROLE is not allowed for the read-only login \"analyst\"",
                 assertRefused("ALTER ROLE analyst SET x = 1", Decision.Rule.STATEMENT_KIND).message());
     }
 
@@ -367,7 +368,7 @@ class ReadOnlyClassifierTest {
 
     @Test
     void refusesEveryOtherCopy() {
-        assertEquals("pgward refused this statement: COPY ... TO PROGRAM is not allowed for the read-only login "
+        assertEquals("pgward refused this query: COPY ... TO PROGRAM is not allowed for the read-only login "
                 + "\"analyst\"", assertRefused("COPY (SELECT 1) TO PROGRAM 'gzip > /tmp/x'", Decision.Rule.COPY)
                 .message());
         assertRefused("COPY orders TO '/tmp/orders.csv'", Decision.Rule.COPY);
@@ -450,9 +451,9 @@ class ReadOnlyClassifierTest {
 
     @Test
     void namesTheReadWriteEscape() {
-        assertEquals("pgward refused this statement: START TRANSACTION READ WRITE is not allowed for the read-only "
+        assertEquals("pgward refused this query: START TRANSACTION READ WRITE is not allowed for the read-only "
                 + "login \"analyst\"", assertRefused("START TRANSACTION READ WRITE", Decision.Rule.READ_WRITE).message());
-        assertEquals("pgward refused this statement: SET default_transaction_read_only to off is not allowed for "
+        assertEquals("pgward refused this query: SET default_transaction_read_only to off is not allowed for "
                 + "the read-only login \"analyst\"",
                 assertRefused("SET default_transaction_read_only = off", Decision.Rule.READ_WRITE).message());
     }
@@ -509,7 +510,7 @@ class ReadOnlyClassifierTest {
 
     @Test
     void capsStatementTimeoutAtThePolicy() {
-        assertEquals("pgward refused this statement: SET statement_timeout above the login's limit of 30s is not "
+        assertEquals("pgward refused this query: SET statement_timeout above the login's limit of 30s is not "
                 + "allowed for the read-only login \"analyst\"",
                 assertRefused("SET statement_timeout = 30001", Decision.Rule.SESSION_SETTING).message());
         assertRefused("SET statement_timeout = '0x1000'", Decision.Rule.UNPARSEABLE);
@@ -532,6 +533,6 @@ class ReadOnlyClassifierTest {
 
     @Test
     void refusalCarriesSqlstate42501() {
-        assertEquals("42501", Decision.Refuse.SQLSTATE);
+        assertEquals(SqlStates.INSUFFICIENT_PRIVILEGE, Decision.Refuse.SQLSTATE);
     }
 }

@@ -43,7 +43,7 @@ class StartupSettingRulesTest {
             assertEquals(Decision.ALLOW, decision);
         } else {
             Decision.Refuse refuse = assertInstanceOf(Decision.Refuse.class, decision);
-            assertEquals("pgward refused this statement: " + expected.substring("refuse: ".length())
+            assertEquals("pgward refused this query: " + expected.substring("refuse: ".length())
                     + " is not allowed for the read-only login \"analyst\"", refuse.message());
         }
     }

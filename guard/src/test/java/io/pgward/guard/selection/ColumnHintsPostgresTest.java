@@ -3,6 +3,7 @@ package io.pgward.guard.selection;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.pgward.guard.SqlStates;
 import io.pgward.testkit.PostgresTest;
 import io.pgward.testkit.SampleData;
 import io.pgward.testkit.TestDatabase;
@@ -48,7 +49,7 @@ class ColumnHintsPostgresTest {
     @Test
     void undefinedColumn() throws SQLException {
         assertEquals("column \"totl\" does not exist. Columns of public.orders: id, customer_id, status, ordered_at,"
-                + " shipped_at, total.", error("SELECT totl FROM orders", "42703"));
+                + " shipped_at, total.", error("SELECT totl FROM orders", SqlStates.UNDEFINED_COLUMN));
     }
 
     @Test
@@ -56,7 +57,7 @@ class ColumnHintsPostgresTest {
         assertEquals("column reference \"id\" is ambiguous. Columns of public.orders: id, customer_id, status,"
                 + " ordered_at, shipped_at, total. Columns of public.customers: id, name, email, region, country,"
                 + " segment, created_at.", error("SELECT id FROM customers c JOIN orders o ON o.customer_id = c.id",
-                "42702"));
+                SqlStates.AMBIGUOUS_COLUMN));
     }
 
     @Test
@@ -64,13 +65,13 @@ class ColumnHintsPostgresTest {
         assertEquals("column \"region\" specified in USING clause does not exist in right table. Columns of"
                         + " public.orders: id, customer_id, status, ordered_at, shipped_at, total. Columns of"
                         + " public.customers: id, name, email, region, country, segment, created_at.",
-                error("SELECT * FROM customers JOIN orders USING (region)", "42703"));
+                error("SELECT * FROM customers JOIN orders USING (region)", SqlStates.UNDEFINED_COLUMN));
     }
 
     @Test
     void quotedNameKeepsCaseAndLiteralsDoNotCount() throws SQLException {
         assertEquals("column \"id\" does not exist. Columns of hr.\"Stores\": \"Id\", city.",
-                error("SELECT id FROM hr.\"Stores\" WHERE city <> 'orders'", "42703"));
+                error("SELECT id FROM hr.\"Stores\" WHERE city <> 'orders'", SqlStates.UNDEFINED_COLUMN));
         assertEquals("relation \"hr.stores\" does not exist",
                 assertThrows(PSQLException.class, () -> {
                     try (Connection connection = database.connect(); Statement statement = connection.createStatement()) {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pgward.guard.SqlStates;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.IntStream;
@@ -106,8 +107,8 @@ class ColumnHintsTest {
 
     @Test
     void appliesOnlyToUndefinedAndAmbiguousColumns() {
-        assertTrue(ColumnHints.appliesTo("42703"));
-        assertTrue(ColumnHints.appliesTo("42702"));
-        assertFalse(ColumnHints.appliesTo("42P01"));
+        assertTrue(ColumnHints.appliesTo(SqlStates.UNDEFINED_COLUMN));
+        assertTrue(ColumnHints.appliesTo(SqlStates.AMBIGUOUS_COLUMN));
+        assertFalse(ColumnHints.appliesTo(SqlStates.UNDEFINED_TABLE));
     }
 }

@@ -3,6 +3,7 @@ package io.pgward.guard.selection;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
+import io.pgward.guard.SqlStates;
 import io.pgward.testkit.PostgresTest;
 import io.pgward.testkit.SampleData;
 import io.pgward.testkit.TestDatabase;
@@ -46,11 +47,11 @@ class DescribeAsRoleTest {
 
     private Description describe(String role, ResolvedSelection selection, String name) throws SQLException {
         try (Connection connection = database.connect()) {
-            DescribeOutcome outcome = describer.describe(connection, role, selection, name);
+            DescribeResult outcome = describer.describe(connection, role, selection, name);
             try (Statement statement = connection.createStatement()) {
                 statement.execute("SELECT 1");
             }
-            return assertInstanceOf(DescribeOutcome.Described.class, outcome).description();
+            return assertInstanceOf(DescribeResult.Described.class, outcome).description();
         }
     }
 
@@ -81,7 +82,8 @@ class DescribeAsRoleTest {
     @Test
     void withoutSelectionOnlyReadableRelationsCanBeDescribed() throws SQLException {
         try (Connection connection = database.connect()) {
-            assertEquals(new DescribeOutcome.Refused("42P01", "order_items is not a table or view this login can read."),
+            assertEquals(DescribeResult.Refused.of(SqlStates.UNDEFINED_TABLE,
+                    "order_items is not a table or view this login can read."),
                     describer.describe(connection, WITH_TEMP, ResolvedSelection.NONE, "order_items"));
         }
     }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pgward.guard.SqlStates;
 import io.pgward.testkit.PostgresTest;
 import io.pgward.testkit.SampleData;
 import io.pgward.testkit.TestDatabase;
@@ -82,16 +83,16 @@ class RelationDescriberTest {
         }
     }
 
-    private DescribeOutcome describe(ResolvedSelection selection, String name) throws SQLException {
+    private DescribeResult describe(ResolvedSelection selection, String name) throws SQLException {
         try (Connection connection = database.connect()) {
-            DescribeOutcome outcome = describer.describe(connection, null, selection, name);
+            DescribeResult outcome = describer.describe(connection, null, selection, name);
             assertAllRolledBack(connection);
             return outcome;
         }
     }
 
     private Description described(ResolvedSelection selection, String name) throws SQLException {
-        return assertInstanceOf(DescribeOutcome.Described.class, describe(selection, name)).description();
+        return assertInstanceOf(DescribeResult.Described.class, describe(selection, name)).description();
     }
 
     private Description described(String name) throws SQLException {
@@ -257,8 +258,8 @@ class RelationDescriberTest {
     void startsReadWriteEvenWhenTransactionsDefaultToReadOnly() throws SQLException {
         try (Connection connection = database.connect(); Statement statement = connection.createStatement()) {
             statement.execute("SET default_transaction_read_only = on");
-            DescribeOutcome outcome = describer.describe(connection, null, select(SHOP), "orders");
-            assertEquals(List.of("status"), List.copyOf(assertInstanceOf(DescribeOutcome.Described.class, outcome)
+            DescribeResult outcome = describer.describe(connection, null, select(SHOP), "orders");
+            assertEquals(List.of("status"), List.copyOf(assertInstanceOf(DescribeResult.Described.class, outcome)
                     .description().values().keySet()));
         }
     }
@@ -267,8 +268,8 @@ class RelationDescriberTest {
     void aRiskyDomainLeavesValuesOut() throws SQLException {
         RelationDescriber risky = new RelationDescriber(connection -> List.of("public.risky"));
         try (Connection connection = database.connect()) {
-            DescribeOutcome outcome = risky.describe(connection, null, select(SHOP), "orders");
-            Description orders = assertInstanceOf(DescribeOutcome.Described.class, outcome).description();
+            DescribeResult outcome = risky.describe(connection, null, select(SHOP), "orders");
+            Description orders = assertInstanceOf(DescribeResult.Described.class, outcome).description();
             assertEquals(Map.of(), orders.values());
             assertEquals(6, orders.columns().size());
             assertAllRolledBack(connection);
@@ -294,16 +295,18 @@ class RelationDescriberTest {
     void nameNotSelectedGetsTheChoices() throws SQLException {
         ResolvedSelection selection = select(List.of("public.orders", "public.customers"));
         for (String name : List.of("payment_tokens", "hr.salaries", "\"Orders\"", "public.\"ORDERS\"", "not a name")) {
-            assertEquals(new DescribeOutcome.Refused("42P01", name + " is not one of the selected tables or views."
-                    + " Choose one of: public.orders, public.customers."), describe(selection, name));
+            assertEquals(DescribeResult.Refused.of(SqlStates.UNDEFINED_TABLE, name
+                    + " is not one of the selected tables or views. Choose one of: public.orders, public.customers."),
+                    describe(selection, name));
         }
     }
 
     @Test
     void bareNameSharedBySelectedRelationsIsAmbiguous() throws SQLException {
         ResolvedSelection selection = select(List.of("public.orders", "hr.orders"));
-        assertEquals(new DescribeOutcome.Refused("42P09", "orders is ambiguous: it matches public.orders, hr.orders."
-                + " Call describe again with the schema-qualified name."), describe(selection, "orders"));
+        assertEquals(DescribeResult.Refused.of(SqlStates.AMBIGUOUS_ALIAS, "orders is ambiguous: it matches "
+                + "public.orders, hr.orders. Call describe again with the schema-qualified name."),
+                describe(selection, "orders"));
         assertEquals(List.of("id integer"), described(selection, "hr.orders").columns());
         assertEquals("public.orders", described(selection, "PUBLIC.Orders").name());
     }
@@ -315,15 +318,17 @@ class RelationDescriberTest {
         assertEquals(List.of("full_name", "department"), List.copyOf(salaries.values().keySet()));
         assertEquals(List.of("public.payment_tokens(customer_id) -> public.customers(id)"),
                 described(ResolvedSelection.NONE, "payment_tokens").relationships());
-        assertEquals(new DescribeOutcome.Refused("42P01", "nope is not a table or view this login can read."),
-                describe(ResolvedSelection.NONE, "nope"));
-        assertEquals(new DescribeOutcome.Refused("42P09", "orders is ambiguous: it matches hr.orders, public.orders."
-                + " Call describe again with the schema-qualified name."), describe(ResolvedSelection.NONE, "orders"));
+        assertEquals(DescribeResult.Refused.of(SqlStates.UNDEFINED_TABLE,
+                "nope is not a table or view this login can read."), describe(ResolvedSelection.NONE, "nope"));
+        assertEquals(DescribeResult.Refused.of(SqlStates.AMBIGUOUS_ALIAS, "orders is ambiguous: it matches "
+                + "hr.orders, public.orders. Call describe again with the schema-qualified name."),
+                describe(ResolvedSelection.NONE, "orders"));
     }
 
     @Test
     void noneExistsIsRefused() throws SQLException {
-        assertEquals(new DescribeOutcome.Refused("42501", "None of the selected tables or views exist any more."),
+        assertEquals(DescribeResult.Refused.of(SqlStates.INSUFFICIENT_PRIVILEGE,
+                "None of the selected tables or views exist any more."),
                 describe(select(List.of("public.gone")), "gone"));
     }
 

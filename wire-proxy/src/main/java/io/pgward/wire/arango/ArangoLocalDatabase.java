@@ -8,10 +8,10 @@ import io.pgward.arango.AqlText;
 import io.pgward.arango.ArangoBridge;
 import io.pgward.arango.ExecutionMode;
 import io.pgward.arango.RowSink;
-import io.pgward.wire.protocol.SqlState;
+import io.pgward.guard.Verdict;
 import io.pgward.wire.local.LocalDatabase;
 import io.pgward.wire.local.LocalDatabaseException;
-import io.pgward.wire.gate.Verdict;
+import io.pgward.wire.protocol.SqlState;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -149,8 +149,8 @@ public final class ArangoLocalDatabase implements LocalDatabase {
                 default -> text;
             };
         } catch (NumberFormatException | JsonProcessingException e) {
-            throw LocalDatabaseException.error("22P02", "invalid input for parameter $" + number + " of type "
-                    + type + ": \"" + text + "\"");
+            throw LocalDatabaseException.error(SqlState.INVALID_TEXT_REPRESENTATION, "invalid input for parameter $"
+                    + number + " of type " + type + ": \"" + text + "\"");
         }
     }
 

@@ -1,5 +1,6 @@
 package io.pgward.wire.gate;
 
+import io.pgward.guard.Verdict;
 import io.pgward.guard.policy.GuardPipeline;
 import io.pgward.nl.NlSettings;
 import io.pgward.wire.audit.AuditLog;

@@ -1,7 +1,7 @@
 package io.pgward.wire.gate;
 
-import io.pgward.guard.GuardVerdict;
 import io.pgward.guard.ReadOnlyGuard;
+import io.pgward.guard.Verdict;
 import io.pgward.guard.policy.GuardPipeline;
 import io.pgward.guard.policy.LoginPolicy;
 import io.pgward.guard.policy.PipelineRefusals;
@@ -79,47 +79,43 @@ final class GuardGate implements StatementGate {
                 return PgwardFunctions.refusal(e);
             }
         }
-        ReadOnlyGuard.Outcome cached = pipeline.cached(request.sql(), request.standardConformingStrings(), policy);
+        ReadOnlyGuard.Classification cached = pipeline.cached(request.sql(), request.standardConformingStrings(),
+                policy);
         if (cached != null) {
             return decide(request, cached);
         }
         // A text seen for the first time: L1 and L2 judge it on a thread of their own, not the event loop, and the
-        // outcome comes back to the event loop, which alone reads and changes the gate's state.
+        // classification comes back to the event loop, which alone reads and changes the gate's state.
         Set<String> cursors = Set.copyOf(declaredCursors);
         return CompletableFuture.supplyAsync(() -> pipeline.classify(request.sql(),
                 request.standardConformingStrings(), policy, cursors), deciders)
-                .thenComposeAsync(outcome -> decide(request, outcome), loop);
+                .thenComposeAsync(classification -> decide(request, classification), loop);
     }
 
-    private CompletionStage<Verdict> decide(GateRequest request, ReadOnlyGuard.Outcome outcome) {
-        if (outcome.verdict() instanceof GuardVerdict.Refuse refuse) {
+    private CompletionStage<Verdict> decide(GateRequest request, ReadOnlyGuard.Classification classification) {
+        if (classification.verdict() instanceof Verdict.Refuse refuse) {
             return refuse(refuse);
         }
-        if (pipeline.checksCatalog() && outcome.readsAfterChange()
-                && (outcome.setsSearchPath() || searchPathChanged)) {
+        if (pipeline.checksCatalog() && classification.readsAfterChange()
+                && (classification.setsSearchPath() || searchPathChanged)) {
             return refuse(PipelineRefusals.readsAfterSearchPathChange());
         }
-        declaredCursors.addAll(outcome.declaredCursors());
-        boolean changesPath = outcome.setsSearchPath() || (outcome.endsTransaction() && searchPathChanged);
-        searchPathChanged |= outcome.setsSearchPath();
+        declaredCursors.addAll(classification.declaredCursors());
+        boolean changesPath = classification.setsSearchPath()
+                || (classification.endsTransaction() && searchPathChanged);
+        searchPathChanged |= classification.setsSearchPath();
         Verdict allowed = changesPath ? Verdict.ALLOW_CHANGING_SEARCH_PATH : Verdict.ALLOW;
-        if (!pipeline.checksCatalog() || outcome.reads().isEmpty()) {
+        if (!pipeline.checksCatalog() || classification.reads().isEmpty()) {
             return changesPath ? CompletableFuture.completedFuture(allowed) : ALLOWED;
         }
         List<Integer> types = request.kind() == GateRequest.Kind.PARSE
                 ? Arrays.stream(request.parameterTypes()).boxed().toList() : List.of();
-        return pipeline.prove(policy, request.database(), outcome.reads(), request.searchPath(),
-                request.standardConformingStrings(), types).thenApply(verdict -> switch (verdict) {
-                    case GuardVerdict.Allow a -> allowed;
-                    case GuardVerdict.Refuse r -> verdict(r);
-                });
+        return pipeline.prove(policy, request.database(), classification.reads(), request.searchPath(),
+                request.standardConformingStrings(), types)
+                .thenApply(verdict -> verdict instanceof Verdict.Refuse ? verdict : allowed);
     }
 
-    private static Verdict verdict(GuardVerdict.Refuse r) {
-        return new Verdict.Refuse(r.sqlState(), r.message(), r.position(), r.rule());
-    }
-
-    private static CompletionStage<Verdict> refuse(GuardVerdict.Refuse r) {
-        return CompletableFuture.completedFuture(verdict(r));
+    private static CompletionStage<Verdict> refuse(Verdict.Refuse r) {
+        return CompletableFuture.completedFuture(r);
     }
 }

@@ -1,5 +1,6 @@
 package io.pgward.wire.gate;
 
+import io.pgward.guard.Verdict;
 import io.pgward.guard.policy.LoginGuard;
 import io.pgward.nl.PgwardCall;
 import io.pgward.wire.config.PgwardConfig;

@@ -1,6 +1,6 @@
 package io.pgward.wire.gate;
 
-import io.pgward.guard.GuardVerdict;
+import io.pgward.guard.Verdict;
 import io.pgward.guard.lexer.LexerException;
 import io.pgward.guard.lexer.SqlLexer;
 import io.pgward.guard.lexer.Token;
@@ -166,8 +166,8 @@ final class NlGateway implements NlFunctions, AutoCloseable {
                 Optional.of(request.searchPath()), settings.explainTimeout()).after(failClosed(layers));
     }
 
-    private static Optional<String> refusal(GuardVerdict verdict) {
-        return verdict instanceof GuardVerdict.Refuse refuse ? Optional.of(refuse.message()) : Optional.empty();
+    private static Optional<String> refusal(Verdict verdict) {
+        return verdict instanceof Verdict.Refuse refuse ? Optional.of(refuse.message()) : Optional.empty();
     }
 
     /** A guard that throws refuses: the statement is never offered as valid. */

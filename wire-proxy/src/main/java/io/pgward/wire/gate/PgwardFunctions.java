@@ -1,8 +1,9 @@
 package io.pgward.wire.gate;
 
+import io.pgward.guard.Verdict;
 import io.pgward.guard.policy.GuardPipeline;
 import io.pgward.guard.policy.LoginGuard;
-import io.pgward.guard.selection.DescribeOutcome;
+import io.pgward.guard.selection.DescribeResult;
 import io.pgward.guard.selection.LocalRows;
 import io.pgward.guard.selection.RelationDescriber;
 import io.pgward.guard.selection.RelationList;
@@ -63,9 +64,8 @@ final class PgwardFunctions {
                     answer(RelationList.list(connection, null, loginGuard.resolved())));
             case PgwardCall.Describe d -> withCatalog(login, request, (loginGuard, connection) ->
                     switch (DESCRIBER.describe(connection, null, loginGuard.resolved(), d.relation())) {
-                        case DescribeOutcome.Described described -> answer(described.description().toRows());
-                        case DescribeOutcome.Refused refused -> new Verdict.Refuse(refused.sqlState(),
-                                refused.message(), 0, "describe");
+                        case DescribeResult.Described described -> answer(described.description().toRows());
+                        case DescribeResult.Refused refused -> refused.refusal();
                     });
             default -> pipeline.forLogin(ControlConnections.policy(login), request.database())
                     .thenCompose(loginGuard -> nl.answer(call, login, request, loginGuard));

@@ -1,5 +1,6 @@
 package io.pgward.wire.gate;
 
+import io.pgward.guard.Verdict;
 import java.util.concurrent.CompletionStage;
 
 /**

@@ -3,7 +3,7 @@ package io.pgward.wire.local;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
-import io.pgward.wire.gate.Verdict;
+import io.pgward.guard.Verdict;
 import io.pgward.wire.protocol.PgError;
 import io.pgward.wire.protocol.SqlState;
 import io.pgward.wire.protocol.Wire;

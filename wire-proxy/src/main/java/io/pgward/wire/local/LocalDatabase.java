@@ -1,6 +1,6 @@
 package io.pgward.wire.local;
 
-import io.pgward.wire.gate.Verdict;
+import io.pgward.guard.Verdict;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;

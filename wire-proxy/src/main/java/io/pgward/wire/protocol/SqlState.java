@@ -19,6 +19,7 @@ public final class SqlState {
     public static final String CHARACTER_NOT_IN_REPERTOIRE = "22021";
     public static final String SUCCESSFUL_COMPLETION = "00000";
     public static final String INVALID_BINARY_REPRESENTATION = "22P03";
+    public static final String INVALID_TEXT_REPRESENTATION = "22P02";
     public static final String DUPLICATE_PREPARED_STATEMENT = "42P05";
     public static final String INVALID_SQL_STATEMENT_NAME = "26000";
     public static final String DUPLICATE_CURSOR = "42P03";

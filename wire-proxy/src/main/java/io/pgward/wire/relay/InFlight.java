@@ -1,6 +1,6 @@
 package io.pgward.wire.relay;
 
-import io.pgward.wire.gate.Verdict;
+import io.pgward.guard.Verdict;
 import java.util.ArrayDeque;
 import java.util.Deque;
 

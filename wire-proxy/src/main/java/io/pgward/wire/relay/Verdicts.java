@@ -2,12 +2,12 @@ package io.pgward.wire.relay;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.pgward.guard.Verdict;
 import io.pgward.guard.lexer.LexerException;
 import io.pgward.guard.lexer.SqlLexer;
 import io.pgward.guard.lexer.Token;
 import io.pgward.wire.audit.AuditLog;
 import io.pgward.wire.audit.ConnectionLog;
-import io.pgward.wire.gate.Verdict;
 import io.pgward.wire.protocol.FrontendMessage;
 import io.pgward.wire.protocol.PgError;
 import io.pgward.wire.protocol.SqlState;
@@ -32,13 +32,13 @@ final class Verdicts {
     static Verdict failClosed(CompletableFuture<Verdict> verdict, String connection) {
         try {
             Verdict v = verdict.join();
-            return v != null ? v : new Verdict.Refuse(SqlState.INTERNAL_ERROR, "pgward refused this statement: "
+            return v != null ? v : new Verdict.Refuse(SqlState.INTERNAL_ERROR, Verdict.Refuse.PREFIX
                     + "the guard gave no verdict", 0, "guard-failure");
         } catch (CompletionException | CancellationException e) {
             Throwable cause = e.getCause() != null ? e.getCause() : e;
             ConnectionLog.warn(log, connection, "guard failed, refusing the statement: {}", cause.toString());
             return new Verdict.Refuse(SqlState.INTERNAL_ERROR,
-                    "pgward refused this statement: the guard could not decide (" + cause.getMessage() + ")", 0,
+                    Verdict.Refuse.PREFIX + "the guard could not decide (" + cause.getMessage() + ")", 0,
                     "guard-failure");
         }
     }

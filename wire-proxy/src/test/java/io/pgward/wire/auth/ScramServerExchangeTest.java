@@ -14,6 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.ongres.scram.client.ScramClient;
 import com.ongres.scram.common.StringPreparation;
+import io.pgward.wire.protocol.SqlState;
 import java.util.Base64;
 import java.util.List;
 import java.util.function.UnaryOperator;
@@ -90,7 +91,7 @@ class ScramServerExchangeTest {
     @Test
     void refusesAWrongPasswordAtTheFinalStep() throws Exception {
         AuthenticationFailed failed = failsAtServerFinal(pgjdbcLike("wrong horse"), exchangeFor(ALICE));
-        assertEquals("28P01", failed.sqlState());
+        assertEquals(SqlState.INVALID_PASSWORD, failed.sqlState());
         assertEquals("password authentication failed for user \"alice\"", failed.clientMessage());
     }
 

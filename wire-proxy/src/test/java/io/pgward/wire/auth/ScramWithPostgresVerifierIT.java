@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.pgward.testkit.PostgresTest;
 import io.pgward.testkit.TestDatabase;
+import io.pgward.wire.protocol.SqlState;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -91,7 +92,7 @@ class ScramWithPostgresVerifierIT {
         assertEquals(List.of(10, 11, 12, 0), login.requestCodes());
 
         RawBackendLogin wrong = RawBackendLogin.login(database, role, "p@ss w0rd!");
-        assertEquals("28P01", wrong.sqlState());
+        assertEquals(SqlState.INVALID_PASSWORD, wrong.sqlState());
         assertEquals(List.of(10, 11), wrong.requestCodes());
     }
 

@@ -1,5 +1,6 @@
 package io.pgward.wire.gate;
 
+import io.pgward.guard.Verdict;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 

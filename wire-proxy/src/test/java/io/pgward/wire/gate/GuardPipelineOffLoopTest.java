@@ -3,7 +3,7 @@ package io.pgward.wire.gate;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.netty.channel.DefaultEventLoop;
-import io.pgward.guard.GuardVerdict;
+import io.pgward.guard.Verdict;
 import io.pgward.guard.lexer.SqlLexer;
 import io.pgward.guard.policy.GuardPipeline;
 import io.pgward.guard.policy.LoginPolicy;
@@ -53,11 +53,11 @@ class GuardPipelineOffLoopTest {
                 List.of("public.guarded"), "logins.analyst.tables", Duration.ofSeconds(5));
         try {
             LoopCheckingSocketFactory.VIOLATIONS.clear();
-            assertEquals(GuardVerdict.ALLOW, onLoop(loop, () -> prove(pipeline, login, "SELECT id FROM guarded")));
+            assertEquals(Verdict.ALLOW, onLoop(loop, () -> prove(pipeline, login, "SELECT id FROM guarded")));
 
             execute("DROP TABLE guarded; CREATE TABLE guarded(id int)");
             loop.submit(pipeline::schemaChanged).get(30, TimeUnit.SECONDS);
-            assertEquals(GuardVerdict.ALLOW, onLoop(loop, () -> prove(pipeline, login, "SELECT id FROM guarded")));
+            assertEquals(Verdict.ALLOW, onLoop(loop, () -> prove(pipeline, login, "SELECT id FROM guarded")));
 
             assertEquals(List.of(), LoopCheckingSocketFactory.VIOLATIONS);
         } finally {
@@ -66,7 +66,7 @@ class GuardPipelineOffLoopTest {
         }
     }
 
-    private CompletionStage<GuardVerdict> prove(GuardPipeline pipeline, LoginPolicy login, String sql)
+    private CompletionStage<Verdict> prove(GuardPipeline pipeline, LoginPolicy login, String sql)
             throws Exception {
         return pipeline.prove(login, database.name(), SqlLexer.split(sql, true), SEARCH_PATH, true, List.of());
     }

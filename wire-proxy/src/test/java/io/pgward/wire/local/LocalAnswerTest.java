@@ -1,6 +1,6 @@
 package io.pgward.wire.local;
 
-import io.pgward.wire.gate.Verdict;
+import io.pgward.guard.Verdict;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.List;

@@ -1,6 +1,6 @@
 package io.pgward.wire.local;
 
-import io.pgward.wire.gate.Verdict;
+import io.pgward.guard.Verdict;
 import static io.pgward.wire.protocol.WireBytes.assertBytes;
 import static io.pgward.wire.protocol.WireBytes.bytes;
 import static java.util.concurrent.CompletableFuture.completedFuture;
@@ -13,6 +13,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.pgward.wire.codec.FrontendDecoder;
 import io.pgward.wire.protocol.PgError;
+import io.pgward.wire.protocol.SqlState;
 import io.pgward.wire.protocol.TrackingAllocator;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,7 +43,7 @@ class LocalSessionTest {
                 return completedFuture(ALICE);
             }
             return java.util.concurrent.CompletableFuture.failedFuture(
-                    LocalDatabaseException.error("42601", "unexpected statement " + statement.sql()));
+                    LocalDatabaseException.error(SqlState.SYNTAX_ERROR, "unexpected statement " + statement.sql()));
         }
 
         @Override
@@ -148,7 +149,8 @@ class LocalSessionTest {
 
         List<byte[]> toBroken = sentTo(broken);
         assertEquals(1, toBroken.size());
-        assertEquals(Map.of('S', "FATAL", 'V', "FATAL", 'C', "08P01", 'M', "invalid message length"),
+        assertEquals(Map.of('S', "FATAL", 'V', "FATAL", 'C', SqlState.PROTOCOL_VIOLATION, 'M',
+                "invalid message length"),
                 PgError.fields(Unpooled.wrappedBuffer(toBroken.getFirst(), 5, toBroken.getFirst().length - 5)));
         assertFalse(broken.isOpen());
         assertEquals(List.of("c1"), ended);

@@ -1,6 +1,6 @@
 package io.pgward.wire.relay;
 
-import io.pgward.wire.gate.Verdict;
+import io.pgward.guard.Verdict;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;

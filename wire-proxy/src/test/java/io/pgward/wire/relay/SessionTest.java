@@ -1,8 +1,8 @@
 package io.pgward.wire.relay;
 
-import io.pgward.wire.gate.StatementGate;
-import io.pgward.wire.gate.Verdict;
+import io.pgward.guard.Verdict;
 import io.pgward.wire.gate.GateRequest;
+import io.pgward.wire.gate.StatementGate;
 import static io.pgward.wire.protocol.WireBytes.assertBytes;
 import static io.pgward.wire.protocol.WireBytes.bytes;
 import static java.util.concurrent.CompletableFuture.completedFuture;
@@ -49,7 +49,7 @@ import org.junit.jupiter.api.Test;
  */
 class SessionTest {
 
-    private static final String DROP_REFUSED = "pgward refused this statement: DROP is not allowed";
+    private static final String DROP_REFUSED = "pgward refused this query: DROP is not allowed";
     /** The session nonce is 0xabc, so its n-th replacement statement is pgward_refused_abc_n. */
     private static final long NONCE = 0xabc;
 
@@ -503,7 +503,7 @@ class SessionTest {
         serverSends(errorResponse("42601", "syntax error at or near \"pgward_refused_abc_1\""), readyForQuery('I'));
         List<Sent> toClient = sentTo(client);
         assertEquals("XX000", toClient.getFirst().fields().get('C'));
-        assertEquals("pgward refused this statement: the guard could not decide (catalog unavailable)",
+        assertEquals("pgward refused this query: the guard could not decide (catalog unavailable)",
                 toClient.getFirst().fields().get('M'));
     }
 
@@ -519,7 +519,7 @@ class SessionTest {
         List<Sent> toClient = sentTo(client);
         assertEquals(List.of('E', 'Z'), types(toClient));
         assertEquals("XX000", toClient.getFirst().fields().get('C'));
-        assertEquals("pgward refused this statement: the guard could not decide (catalog unavailable)",
+        assertEquals("pgward refused this query: the guard could not decide (catalog unavailable)",
                 toClient.getFirst().fields().get('M'));
     }
 
@@ -532,7 +532,7 @@ class SessionTest {
         serverSends(errorResponse("42601", "syntax error at or near \"pgward_refused_abc_1\""), readyForQuery('I'));
         List<Sent> toClient = sentTo(client);
         assertEquals("XX000", toClient.getFirst().fields().get('C'));
-        assertEquals("pgward refused this statement: the guard gave no verdict", toClient.getFirst().fields().get('M'));
+        assertEquals("pgward refused this query: the guard gave no verdict", toClient.getFirst().fields().get('M'));
         assertEquals('Z', toClient.get(1).type());
     }
 

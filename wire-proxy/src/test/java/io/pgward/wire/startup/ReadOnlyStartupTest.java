@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 import io.pgward.wire.config.PgwardConfig;
 import io.pgward.wire.pool.PinnedSettings;
+import io.pgward.wire.protocol.SqlState;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -99,38 +100,54 @@ class ReadOnlyStartupTest {
 
     static Stream<Arguments> refusedPackets() {
         return Stream.of(
-                refused(pairs("options", "-c client_encoding=SJIS"), "0A000", "pgward does not accept client_encoding "
+                refused(pairs("options", "-c client_encoding=SJIS"), SqlState.FEATURE_NOT_SUPPORTED,
+                        "pgward does not accept client_encoding "
                         + "\"SJIS\" for the read-only login \"analyst\": statements in it cannot be checked reliably; "
                         + "use UTF8"),
-                refused(pairs("options", "-cclient_encoding=SJIS"), "0A000", "client_encoding \"SJIS\""),
-                refused(pairs("options", "--client-encoding=SJIS"), "0A000", "client_encoding \"SJIS\""),
-                refused(pairs("CLIENT_ENCODING", "SJIS"), "0A000", "client_encoding \"SJIS\""),
-                refused(pairs("Client_Encoding", "BIG5"), "0A000", "client_encoding \"BIG5\""),
-                refused(pairs("client_encoding", "GB18030"), "0A000", "client_encoding \"GB18030\""),
-                refused(pairs("client_encoding", "LATIN1"), "0A000", "client_encoding \"LATIN1\""),
-                refused(pairs("client_encoding", "UTF8", "client_encoding", "SJIS"), "0A000", "\"SJIS\""),
-                refused(pairs("DEFAULT_TRANSACTION_READ_ONLY", "off"), "42501", "pgward does not accept the setting "
+                refused(pairs("options", "-cclient_encoding=SJIS"), SqlState.FEATURE_NOT_SUPPORTED,
+                        "client_encoding \"SJIS\""),
+                refused(pairs("options", "--client-encoding=SJIS"), SqlState.FEATURE_NOT_SUPPORTED,
+                        "client_encoding \"SJIS\""),
+                refused(pairs("CLIENT_ENCODING", "SJIS"), SqlState.FEATURE_NOT_SUPPORTED, "client_encoding \"SJIS\""),
+                refused(pairs("Client_Encoding", "BIG5"), SqlState.FEATURE_NOT_SUPPORTED, "client_encoding \"BIG5\""),
+                refused(pairs("client_encoding", "GB18030"), SqlState.FEATURE_NOT_SUPPORTED,
+                        "client_encoding \"GB18030\""),
+                refused(pairs("client_encoding", "LATIN1"), SqlState.FEATURE_NOT_SUPPORTED,
+                        "client_encoding \"LATIN1\""),
+                refused(pairs("client_encoding", "UTF8", "client_encoding", "SJIS"), SqlState.FEATURE_NOT_SUPPORTED,
+                        "\"SJIS\""),
+                refused(pairs("DEFAULT_TRANSACTION_READ_ONLY", "off"), SqlState.INSUFFICIENT_PRIVILEGE,
+                        "pgward does not accept the setting "
                         + "DEFAULT_TRANSACTION_READ_ONLY=off (startup packet) for the read-only login \"analyst\""),
-                refused(pairs("Default_Transaction_Read_Only", "0"), "42501", "Default_Transaction_Read_Only=0"),
-                refused(pairs("options", "-c default_transaction_read_only=off"), "42501",
+                refused(pairs("Default_Transaction_Read_Only", "0"), SqlState.INSUFFICIENT_PRIVILEGE,
+                        "Default_Transaction_Read_Only=0"),
+                refused(pairs("options", "-c default_transaction_read_only=off"), SqlState.INSUFFICIENT_PRIVILEGE,
                         "default_transaction_read_only=off (options)"),
-                refused(pairs("options", "--default-transaction-read-only=off"), "42501",
+                refused(pairs("options", "--default-transaction-read-only=off"), SqlState.INSUFFICIENT_PRIVILEGE,
                         "default_transaction_read_only=off (options)"),
-                refused(pairs("transaction_read_only", "off"), "42501", "transaction_read_only=off"),
-                refused(pairs("Statement_Timeout", "0"), "42501", "Statement_Timeout=0"),
-                refused(pairs("statement_timeout", "2s"), "42501", "statement_timeout=2s"),
-                refused(pairs("options", "-c statement_timeout=0"), "42501", "statement_timeout=0 (options)"),
-                refused(pairs("options", "-c\\ statement_timeout=0"), "42501", " statement_timeout=0 (options)"),
-                refused(pairs("standard_conforming_strings", "off"), "42501", "standard_conforming_strings=off"),
-                refused(pairs("role", "postgres"), "42501", "role=postgres"),
-                refused(pairs("session_authorization", "postgres"), "42501", "session_authorization=postgres"),
-                refused(pairs("work_mem", "1GB"), "42501", "work_mem=1GB"),
-                refused(pairs("plpgsql.variable_conflict", "use_column"), "42501", "plpgsql.variable_conflict"),
-                refused(pairs("Options", "-c a=1"), "42501", "Options=-c a=1"),
-                refused(pairs("options", "-e"), "42501", "pgward does not accept \"-e\" in options for the read-only "
+                refused(pairs("transaction_read_only", "off"), SqlState.INSUFFICIENT_PRIVILEGE,
+                        "transaction_read_only=off"),
+                refused(pairs("Statement_Timeout", "0"), SqlState.INSUFFICIENT_PRIVILEGE, "Statement_Timeout=0"),
+                refused(pairs("statement_timeout", "2s"), SqlState.INSUFFICIENT_PRIVILEGE, "statement_timeout=2s"),
+                refused(pairs("options", "-c statement_timeout=0"), SqlState.INSUFFICIENT_PRIVILEGE,
+                        "statement_timeout=0 (options)"),
+                refused(pairs("options", "-c\\ statement_timeout=0"), SqlState.INSUFFICIENT_PRIVILEGE,
+                        " statement_timeout=0 (options)"),
+                refused(pairs("standard_conforming_strings", "off"), SqlState.INSUFFICIENT_PRIVILEGE,
+                        "standard_conforming_strings=off"),
+                refused(pairs("role", "postgres"), SqlState.INSUFFICIENT_PRIVILEGE, "role=postgres"),
+                refused(pairs("session_authorization", "postgres"), SqlState.INSUFFICIENT_PRIVILEGE,
+                        "session_authorization=postgres"),
+                refused(pairs("work_mem", "1GB"), SqlState.INSUFFICIENT_PRIVILEGE, "work_mem=1GB"),
+                refused(pairs("plpgsql.variable_conflict", "use_column"), SqlState.INSUFFICIENT_PRIVILEGE,
+                        "plpgsql.variable_conflict"),
+                refused(pairs("Options", "-c a=1"), SqlState.INSUFFICIENT_PRIVILEGE, "Options=-c a=1"),
+                refused(pairs("options", "-e"), SqlState.INSUFFICIENT_PRIVILEGE,
+                        "pgward does not accept \"-e\" in options for the read-only "
                         + "login \"analyst\": options may only hold settings (-c name=value or --name=value)"),
-                refused(pairs("options", "-c statement_timeout"), "42501", "\"-c statement_timeout\" in options"),
-                refused(pairs("options", "shop"), "42501", "\"shop\" in options"));
+                refused(pairs("options", "-c statement_timeout"), SqlState.INSUFFICIENT_PRIVILEGE,
+                        "\"-c statement_timeout\" in options"),
+                refused(pairs("options", "shop"), SqlState.INSUFFICIENT_PRIVILEGE, "\"shop\" in options"));
     }
 
     @ParameterizedTest(name = "{0} {1}")

@@ -1,7 +1,7 @@
 package io.pgward.bench.guard;
 
-import io.pgward.guard.GuardVerdict;
 import io.pgward.guard.ReadOnlyGuard;
+import io.pgward.guard.Verdict;
 import io.pgward.guard.classify.Decision;
 import io.pgward.guard.classify.ReadOnlyClassifier;
 import io.pgward.guard.classify.ReadOnlyPolicy;
@@ -85,8 +85,8 @@ public class GuardBenchmark {
         }
     }
 
-    private void requireAllowed(GuardVerdict verdict) {
-        if (!(verdict instanceof GuardVerdict.Allow)) {
+    private void requireAllowed(Verdict verdict) {
+        if (!(verdict instanceof Verdict.Allow)) {
             throw new IllegalStateException(workload + " is not allowed, so it would measure a refusal: " + verdict);
         }
     }
@@ -111,13 +111,13 @@ public class GuardBenchmark {
 
     /** Includes making the text (one concatenation), well under a microsecond even for the BI query. */
     @Benchmark
-    public ReadOnlyGuard.Outcome guardMiss() {
+    public ReadOnlyGuard.Classification guardMiss() {
         literal++;
         return guard.check(workload.text(literal), true, POLICY, Set.of());
     }
 
     @Benchmark
-    public ReadOnlyGuard.Outcome guardHit() {
+    public ReadOnlyGuard.Classification guardHit() {
         return guard.check(new String(cachedTextUtf8, StandardCharsets.UTF_8), true, POLICY, Set.of());
     }
 

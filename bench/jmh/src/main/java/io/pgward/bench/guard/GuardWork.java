@@ -1,7 +1,7 @@
 package io.pgward.bench.guard;
 
 import io.pgward.guard.ReadOnlyGuard;
-import io.pgward.guard.GuardVerdict;
+import io.pgward.guard.Verdict;
 import io.pgward.guard.classify.ReadOnlyPolicy;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -63,11 +63,11 @@ public final class GuardWork {
                         long process0 = OS.getProcessCpuTime();
                         long cpu0 = THREADS.getCurrentThreadCpuTime();
                         long t0 = System.nanoTime();
-                        ReadOnlyGuard.Outcome outcome = guard.check(sql, true, policy, Set.of());
+                        ReadOnlyGuard.Classification classification = guard.check(sql, true, policy, Set.of());
                         long t1 = System.nanoTime();
                         long cpu1 = THREADS.getCurrentThreadCpuTime();
                         long process1 = OS.getProcessCpuTime();
-                        lastVerdict = describe(outcome);
+                        lastVerdict = describe(classification);
                         return new long[] {t1 - t0, cpu1 - cpu0, process1 - process0};
                     });
                     long[] measured;
@@ -104,11 +104,11 @@ public final class GuardWork {
     private static volatile String lastVerdict = "";
 
     /** allow, left to L3 (a query the catalog check proves), or the refusal's SQLSTATE, rule and message. */
-    static String describe(ReadOnlyGuard.Outcome outcome) {
-        if (outcome.verdict() instanceof GuardVerdict.Refuse r) {
+    static String describe(ReadOnlyGuard.Classification classification) {
+        if (classification.verdict() instanceof Verdict.Refuse r) {
             return "refused " + r.sqlState() + " (" + r.rule() + "): " + r.message();
         }
-        return outcome.reads().isEmpty() ? "allowed" : "allowed, then proven by L3";
+        return classification.reads().isEmpty() ? "allowed" : "allowed, then proven by L3";
     }
 
     private static long median(long[] values) {

@@ -1,0 +1,100 @@
+package io.pgward.guard;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * What pgward decided for one statement a client sent: the one verdict type of every layer. The guard (L1 and L2 in
+ * {@code ReadOnlyGuard}, the catalog check L3 in {@code CatalogCheck}, both behind {@code GuardPipeline}) produces
+ * only {@link Allow} and {@link Refuse}; the proxy's statement gates add {@link Answer} and {@link Rewrite} for the
+ * statements pgward answers itself (the {@code pgward.*} functions, a question in natural language, a local
+ * database). Outcomes are values: a fault while deciding becomes a {@link Refuse} (fail closed), never an exception.
+ *
+ * <p>A refusal carries its SQLSTATE: an L2 refusal is 42501, 54001 or 42601
+ * ({@link io.pgward.guard.classify.Decision.Refuse#sqlState()}); when PostgreSQL itself rejects the statement while
+ * the catalog check analyses it (an unknown table, a syntax error, a bad literal), the refusal carries PostgreSQL's
+ * own error, as the client would get it without pgward.
+ */
+public sealed interface Verdict {
+
+    /**
+     * Forward the statement as the bytes that arrived. Produced by the guard and by the gates.
+     *
+     * @param changesSearchPath the statement may change the session's search_path (SET, RESET, DISCARD, or the
+     *                          end of a transaction that set it), so the session asks the server for it afterwards;
+     *                          only the gate, which keeps the session's state, knows this: the guard's own allow is
+     *                          {@link #ALLOW}
+     */
+    record Allow(boolean changesSearchPath) implements Verdict {
+    }
+
+    /**
+     * The statement must not reach the server: pgward answers with an ErrorResponse (severity ERROR). Produced by
+     * every layer of the guard, and by the gates for what they refuse themselves or fail to decide.
+     *
+     * @param sqlState the SQLSTATE of the ErrorResponse
+     * @param message the complete error message
+     * @param position 1-based character position in the statement text, 0 for none; for a statement of a
+     *                 multi-statement Query, the guard adds the statement's offset in the Query
+     * @param rule a short id of the rule that fired (see {@code CatalogRefusals}, {@code Decision.Rule}), for the
+     *             audit log
+     */
+    record Refuse(String sqlState, String message, int position, String rule) implements Verdict {
+        /**
+         * How every refusal pgward words itself begins, whichever layer or gate refuses: the table-selection
+         * reference's wording ("refused this query", also for a statement that is not a query). A refusal that
+         * carries PostgreSQL's own error keeps PostgreSQL's text.
+         */
+        public static final String PREFIX = "pgward refused this query: ";
+
+        public Refuse {
+            Objects.requireNonNull(sqlState, "sqlState");
+            Objects.requireNonNull(message, "message");
+            Objects.requireNonNull(rule, "rule");
+            if (position < 0) {
+                throw new IllegalArgumentException("position must be 0 or more, was " + position);
+            }
+        }
+
+        /** A refusal with no position, by the rule {@code gate}. */
+        public Refuse(String sqlState, String message) {
+            this(sqlState, message, 0, "gate");
+        }
+
+        /** A refusal by the rule {@code gate}. */
+        public Refuse(String sqlState, String message, int position) {
+            this(sqlState, message, position, "gate");
+        }
+    }
+
+    /**
+     * pgward answers the statement itself with a result set in text format; nothing reaches the server. Produced by
+     * the gates (the {@code pgward.*} functions, a local database), never by the guard.
+     *
+     * @param columns column names; every column is of type text
+     * @param rows one list per row, null for SQL NULL
+     * @param commandTag e.g. {@code SELECT 3}
+     * @param notices NOTICE messages sent before the rows
+     */
+    record Answer(List<String> columns, List<List<String>> rows, String commandTag, List<String> notices)
+            implements Verdict {
+    }
+
+    /**
+     * Run another statement in place of the client's, on the client's own backend session (so every runtime
+     * limit applies): what pgward does for a question, once the statement written for it has passed the guard.
+     * Produced by the natural-language gate, and by the session for an {@link Answer} to a Parse (the backend then
+     * prepares the answer as a query); never by the guard.
+     *
+     * @param sql the statement to run instead; it has no parameters
+     * @param notices NOTICE messages sent before its result (e.g. the statement itself)
+     */
+    record Rewrite(String sql, List<String> notices) implements Verdict {
+    }
+
+    /** Forward; the statement does not change search_path. */
+    Verdict ALLOW = new Allow(false);
+
+    /** Forward; afterwards the session asks the server for its search_path. */
+    Verdict ALLOW_CHANGING_SEARCH_PATH = new Allow(true);
+}
