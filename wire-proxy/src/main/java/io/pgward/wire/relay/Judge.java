@@ -1,7 +1,7 @@
 package io.pgward.wire.relay;
 
+import io.pgward.guard.Verdict;
 import io.pgward.wire.gate.GateRequest;
-import io.pgward.wire.gate.Verdict;
 import io.pgward.wire.pool.BackendConnection;
 import io.pgward.wire.protocol.FrontendMessage;
 import java.util.concurrent.CompletableFuture;

@@ -2,8 +2,8 @@ package io.pgward.wire.relay;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
+import io.pgward.guard.Verdict;
 import io.pgward.wire.audit.ConnectionLog;
-import io.pgward.wire.gate.Verdict;
 import io.pgward.wire.local.LocalAnswer;
 import io.pgward.wire.pool.BackendConnection;
 import io.pgward.wire.protocol.BackendMessage;

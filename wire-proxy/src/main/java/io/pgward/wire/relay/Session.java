@@ -72,7 +72,7 @@ import java.util.Map;
  *   client                 pgward                               PostgreSQL
  *   Parse(S1, DROP ...) ─▶ gate: refuse ─▶ Parse(S1, pgward_refused_x_1)
  *                                       ◀─ ErrorResponse 42601 (names pgward_refused_x_1)
- *   ◀─ ErrorResponse 42501 "pgward refused this statement: ..."
+ *   ◀─ ErrorResponse 42501 "pgward refused this query: ..."
  *   Bind(S1), Execute   ─▶ forwarded ──▶ (server skips them until Sync)
  *   Sync                ─▶ forwarded ──▶   ◀─ ReadyForQuery
  * </pre>

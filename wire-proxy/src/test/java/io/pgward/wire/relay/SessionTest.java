@@ -776,9 +776,7 @@ class SessionTest {
         start(REFUSE_DROP);
         clientSends(terminate());
 
-        List<Sent> toBackend = sentTo(server);
-        assertEquals(1, toBackend.size());
-        assertArrayEquals(bytes('Q', 0, 0, 0, 16, "DISCARD ALL", 0), toBackend.getFirst().bytes());
+        assertResetStarted(sentTo(server));
         assertFalse(client.isOpen());
         assertEquals(1, ends);
         assertNull(server.pipeline().get("session"));
@@ -794,8 +792,10 @@ class SessionTest {
         sentTo(client);
 
         clientSends(terminate());
-        assertArrayEquals(bytes('Q', 0, 0, 0, 13, "ROLLBACK", 0), sentTo(server).getFirst().bytes());
-        serverSends(commandComplete("ROLLBACK"), readyForQuery('I'));
+        String marker = assertResetStarted(sentTo(server));
+        serverSends(readyForQuery('T'), commandComplete("ROLLBACK"), readyForQuery('I'),
+                dataRow(marker), commandComplete("SELECT 1"),
+                readyForQuery('I'));
         assertArrayEquals(bytes('Q', 0, 0, 0, 16, "DISCARD ALL", 0), sentTo(server).getFirst().bytes());
         assertEquals(List.of(), sentTo(client), "the client is gone");
     }
@@ -811,11 +811,20 @@ class SessionTest {
         assertEquals(Map.of('S', "FATAL", 'V', "FATAL", 'C', "08P01", 'M', "invalid frontend message type 112"),
                 toClient.getFirst().fields());
         assertFalse(client.isOpen());
-        assertArrayEquals(bytes('Q', 0, 0, 0, 16, "DISCARD ALL", 0), sentTo(server).getFirst().bytes());
+        assertResetStarted(sentTo(server));
         assertEquals(1, ends);
     }
 
     // ---------------------------------------------------------------- the scripted doubles
+
+    /** The reset's first write (CopyFail, Sync, ROLLBACK, SELECT of its marker); returns the marker. */
+    private static String assertResetStarted(List<Sent> toBackend) {
+        assertEquals(List.of('f', 'S', 'Q', 'Q'), types(toBackend));
+        assertEquals("ROLLBACK", toBackend.get(2).cstring(0));
+        String select = toBackend.get(3).cstring(0);
+        assertTrue(select.matches("SELECT 'pgward_reset_[0-9a-f]{16}'"), select);
+        return select.substring("SELECT '".length(), select.length() - 1);
+    }
 
     private void clientSends(FrontendMessage... messages) {
         client.writeInbound((Object[]) messages);
@@ -868,6 +877,13 @@ class SessionTest {
 
     private BackendMessage.Frame errorResponse(String sqlState, String message) {
         return new BackendMessage.Frame('E', new PgError("ERROR", sqlState, message, null, null, 1).encode(alloc));
+    }
+
+    /** A run of one DataRow with one text column. */
+    private BackendMessage.Run dataRow(String value) {
+        byte[] text = value.getBytes(StandardCharsets.UTF_8);
+        return new BackendMessage.Run(Wire.message(alloc, 'D', b -> b.writeShort(1).writeInt(text.length)
+                .writeBytes(text)), 1);
     }
 
     private BackendMessage.Frame commandComplete(String tag) {
