@@ -1,14 +1,13 @@
 package io.pgward.guard;
 
 import io.pgward.guard.classify.ComplexityEnvelope;
-import io.pgward.guard.classify.Decision;
 import io.pgward.guard.classify.ReadOnlyClassifier;
 import io.pgward.guard.classify.ReadOnlyPolicy;
+import io.pgward.guard.classify.Refusals;
 import io.pgward.guard.lexer.LexerException;
 import io.pgward.guard.lexer.SqlLexer;
 import io.pgward.guard.lexer.StatementText;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -19,7 +18,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>The work per text is bounded ({@link ComplexityEnvelope}): a text longer than
  * {@link ComplexityEnvelope#MAX_TEXT_CHARS} is refused before it is lexed, and a query beyond JSqlParser's envelope
  * is refused as too complex, or, when the catalog check follows, left to it after the token checks. A refusal for
- * complexity carries SQLSTATE 54001 ({@link Decision.Refuse#sqlState()}).
+ * complexity carries SQLSTATE 54001 (see {@link Refusals}).
  *
  * <p>Classifications are cached per (login, standard_conforming_strings, text), bounded, except for texts whose
  * verdict depends on the session's declared cursors (DECLARE, FETCH, MOVE, CLOSE). One instance serves every
@@ -39,8 +38,8 @@ public final class ReadOnlyGuard implements AutoCloseable {
      * state (cursors, search_path), and L3 still proves {@link #reads()}.
      *
      * @param verdict L1 and L2's verdict: {@link Verdict#ALLOW} or a {@link Verdict.Refuse}
-     *
-     * @param declaredCursors the cursors it declares (at most one per DECLARE)
+     * @param declaredCursors the cursors it declares (at most one per DECLARE), as
+     *                        {@link ReadOnlyClassifier#declaredCursor} reads them; empty for a refused text
      * @param reads the statements that read relations (queries, and EXPLAIN, DECLARE or COPY of one), in order,
      *              for the catalog check
      * @param setsSearchPath a statement may change search_path: SET or RESET of it (or SCHEMA, or ALL), DISCARD ALL
@@ -52,9 +51,8 @@ public final class ReadOnlyGuard implements AutoCloseable {
     public record Classification(Verdict verdict, List<String> declaredCursors, List<StatementText> reads,
                                  boolean setsSearchPath, boolean endsTransaction, boolean readsAfterChange) {
 
-        static Classification refused(Decision.Refuse refuse) {
-            return new Classification(new Verdict.Refuse(refuse.sqlState(), refuse.message(), refuse.position(),
-                    refuse.rule()), List.of(), List.of(), false, false, false);
+        static Classification refused(Verdict.Refuse refuse) {
+            return new Classification(refuse, List.of(), List.of(), false, false, false);
         }
     }
 
@@ -96,9 +94,7 @@ public final class ReadOnlyGuard implements AutoCloseable {
                                 Set<String> declaredCursors) {
         if (sql.length() > ComplexityEnvelope.MAX_TEXT_CHARS) {
             // Neither hashed nor remembered: the cache would hash and hold the whole text.
-            return Classification.refused(new Decision.Refuse(Decision.Rule.TOO_COMPLEX,
-                    Verdict.Refuse.PREFIX + "it is too complex to check (" + sql.length()
-                    + " characters, more than the " + ComplexityEnvelope.MAX_TEXT_CHARS + " the guard reads)", 0));
+            return Classification.refused(Refusals.tooLong(sql.length()));
         }
         Key key = new Key(policy.login(), standardConformingStrings, sql);
         Classification cached = cache.get(key);
@@ -109,32 +105,30 @@ public final class ReadOnlyGuard implements AutoCloseable {
         try {
             statements = SqlLexer.split(sql, standardConformingStrings);
         } catch (LexerException e) {
-            return Classification.refused(new Decision.Refuse("lexical",
-                    Verdict.Refuse.PREFIX + "it cannot be read as PostgreSQL would read it ("
-                    + e.getMessage() + ")", e.position() + 1));
+            return Classification.refused(Refusals.lexical(e));
         }
         boolean cursorDependent = false;
         List<String> declared = new java.util.ArrayList<>();
         Set<String> known = new java.util.HashSet<>(declaredCursors);
         for (StatementText statement : statements) {
             cursorDependent |= CURSOR_WORDS.contains(statement.tokens().get(0).value());
-            Decision decision = classifier.classify(statement, policy, known);
-            if (catalogCheckFollows && decision instanceof Decision.Refuse r
-                    && (r.rule().equals(Decision.Rule.UNPARSED_QUERY)
-                    || r.rule().equals(Decision.Rule.TOO_COMPLEX_TO_PARSE))
+            Verdict verdict = classifier.classify(statement, policy, known);
+            if (catalogCheckFollows && verdict instanceof Verdict.Refuse r
+                    && (r.rule().equals(Refusals.UNPARSED_QUERY)
+                    || r.rule().equals(Refusals.TOO_COMPLEX_TO_PARSE))
                     && ReadOnlyClassifier.startsQuery(statement.tokens().get(0))) {
                 continue;
             }
-            if (decision instanceof Decision.Refuse r && r.rule().equals(Decision.Rule.SYNTAX_ERROR)) {
+            if (verdict instanceof Verdict.Refuse r && r.rule().equals(Refusals.SYNTAX_ERROR)) {
                 // PostgreSQL parses the whole text before it runs any of it, and counts the position in characters.
                 int start = statement.tokens().get(0).start();
-                decision = new Decision.Refuse(r.rule(), r.message(), sql.codePointCount(0, start) + 1);
+                verdict = new Verdict.Refuse(r.sqlState(), r.message(), sql.codePointCount(0, start) + 1, r.rule());
             }
-            if (decision instanceof Decision.Refuse refuse) {
+            if (verdict instanceof Verdict.Refuse refuse) {
                 return remember(key, Classification.refused(refuse), cursorDependent);
             }
-            Optional<String> cursor = ((Decision.Allow) decision).declaredCursor();
-            cursor.ifPresent(name -> {
+            // Allowed: a DECLARE among the statements opens its cursor for the FETCH, MOVE or CLOSE that follow.
+            ReadOnlyClassifier.declaredCursor(statement).ifPresent(name -> {
                 declared.add(name);
                 known.add(name);
             });

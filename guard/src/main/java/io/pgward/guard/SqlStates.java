@@ -2,9 +2,9 @@ package io.pgward.guard;
 
 /**
  * Every SQLSTATE the guard refuses with or reads from PostgreSQL, and those the ArangoDB bridge answers with outside
- * its table of ArangoDB error numbers ({@code ArangoErrors}), named as in PostgreSQL's errcodes.txt. The other names
- * in the guard ({@code Decision.Refuse.SQLSTATE}, {@code ColumnHints.UNDEFINED_COLUMN}) refer to these. The proxy's
- * own codes are in {@code io.pgward.wire.protocol.SqlState}.
+ * its table of ArangoDB error numbers ({@code ArangoErrors}), named as in PostgreSQL's errcodes.txt. The guard's
+ * refusals ({@code Refusals}, {@code CatalogRefusals}) and other names ({@code ColumnHints.UNDEFINED_COLUMN}) refer to
+ * these. The proxy's own codes are in {@code io.pgward.wire.protocol.SqlState}.
  */
 public final class SqlStates {
     /** How a standby refuses BEGIN READ WRITE: the catalog check keeps that connection to ask why. */

@@ -10,8 +10,8 @@ import java.util.Objects;
  * statements pgward answers itself (the {@code pgward.*} functions, a question in natural language, a local
  * database). Outcomes are values: a fault while deciding becomes a {@link Refuse} (fail closed), never an exception.
  *
- * <p>A refusal carries its SQLSTATE: an L2 refusal is 42501, 54001 or 42601
- * ({@link io.pgward.guard.classify.Decision.Refuse#sqlState()}); when PostgreSQL itself rejects the statement while
+ * <p>A refusal carries its SQLSTATE: an L1 or L2 refusal is 42501, 54001 or 42601 by its rule
+ * ({@link io.pgward.guard.classify.Refusals}); when PostgreSQL itself rejects the statement while
  * the catalog check analyses it (an unknown table, a syntax error, a bad literal), the refusal carries PostgreSQL's
  * own error, as the client would get it without pgward.
  */
@@ -36,7 +36,7 @@ public sealed interface Verdict {
      * @param message the complete error message
      * @param position 1-based character position in the statement text, 0 for none; for a statement of a
      *                 multi-statement Query, the guard adds the statement's offset in the Query
-     * @param rule a short id of the rule that fired (see {@code CatalogRefusals}, {@code Decision.Rule}), for the
+     * @param rule a short id of the rule that fired (see {@code CatalogRefusals}, {@code Refusals}), for the
      *             audit log
      */
     record Refuse(String sqlState, String message, int position, String rule) implements Verdict {

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pgward.guard.classify.Decision;
+import io.pgward.guard.classify.Refusals;
 import io.pgward.guard.classify.ReadOnlyPolicy;
 import io.pgward.guard.lexer.StatementText;
 import java.util.List;
@@ -35,7 +35,7 @@ class ReadOnlyGuardTest {
     void theFirstRefusedStatementRefusesTheWholeText() {
         ReadOnlyGuard.Classification classification = check(guard, "SELECT 1; DELETE FROM orders; SELECT 2");
         Verdict.Refuse refuse = assertInstanceOf(Verdict.Refuse.class, classification.verdict());
-        assertEquals(Decision.Rule.STATEMENT_KIND, refuse.rule());
+        assertEquals(Refusals.STATEMENT_KIND, refuse.rule());
         assertEquals(11, refuse.position());
         assertEquals(List.of(), classification.reads());
     }
@@ -50,7 +50,7 @@ class ReadOnlyGuardTest {
     void aQueryTooComplexForTheSyntaxCheckIsLeftToTheCatalogCheckOrRefusedWith54001() {
         String nested = "select (".repeat(29) + "select 1001" + ")".repeat(29);
         Verdict.Refuse refuse = assertInstanceOf(Verdict.Refuse.class, check(guard, nested).verdict());
-        assertEquals(Decision.Rule.TOO_COMPLEX_TO_PARSE, refuse.rule());
+        assertEquals(Refusals.TOO_COMPLEX_TO_PARSE, refuse.rule());
         assertEquals(SqlStates.STATEMENT_TOO_COMPLEX, refuse.sqlState());
         ReadOnlyGuard.Classification left = check(proven, nested);
         assertInstanceOf(Verdict.Allow.class, left.verdict());
@@ -65,7 +65,7 @@ class ReadOnlyGuardTest {
     void aTextLongerThanTheGuardReadsIsRefusedBeforeItIsLexed() {
         String huge = "select 1 where 1 in (" + "1, ".repeat(100_000) + "1)";
         Verdict.Refuse refuse = assertInstanceOf(Verdict.Refuse.class, check(proven, huge).verdict());
-        assertEquals(Decision.Rule.TOO_COMPLEX, refuse.rule());
+        assertEquals(Refusals.TOO_COMPLEX, refuse.rule());
         assertEquals(SqlStates.STATEMENT_TOO_COMPLEX, refuse.sqlState());
         assertTrue(refuse.message().startsWith("pgward refused this query: it is too complex to check ("
                 + huge.length() + " characters"), refuse.message());
@@ -131,7 +131,7 @@ class ReadOnlyGuardTest {
     void aSyntaxErrorAtTheFirstWordIsPlacedInCharactersAsPostgresqlCountsThem() {
         Verdict.Refuse r = assertInstanceOf(Verdict.Refuse.class,
                 check(guard, "/* \uD834\uDD1E */ selec * from orders").verdict());
-        assertEquals(Decision.Rule.SYNTAX_ERROR, r.rule());
+        assertEquals(Refusals.SYNTAX_ERROR, r.rule());
         assertEquals("syntax error at or near \"selec\"", r.message());
         assertEquals(9, r.position());   // the clef is one character, two Java chars
         r = assertInstanceOf(Verdict.Refuse.class, check(guard, "SELECT 1; SELEC 2").verdict());
@@ -143,7 +143,7 @@ class ReadOnlyGuardTest {
     void leavesQueriesJSqlParserCannotParseToTheCatalogCheckOnlyWhenOneFollows() {
         String sql = "SELECT sum(x) OVER (ORDER BY y GROUPS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM t";
         Verdict.Refuse refuse = assertInstanceOf(Verdict.Refuse.class, check(guard, sql).verdict());
-        assertEquals(Decision.Rule.UNPARSED_QUERY, refuse.rule());
+        assertEquals(Refusals.UNPARSED_QUERY, refuse.rule());
 
         ReadOnlyGuard.Classification classification = check(proven, sql);
         assertInstanceOf(Verdict.Allow.class, classification.verdict());

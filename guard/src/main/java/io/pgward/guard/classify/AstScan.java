@@ -63,7 +63,7 @@ final class AstScan {
     /** The first problem in the tree, or null when it is a plain read. */
     Finding scan(Statement root) {
         if (!(root instanceof Select)) {
-            return new Finding(Decision.Rule.STATEMENT_KIND, kindOf(root), null);
+            return new Finding(Refusals.STATEMENT_KIND, kindOf(root), null);
         }
         Set<Object> seen = Collections.newSetFromMap(new IdentityHashMap<>());
         Deque<Object> pending = new ArrayDeque<>();
@@ -92,16 +92,16 @@ final class AstScan {
 
     private Finding inspect(Object node) {
         if (node instanceof Statement s && !(node instanceof Select)) {
-            return new Finding(Decision.Rule.DML_IN_CTE, kindOf(s) + " inside WITH", null);
+            return new Finding(Refusals.DML_IN_CTE, kindOf(s) + " inside WITH", null);
         }
         if (node instanceof PlainSelect p
                 && ((p.getIntoTables() != null && !p.getIntoTables().isEmpty()) || p.getIntoTempTable() != null)) {
-            return new Finding(Decision.Rule.SELECT_INTO, "SELECT ... INTO", null);
+            return new Finding(Refusals.SELECT_INTO, "SELECT ... INTO", null);
         }
         if (node instanceof Select s && (s.getForMode() != null || s.getForUpdateTable() != null || s.isNoWait()
                 || s.isSkipLocked() || s.getWait() != null)) {
             String mode = s.getForMode() == null ? "UPDATE" : s.getForMode().getValue();
-            return new Finding(Decision.Rule.LOCKING, "FOR " + mode, null);
+            return new Finding(Refusals.LOCKING, "FOR " + mode, null);
         }
         String function = switch (node) {
             case Function f -> lastPart(f.getMultipartName(), f.getName());
@@ -110,7 +110,7 @@ final class AstScan {
             default -> null;
         };
         if (function != null && denied.denies(function)) {
-            return new Finding(Decision.Rule.DENIED_FUNCTION, "the function " + function + "()", function);
+            return new Finding(Refusals.DENIED_FUNCTION, "the function " + function + "()", function);
         }
         return null;
     }

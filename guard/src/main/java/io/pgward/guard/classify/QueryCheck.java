@@ -1,5 +1,6 @@
 package io.pgward.guard.classify;
 
+import io.pgward.guard.Verdict;
 import io.pgward.guard.lexer.StatementText;
 import io.pgward.guard.lexer.Token;
 import io.pgward.guard.lexer.Token.Kind;
@@ -20,7 +21,7 @@ import net.sf.jsqlparser.statement.Statement;
  * statement of a WITH and the first keyword of every parenthesised part (a data-modifying CTE), any {@code INTO}
  * keyword (a read-only query has none once DML is ruled out), {@code FOR UPDATE / NO KEY UPDATE / SHARE / KEY
  * SHARE}, and every {@code name(} of a denied function. Then, inside the {@link ComplexityEnvelope} (a query beyond
- * it is {@link Decision.Rule#TOO_COMPLEX_TO_PARSE}), the query must parse (fail closed: text JSqlParser
+ * it is {@link Refusals#TOO_COMPLEX_TO_PARSE}), the query must parse (fail closed: text JSqlParser
  * cannot parse is refused), and {@link AstScan} looks at every node of the tree for the same things.
  *
  * <p>Known over-strictness of the token pass, accepted because it fails closed: a column named {@code update} or
@@ -49,9 +50,9 @@ final class QueryCheck {
                 || TokenReader.isSymbol(first, "(");
     }
 
-    Decision check(StatementText query, ReadOnlyPolicy policy) {
+    Verdict check(StatementText query, ReadOnlyPolicy policy) {
         List<Token> tokens = query.tokens();
-        Decision byTokens = checkTokens(tokens, policy);
+        Verdict byTokens = checkTokens(tokens, policy);
         if (byTokens != null) {
             return byTokens;
         }
@@ -68,7 +69,7 @@ final class QueryCheck {
         }
         AstScan.Finding finding = ast.scan(tree);
         if (finding == null) {
-            return Decision.ALLOW;
+            return Verdict.ALLOW;
         }
         Token at = tokens.get(0);
         if (finding.functionName() != null) {
@@ -78,7 +79,7 @@ final class QueryCheck {
         return Refusals.notAllowed(finding.rule(), finding.what(), policy, at);
     }
 
-    private Decision checkTokens(List<Token> tokens, ReadOnlyPolicy policy) {
+    private Verdict checkTokens(List<Token> tokens, ReadOnlyPolicy policy) {
         Set<Integer> cteNames = new HashSet<>();
         int[] closing = closingParens(tokens);
         for (int i = 0; i < tokens.size(); i++) {
@@ -89,30 +90,30 @@ final class QueryCheck {
             if (main >= 0 && main < tokens.size() && DML.contains(keyword(tokens.get(main)))) {
                 Token dml = tokens.get(main);
                 String kind = dml.value().toUpperCase(Locale.ROOT);
-                return i == 0 ? Refusals.notAllowed(Decision.Rule.STATEMENT_KIND, kind, policy, dml)
-                        : Refusals.notAllowed(Decision.Rule.DML_IN_CTE, kind + " inside WITH", policy, dml);
+                return i == 0 ? Refusals.notAllowed(Refusals.STATEMENT_KIND, kind, policy, dml)
+                        : Refusals.notAllowed(Refusals.DML_IN_CTE, kind + " inside WITH", policy, dml);
             }
         }
         for (int i = 0; i < tokens.size(); i++) {
             Token t = tokens.get(i);
             Token next = i + 1 < tokens.size() ? tokens.get(i + 1) : null;
             if (next != null && TokenReader.isSymbol(t, "(") && startsDml(tokens, i + 1)) {
-                return Refusals.notAllowed(Decision.Rule.DML_IN_CTE,
+                return Refusals.notAllowed(Refusals.DML_IN_CTE,
                         next.value().toUpperCase(Locale.ROOT) + " inside WITH", policy, next);
             }
             if (t.isWord("into")) {
-                return Refusals.notAllowed(Decision.Rule.SELECT_INTO, "SELECT ... INTO", policy, t);
+                return Refusals.notAllowed(Refusals.SELECT_INTO, "SELECT ... INTO", policy, t);
             }
             if (t.isWord("for") && next != null) {
                 String mode = lockingMode(tokens, i + 1);
                 if (mode != null) {
-                    return Refusals.notAllowed(Decision.Rule.LOCKING, "FOR " + mode, policy, t);
+                    return Refusals.notAllowed(Refusals.LOCKING, "FOR " + mode, policy, t);
                 }
             }
             if (next != null && TokenReader.isSymbol(next, "(") && TokenReader.identifier(t) != null
                     && !cteNames.contains(i) && !(i > 0 && tokens.get(i - 1).isWord("as"))
                     && denied.denies(t.value())) {
-                return Refusals.notAllowed(Decision.Rule.DENIED_FUNCTION, "the function " + t.value() + "()",
+                return Refusals.notAllowed(Refusals.DENIED_FUNCTION, "the function " + t.value() + "()",
                         policy, t);
             }
         }
@@ -271,7 +272,7 @@ final class QueryCheck {
         return null;
     }
 
-    private static Decision unparseable(JSQLParserException e, ParserText text, List<Token> tokens) {
+    private static Verdict unparseable(JSQLParserException e, ParserText text, List<Token> tokens) {
         Throwable cause = e;
         while (cause.getCause() != null && cause.getCause() != cause) {
             cause = cause.getCause();

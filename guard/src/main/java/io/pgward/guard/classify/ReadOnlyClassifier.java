@@ -1,5 +1,6 @@
 package io.pgward.guard.classify;
 
+import io.pgward.guard.Verdict;
 import io.pgward.guard.lexer.StatementText;
 import io.pgward.guard.lexer.Token;
 import io.pgward.guard.lexer.Token.Kind;
@@ -44,24 +45,46 @@ public final class ReadOnlyClassifier implements AutoCloseable {
     private final QueryParser parser = new QueryParser();
     private final QueryCheck queries = new QueryCheck(DeniedFunctions.load(), parser);
 
-    /** Decides one statement of a session that has declared no cursor through pgward. */
     /** Whether a statement starting with this token is a query (SELECT, VALUES, TABLE, WITH, or one in parentheses). */
     public static boolean startsQuery(Token first) {
         return QueryCheck.startsQuery(first);
     }
 
-    public Decision classify(StatementText statement, ReadOnlyPolicy policy) {
+    /**
+     * The cursor a {@code DECLARE} statement opens, its name as PostgreSQL folds it; empty for any other statement,
+     * or a DECLARE without a name.
+     *
+     * <p>Why a separate accessor and not a field of the verdict: the name is a fact of the text, read from its
+     * second token, while {@link #classify} answers only whether the statement may run, in the guard's one
+     * verdict type ({@link Verdict#ALLOW} or a {@link Verdict.Refuse}), which the gates and the relay share and
+     * which has no place for it. A wrapper record around the verdict would make every caller unwrap it for the one
+     * statement kind that has a name to report. The cursor is opened only when the DECLARE is allowed, so the caller
+     * asks after an allow (a refused DECLARE opens nothing); {@code ReadOnlyGuard} does, and reports the names in
+     * its {@code Classification#declaredCursors()}. {@link #classify} refuses a DECLARE for which this finds no name,
+     * so every allowed DECLARE has one.
+     */
+    public static Optional<String> declaredCursor(StatementText statement) {
+        List<Token> tokens = statement.tokens();
+        if (tokens.size() < 2 || !tokens.get(0).isWord("declare")) {
+            return Optional.empty();
+        }
+        return Optional.ofNullable(TokenReader.identifier(tokens.get(1)));
+    }
+
+    /** Decides one statement of a session that has declared no cursor through pgward. */
+    public Verdict classify(StatementText statement, ReadOnlyPolicy policy) {
         return classify(statement, policy, Set.of());
     }
 
     /**
      * Decides one statement.
      *
-     * @param declaredCursors names of the cursors this session declared through pgward (each from
-     *                        {@link Decision.Allow#declaredCursor()}); FETCH, MOVE and CLOSE of any other cursor are
+     * @param declaredCursors names of the cursors this session declared through pgward (each an allowed DECLARE's
+     *                        {@link #declaredCursor(StatementText)}); FETCH, MOVE and CLOSE of any other cursor are
      *                        refused, because pgward cannot see what it reads
+     * @return {@link Verdict#ALLOW} or a {@link Verdict.Refuse} with the rule that fired (see {@link Refusals})
      */
-    public Decision classify(StatementText statement, ReadOnlyPolicy policy, Set<String> declaredCursors) {
+    public Verdict classify(StatementText statement, ReadOnlyPolicy policy, Set<String> declaredCursors) {
         try {
             if (statement.tokens().isEmpty()) {
                 return Refusals.unparseable("the statement is empty", null);
@@ -76,7 +99,7 @@ public final class ReadOnlyClassifier implements AutoCloseable {
         }
     }
 
-    private Decision decide(StatementText statement, ReadOnlyPolicy policy, Set<String> declaredCursors) {
+    private Verdict decide(StatementText statement, ReadOnlyPolicy policy, Set<String> declaredCursors) {
         List<Token> tokens = statement.tokens();
         Token first = tokens.get(0);
         if (QueryCheck.startsQuery(first)) {
@@ -98,19 +121,19 @@ public final class ReadOnlyClassifier implements AutoCloseable {
             case "close" -> close(tokens, policy, declaredCursors);
             case "copy" -> copy(statement, policy);
             default -> StatementStarts.syntaxErrorAt(first) ? Refusals.syntaxError(first)
-                    : Refusals.notAllowed(Decision.Rule.STATEMENT_KIND, kindName(tokens, 0), policy, first);
+                    : Refusals.notAllowed(Refusals.STATEMENT_KIND, kindName(tokens, 0), policy, first);
         };
     }
 
     /** Classifies the query a wrapper (EXPLAIN, DECLARE, COPY) holds, from token {@code from} up to {@code to}. */
-    private Decision innerQuery(StatementText statement, int from, int to, ReadOnlyPolicy policy) {
+    private Verdict innerQuery(StatementText statement, int from, int to, ReadOnlyPolicy policy) {
         List<Token> tokens = statement.tokens();
         if (from >= to) {
             return Refusals.unparseable("a query is missing", tokens.get(tokens.size() - 1));
         }
         Token first = tokens.get(from);
         if (!QueryCheck.startsQuery(first)) {
-            return Refusals.notAllowed(Decision.Rule.STATEMENT_KIND, kindName(tokens, from), policy, first);
+            return Refusals.notAllowed(Refusals.STATEMENT_KIND, kindName(tokens, from), policy, first);
         }
         return queries.check(slice(statement, from, to), policy);
     }
@@ -132,7 +155,7 @@ public final class ReadOnlyClassifier implements AutoCloseable {
      * / off / 1 / 0 (as a word, string or number) and no value means true; anything but false, off or 0 counts as
      * analyzing. A repeated option is checked every time.
      */
-    private Decision explain(StatementText statement, ReadOnlyPolicy policy) {
+    private Verdict explain(StatementText statement, ReadOnlyPolicy policy) {
         List<Token> tokens = statement.tokens();
         TokenReader r = new TokenReader(tokens, 1);
         if (r.acceptSymbol("(")) {
@@ -152,7 +175,7 @@ public final class ReadOnlyClassifier implements AutoCloseable {
                 }
                 r.acceptSymbol(",");
                 if ((name.equals("analyze") || name.equals("analyse")) && !isFalse(value.toString())) {
-                    return Refusals.notAllowed(Decision.Rule.EXPLAIN_ANALYZE, "EXPLAIN ANALYZE", policy, option);
+                    return Refusals.notAllowed(Refusals.EXPLAIN_ANALYZE, "EXPLAIN ANALYZE", policy, option);
                 }
             }
             r.next();   // the closing parenthesis
@@ -160,7 +183,7 @@ public final class ReadOnlyClassifier implements AutoCloseable {
             while (r.peekWord("analyze") || r.peekWord("analyse") || r.peekWord("verbose")) {
                 Token word = r.next();
                 if (!word.isWord("verbose")) {
-                    return Refusals.notAllowed(Decision.Rule.EXPLAIN_ANALYZE, "EXPLAIN ANALYZE", policy, word);
+                    return Refusals.notAllowed(Refusals.EXPLAIN_ANALYZE, "EXPLAIN ANALYZE", policy, word);
                 }
             }
         }
@@ -179,12 +202,11 @@ public final class ReadOnlyClassifier implements AutoCloseable {
      * {@code DECLARE name [BINARY] [ASENSITIVE | INSENSITIVE] [[NO] SCROLL] CURSOR [WITH | WITHOUT HOLD] FOR query}.
      * WITH HOLD is refused: the cursor outlives its transaction and is materialised with its results.
      */
-    private Decision declare(StatementText statement, ReadOnlyPolicy policy) {
+    private Verdict declare(StatementText statement, ReadOnlyPolicy policy) {
         List<Token> tokens = statement.tokens();
         TokenReader r = new TokenReader(tokens, 1);
         Token nameToken = r.next();
-        String name = TokenReader.identifier(nameToken);
-        if (name == null) {
+        if (declaredCursor(statement).isEmpty()) {
             return Refusals.unparseable("DECLARE without a cursor name", tokens.get(0));
         }
         while (r.acceptWord("binary") || r.acceptWord("insensitive") || r.acceptWord("asensitive")
@@ -196,18 +218,17 @@ public final class ReadOnlyClassifier implements AutoCloseable {
         }
         Token hold = r.peek();
         if (r.acceptWords("with", "hold")) {
-            return Refusals.notAllowed(Decision.Rule.CURSOR, "DECLARE ... WITH HOLD", policy, hold);
+            return Refusals.notAllowed(Refusals.CURSOR, "DECLARE ... WITH HOLD", policy, hold);
         }
         r.acceptWords("without", "hold");
         if (!r.acceptWord("for")) {
             return Refusals.unparseable("DECLARE without FOR", r.peek() == null ? nameToken : r.peek());
         }
-        Decision inner = innerQuery(statement, r.index(), tokens.size(), policy);
-        return inner instanceof Decision.Allow ? new Decision.Allow(Optional.of(name)) : inner;
+        return innerQuery(statement, r.index(), tokens.size(), policy);
     }
 
     /** {@code FETCH | MOVE [direction] [FROM | IN] cursor}: only of a cursor this session declared through pgward. */
-    private static Decision fetch(List<Token> tokens, ReadOnlyPolicy policy, Set<String> declaredCursors) {
+    private static Verdict fetch(List<Token> tokens, ReadOnlyPolicy policy, Set<String> declaredCursors) {
         String command = tokens.get(0).value().toUpperCase(Locale.ROOT);
         Token cursor = tokens.get(tokens.size() - 1);
         if (tokens.size() < 2 || TokenReader.identifier(cursor) == null) {
@@ -227,9 +248,9 @@ public final class ReadOnlyClassifier implements AutoCloseable {
     }
 
     /** {@code CLOSE cursor}. CLOSE ALL is refused: it reaches cursors pgward did not see declared. */
-    private static Decision close(List<Token> tokens, ReadOnlyPolicy policy, Set<String> declaredCursors) {
+    private static Verdict close(List<Token> tokens, ReadOnlyPolicy policy, Set<String> declaredCursors) {
         if (tokens.size() == 2 && tokens.get(1).isWord("all")) {
-            return Refusals.notAllowed(Decision.Rule.CURSOR, "CLOSE ALL", policy, tokens.get(0));
+            return Refusals.notAllowed(Refusals.CURSOR, "CLOSE ALL", policy, tokens.get(0));
         }
         if (tokens.size() != 2 || TokenReader.identifier(tokens.get(1)) == null) {
             return Refusals.unparseable("CLOSE takes one cursor name", tokens.get(tokens.size() - 1));
@@ -237,14 +258,14 @@ public final class ReadOnlyClassifier implements AutoCloseable {
         return knownCursor("CLOSE", tokens.get(1), policy, declaredCursors);
     }
 
-    private static Decision knownCursor(String command, Token cursor, ReadOnlyPolicy policy, Set<String> declared) {
-        return declared.contains(cursor.value()) ? Decision.ALLOW
-                : Refusals.notAllowed(Decision.Rule.CURSOR, command + " of a cursor not declared through pgward",
+    private static Verdict knownCursor(String command, Token cursor, ReadOnlyPolicy policy, Set<String> declared) {
+        return declared.contains(cursor.value()) ? Verdict.ALLOW
+                : Refusals.notAllowed(Refusals.CURSOR, command + " of a cursor not declared through pgward",
                         policy, cursor);
     }
 
     /** {@code DEALLOCATE [PREPARE] name | ALL}: dropping a prepared statement cannot read or write anything. */
-    private static Decision deallocate(List<Token> tokens) {
+    private static Verdict deallocate(List<Token> tokens) {
         TokenReader r = new TokenReader(tokens, 1);
         r.acceptWord("prepare");
         return SessionCommands.oneName(r, "DEALLOCATE", tokens.get(0));
@@ -254,10 +275,10 @@ public final class ReadOnlyClassifier implements AutoCloseable {
      * {@code DISCARD ALL | PLANS | SEQUENCES | TEMP | TEMPORARY}: back to the session's startup state, which for a
      * read-only login includes {@code default_transaction_read_only=on} (see {@link SessionCommands}).
      */
-    private static Decision discard(List<Token> tokens) {
+    private static Verdict discard(List<Token> tokens) {
         if (tokens.size() == 2 && Set.of("all", "plans", "sequences", "temp", "temporary")
                 .contains(tokens.get(1).kind() == Kind.WORD ? tokens.get(1).value() : "")) {
-            return Decision.ALLOW;
+            return Verdict.ALLOW;
         }
         return Refusals.unparseable("DISCARD takes ALL, PLANS, SEQUENCES or TEMP", tokens.get(tokens.size() - 1));
     }
@@ -270,7 +291,7 @@ public final class ReadOnlyClassifier implements AutoCloseable {
      * COPY FROM writes; COPY TO a file or PROGRAM reaches the server's file system. Which relation may be read is
      * decided by the catalog check (L3), as for a query.
      */
-    private Decision copy(StatementText statement, ReadOnlyPolicy policy) {
+    private Verdict copy(StatementText statement, ReadOnlyPolicy policy) {
         List<Token> tokens = statement.tokens();
         TokenReader r = new TokenReader(tokens, 1);
         r.acceptWord("binary");
@@ -303,7 +324,7 @@ public final class ReadOnlyClassifier implements AutoCloseable {
         }
         Token direction = r.next();
         if (direction != null && direction.isWord("from")) {
-            return Refusals.notAllowed(Decision.Rule.COPY, "COPY ... FROM", policy, direction);
+            return Refusals.notAllowed(Refusals.COPY, "COPY ... FROM", policy, direction);
         }
         if (direction == null || !direction.isWord("to")) {
             return Refusals.unparseable("COPY without TO", direction == null ? tokens.get(0) : direction);
@@ -311,7 +332,7 @@ public final class ReadOnlyClassifier implements AutoCloseable {
         Token target = r.next();
         if (target == null || !target.isWord("stdout")) {
             String what = target != null && target.isWord("program") ? "COPY ... TO PROGRAM" : "COPY ... TO a file";
-            return Refusals.notAllowed(Decision.Rule.COPY, what, policy, target == null ? direction : target);
+            return Refusals.notAllowed(Refusals.COPY, what, policy, target == null ? direction : target);
         }
         // Options only shape the output: FORMAT, HEADER, DELIMITER, NULL, QUOTE, FORCE_QUOTE, ENCODING, ...
         while (!r.atEnd()) {
@@ -323,7 +344,7 @@ public final class ReadOnlyClassifier implements AutoCloseable {
                 return Refusals.unparseable("unexpected " + t.text() + " in the options of COPY", t);
             }
         }
-        return innerFrom < 0 ? Decision.ALLOW : innerQuery(statement, innerFrom, innerTo, policy);
+        return innerFrom < 0 ? Verdict.ALLOW : innerQuery(statement, innerFrom, innerTo, policy);
     }
 
     // ---------------------------------------------------------------------------------------------------------

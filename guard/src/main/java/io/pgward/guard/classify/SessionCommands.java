@@ -1,5 +1,6 @@
 package io.pgward.guard.classify;
 
+import io.pgward.guard.Verdict;
 import io.pgward.guard.lexer.Token;
 import io.pgward.guard.lexer.Token.Kind;
 import java.util.ArrayList;
@@ -61,7 +62,7 @@ final class SessionCommands {
     // SET / RESET / SHOW
 
     /** {@code SET [SESSION | LOCAL] ...}. */
-    static Decision set(List<Token> tokens, ReadOnlyPolicy policy) {
+    static Verdict set(List<Token> tokens, ReadOnlyPolicy policy) {
         TokenReader r = new TokenReader(tokens, 1);
         Token start = tokens.get(0);
         if (!r.acceptWord("local")) {
@@ -88,11 +89,11 @@ final class SessionCommands {
         }
         if (r.acceptWords("time", "zone")) {
             // SET TIME ZONE takes a zone, LOCAL, DEFAULT or an INTERVAL literal: none of them can hurt.
-            return r.atEnd() ? Refusals.unparseable("SET TIME ZONE without a value", start) : Decision.ALLOW;
+            return r.atEnd() ? Refusals.unparseable("SET TIME ZONE without a value", start) : Verdict.ALLOW;
         }
         if (r.acceptWords("xml", "option")) {
             // How XML text is parsed and serialised: DOCUMENT or CONTENT.
-            return (r.acceptWord("document") || r.acceptWord("content")) && r.atEnd() ? Decision.ALLOW
+            return (r.acceptWord("document") || r.acceptWord("content")) && r.atEnd() ? Verdict.ALLOW
                     : Refusals.unparseable("SET XML OPTION takes DOCUMENT or CONTENT", start);
         }
         if (r.acceptWord("constraints")) {
@@ -104,7 +105,7 @@ final class SessionCommands {
         } else if (r.acceptWord("names")) {
             name = "client_encoding";
             if (r.atEnd()) {
-                return Decision.ALLOW;   // SET NAMES alone means the default encoding
+                return Verdict.ALLOW;   // SET NAMES alone means the default encoding
             }
         } else {
             name = r.settingName();
@@ -130,7 +131,7 @@ final class SessionCommands {
             if (name.equals("default_transaction_read_only")) {
                 // The default is the session's reset value, which is the startup parameter pgward gave the
                 // backend session (on); RESET of it stays refused as the corpus decides (tx-11).
-                return Decision.ALLOW;
+                return Verdict.ALLOW;
             }
             return reset(name, "SET " + name + " TO DEFAULT", policy, start);
         }
@@ -163,7 +164,7 @@ final class SessionCommands {
      * {@code SET CONSTRAINTS ALL | name [, ...] DEFERRED | IMMEDIATE}: when the current transaction checks deferrable
      * constraints. A read-only transaction changes no row, so there is nothing to check.
      */
-    private static Decision constraints(TokenReader r, Token start) {
+    private static Verdict constraints(TokenReader r, Token start) {
         if (!r.acceptWord("all")) {
             do {
                 Token name = r.next();
@@ -178,13 +179,13 @@ final class SessionCommands {
                 }
             } while (r.acceptSymbol(","));
         }
-        return (r.acceptWord("deferred") || r.acceptWord("immediate")) && r.atEnd() ? Decision.ALLOW
+        return (r.acceptWord("deferred") || r.acceptWord("immediate")) && r.atEnd() ? Verdict.ALLOW
                 : Refusals.unparseable("SET CONSTRAINTS takes DEFERRED or IMMEDIATE", start);
     }
 
-    private static Decision checkValue(String name, List<String> values, ReadOnlyPolicy policy, Token start) {
+    private static Verdict checkValue(String name, List<String> values, ReadOnlyPolicy policy, Token start) {
         if (!CHECKED_VALUE.contains(name)) {
-            return Decision.ALLOW;
+            return Verdict.ALLOW;
         }
         if (values.size() != 1) {
             return Refusals.unparseable("SET " + name + " takes one value", start);
@@ -192,25 +193,25 @@ final class SessionCommands {
         String value = values.get(0);
         return switch (name) {
             case "transaction_read_only", "default_transaction_read_only" ->
-                    Boolean.TRUE.equals(SettingValues.parseBool(value)) ? Decision.ALLOW
-                            : refuse(Decision.Rule.READ_WRITE, "SET " + name + " to " + value, policy, start);
+                    Boolean.TRUE.equals(SettingValues.parseBool(value)) ? Verdict.ALLOW
+                            : refuse(Refusals.READ_WRITE, "SET " + name + " to " + value, policy, start);
             case "standard_conforming_strings" ->
-                    Boolean.TRUE.equals(SettingValues.parseBool(value)) ? Decision.ALLOW
+                    Boolean.TRUE.equals(SettingValues.parseBool(value)) ? Verdict.ALLOW
                             : refuseSetting("SET standard_conforming_strings to anything but on", policy, start);
-            case "client_encoding" -> UTF8_NAMES.contains(SettingValues.encodingKey(value)) ? Decision.ALLOW
+            case "client_encoding" -> UTF8_NAMES.contains(SettingValues.encodingKey(value)) ? Verdict.ALLOW
                     : refuseSetting("SET client_encoding to anything but UTF8", policy, start);
             case "statement_timeout" -> statementTimeout(value, policy, start);
             default -> throw new IllegalStateException("no value check for " + name);
         };
     }
 
-    private static Decision statementTimeout(String value, ReadOnlyPolicy policy, Token start) {
+    private static Verdict statementTimeout(String value, ReadOnlyPolicy policy, Token start) {
         Long ms = SettingValues.parseMilliseconds(value);
         if (ms == null) {
             return Refusals.unparseable("SET statement_timeout to '" + value + "', which is not a time", start);
         }
         if (policy.statementTimeout() == null) {
-            return Decision.ALLOW;
+            return Verdict.ALLOW;
         }
         long cap = policy.statementTimeout().toMillis();
         if (ms == 0) {
@@ -220,7 +221,7 @@ final class SessionCommands {
             return refuseSetting("SET statement_timeout above the login's limit of "
                     + SettingValues.describeMilliseconds(cap), policy, start);
         }
-        return Decision.ALLOW;
+        return Verdict.ALLOW;
     }
 
     /**
@@ -229,7 +230,7 @@ final class SessionCommands {
      *
      * @param name the setting's name in lower case, as PostgreSQL compares setting names
      */
-    static Decision startupSetting(String name, String value, ReadOnlyPolicy policy) {
+    static Verdict startupSetting(String name, String value, ReadOnlyPolicy policy) {
         if (!SETTABLE.contains(name)) {
             return refuseSetting("SET " + name, policy, null);
         }
@@ -237,7 +238,7 @@ final class SessionCommands {
     }
 
     /** {@code RESET name | ALL | TIME ZONE | ROLE | SESSION AUTHORIZATION | TRANSACTION ISOLATION LEVEL}. */
-    static Decision reset(List<Token> tokens, ReadOnlyPolicy policy) {
+    static Verdict reset(List<Token> tokens, ReadOnlyPolicy policy) {
         TokenReader r = new TokenReader(tokens, 1);
         Token start = tokens.get(0);
         String name;
@@ -259,7 +260,7 @@ final class SessionCommands {
             return Refusals.unparseable("unexpected " + r.peek().text() + " after RESET " + name, r.peek());
         }
         if (name.equals("all")) {
-            return Decision.ALLOW;
+            return Verdict.ALLOW;
         }
         if (name.equals("role")) {
             return refuseSetting("RESET ROLE", policy, start);
@@ -267,15 +268,15 @@ final class SessionCommands {
         return reset(name, "RESET " + name, policy, start);
     }
 
-    private static Decision reset(String name, String what, ReadOnlyPolicy policy, Token start) {
+    private static Verdict reset(String name, String what, ReadOnlyPolicy policy, Token start) {
         if (NOT_RESETTABLE.contains(name)) {
-            return refuse(Decision.Rule.READ_WRITE, what, policy, start);
+            return refuse(Refusals.READ_WRITE, what, policy, start);
         }
-        return SETTABLE.contains(name) ? Decision.ALLOW : refuseSetting(what, policy, start);
+        return SETTABLE.contains(name) ? Verdict.ALLOW : refuseSetting(what, policy, start);
     }
 
     /** {@code SHOW name | ALL | TIME ZONE | TRANSACTION ISOLATION LEVEL | SESSION AUTHORIZATION}. */
-    static Decision show(List<Token> tokens, ReadOnlyPolicy policy) {
+    static Verdict show(List<Token> tokens, ReadOnlyPolicy policy) {
         TokenReader r = new TokenReader(tokens, 1);
         Token start = tokens.get(0);
         String name;
@@ -296,14 +297,14 @@ final class SessionCommands {
         if (!r.atEnd()) {
             return Refusals.unparseable("unexpected " + r.peek().text() + " after SHOW " + name, r.peek());
         }
-        return SHOWABLE.contains(name) ? Decision.ALLOW : refuseSetting("SHOW " + name, policy, start);
+        return SHOWABLE.contains(name) ? Verdict.ALLOW : refuseSetting("SHOW " + name, policy, start);
     }
 
     // ---------------------------------------------------------------------------------------------------------
     // Transaction control
 
     /** {@code BEGIN [WORK | TRANSACTION] [modes]} and {@code START TRANSACTION [modes]}. */
-    static Decision begin(List<Token> tokens, ReadOnlyPolicy policy) {
+    static Verdict begin(List<Token> tokens, ReadOnlyPolicy policy) {
         TokenReader r = new TokenReader(tokens, 1);
         Token start = tokens.get(0);
         String what;
@@ -325,7 +326,7 @@ final class SessionCommands {
      * Transaction modes, separated by commas or blanks: ISOLATION LEVEL ..., READ ONLY, [NOT] DEFERRABLE. READ WRITE
      * is refused.
      */
-    private static Decision transactionModes(TokenReader r, String what, ReadOnlyPolicy policy, Token start) {
+    private static Verdict transactionModes(TokenReader r, String what, ReadOnlyPolicy policy, Token start) {
         boolean any = false;
         while (!r.atEnd()) {
             if (any) {
@@ -341,7 +342,7 @@ final class SessionCommands {
                     || r.acceptWords("not", "deferrable")) {
                 // harmless
             } else if (r.acceptWords("read", "write")) {
-                return refuse(Decision.Rule.READ_WRITE, what + " READ WRITE", policy, mode);
+                return refuse(Refusals.READ_WRITE, what + " READ WRITE", policy, mode);
             } else {
                 return Refusals.unparseable("unexpected " + mode.text() + " in " + what, mode);
             }
@@ -350,7 +351,7 @@ final class SessionCommands {
         if (what.startsWith("SET") && !any) {
             return Refusals.unparseable(what + " without a transaction mode", start);
         }
-        return Decision.ALLOW;
+        return Verdict.ALLOW;
     }
 
     /**
@@ -360,12 +361,12 @@ final class SessionCommands {
      * the characteristics of the one it ends, which was read-only (nothing can make a read-only login's
      * transaction read-write), so it is allowed; COMMIT AND CHAIN is refused as the corpus decides (tx-18).
      */
-    static Decision endTransaction(List<Token> tokens, ReadOnlyPolicy policy) {
+    static Verdict endTransaction(List<Token> tokens, ReadOnlyPolicy policy) {
         TokenReader r = new TokenReader(tokens, 1);
         Token start = tokens.get(0);
         String command = start.value().toUpperCase(java.util.Locale.ROOT);
         if ((start.isWord("commit") || start.isWord("rollback")) && r.peekWord("prepared")) {
-            return refuse(Decision.Rule.STATEMENT_KIND, command + " PREPARED", policy, start);
+            return refuse(Refusals.STATEMENT_KIND, command + " PREPARED", policy, start);
         }
         if (!r.acceptWord("work")) {
             r.acceptWord("transaction");
@@ -376,16 +377,16 @@ final class SessionCommands {
         }
         if (r.peekWord("and") && r.peek(1) != null && r.peek(1).isWord("chain")
                 && !(start.isWord("rollback") || start.isWord("abort"))) {
-            return refuse(Decision.Rule.TRANSACTION_CONTROL, command + " AND CHAIN", policy, start);
+            return refuse(Refusals.TRANSACTION_CONTROL, command + " AND CHAIN", policy, start);
         }
         r.acceptWords("and", "chain");
         r.acceptWords("and", "no", "chain");
-        return r.atEnd() ? Decision.ALLOW
+        return r.atEnd() ? Verdict.ALLOW
                 : Refusals.unparseable("unexpected " + r.peek().text() + " after " + command, r.peek());
     }
 
     /** {@code SAVEPOINT name} and {@code RELEASE [SAVEPOINT] name}. */
-    static Decision savepoint(List<Token> tokens) {
+    static Verdict savepoint(List<Token> tokens) {
         TokenReader r = new TokenReader(tokens, 1);
         Token start = tokens.get(0);
         if (start.isWord("release")) {
@@ -395,20 +396,20 @@ final class SessionCommands {
     }
 
     /** Exactly one identifier must follow. */
-    static Decision oneName(TokenReader r, String what, Token start) {
+    static Verdict oneName(TokenReader r, String what, Token start) {
         Token name = r.next();
         if (TokenReader.identifier(name) == null) {
             return Refusals.unparseable(what + " without a name", name == null ? start : name);
         }
-        return r.atEnd() ? Decision.ALLOW
+        return r.atEnd() ? Verdict.ALLOW
                 : Refusals.unparseable("unexpected " + r.peek().text() + " after " + what, r.peek());
     }
 
-    private static Decision.Refuse refuseSetting(String what, ReadOnlyPolicy policy, Token at) {
-        return refuse(Decision.Rule.SESSION_SETTING, what, policy, at);
+    private static Verdict.Refuse refuseSetting(String what, ReadOnlyPolicy policy, Token at) {
+        return refuse(Refusals.SESSION_SETTING, what, policy, at);
     }
 
-    private static Decision.Refuse refuse(String rule, String what, ReadOnlyPolicy policy, Token at) {
+    private static Verdict.Refuse refuse(String rule, String what, ReadOnlyPolicy policy, Token at) {
         return Refusals.notAllowed(rule, what, policy, at);
     }
 }

@@ -1,5 +1,7 @@
 package io.pgward.guard.classify;
 
+import io.pgward.guard.Verdict;
+
 /**
  * The rules for settings a read-only login gives when it connects (startup packet keys and {@code options}).
  * They are the SET rules of {@link SessionCommands}, not a second list: a setting may be given at startup exactly
@@ -14,9 +16,9 @@ public final class StartupSettingRules {
      * Judges one setting.
      *
      * @param name as the client spelled it; compared as PostgreSQL compares setting names (ASCII case-insensitive)
-     * @return {@link Decision#ALLOW} or a {@link Decision.Refuse} naming the equivalent SET
+     * @return {@link Verdict#ALLOW} or a {@link Verdict.Refuse} naming the equivalent SET
      */
-    public static Decision judge(String name, String value, ReadOnlyPolicy policy) {
+    public static Verdict judge(String name, String value, ReadOnlyPolicy policy) {
         StringBuilder key = new StringBuilder(name.length());
         for (char c : name.toCharArray()) {
             key.append(c >= 'A' && c <= 'Z' ? Character.toLowerCase(c) : c);

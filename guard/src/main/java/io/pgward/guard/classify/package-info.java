@@ -2,9 +2,12 @@
  * L2 of the guard: what a read-only login may run, decided from the syntax of one statement.
  *
  * <p>{@link io.pgward.guard.classify.ReadOnlyClassifier#classify} takes one statement as the lexer (L1) split it and
- * the login's {@link io.pgward.guard.classify.ReadOnlyPolicy}, and returns a
- * {@link io.pgward.guard.classify.Decision}: allow, or refuse with a rule id, a message that names what was refused
- * and the position in the input. pgward sends a refusal as an ErrorResponse with SQLSTATE 42501.
+ * the login's {@link io.pgward.guard.classify.ReadOnlyPolicy}, and returns a {@link io.pgward.guard.Verdict}: allow,
+ * or refuse with a rule id, a message that names what was refused and the position in the input
+ * ({@link io.pgward.guard.classify.Refusals}). pgward sends a refusal as an ErrorResponse with SQLSTATE 42501, or
+ * 54001 for a statement too complex to check and 42601 for one PostgreSQL's grammar rejects. The cursor an allowed
+ * DECLARE opens is read apart from the verdict
+ * ({@link io.pgward.guard.classify.ReadOnlyClassifier#declaredCursor}).
  *
  * <p>What L2 decides: the statement kind (reads, EXPLAIN without ANALYZE, the session and transaction commands
  * clients send on their own, cursors, COPY TO STDOUT; everything else refused); INTO, locking clauses and

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgward.guard.Verdict;
 import io.pgward.guard.classify.CorpusFiles;
-import io.pgward.guard.classify.Decision;
 import io.pgward.guard.classify.ReadOnlyClassifier;
 import io.pgward.guard.classify.ReadOnlyPolicy;
 import io.pgward.guard.lexer.LexerException;
@@ -125,9 +124,8 @@ class CatalogCorpusTest {
     private static boolean allowedByL2(List<StatementText> statements, ReadOnlyPolicy policy) {
         Set<String> cursors = new HashSet<>();
         for (StatementText s : statements) {
-            Decision d = classifier.classify(s, policy, cursors);
-            if (d instanceof Decision.Allow a) {
-                a.declaredCursor().ifPresent(cursors::add);
+            if (classifier.classify(s, policy, cursors) instanceof Verdict.Allow) {
+                ReadOnlyClassifier.declaredCursor(s).ifPresent(cursors::add);
             } else {
                 return false;
             }

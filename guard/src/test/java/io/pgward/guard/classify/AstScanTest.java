@@ -50,7 +50,7 @@ class AstScanTest {
     void findsDeniedFunctionsAnywhereInTheTree(String sql, String function) throws Exception {
         AstScan.Finding f = scan(sql);
         assertNotNull(f, sql);
-        assertEquals(Decision.Rule.DENIED_FUNCTION, f.rule());
+        assertEquals(Refusals.DENIED_FUNCTION, f.rule());
         assertEquals(function, f.functionName());
     }
 
@@ -68,16 +68,16 @@ class AstScanTest {
         "WITH a AS (INSERT INTO t VALUES (1) RETURNING *) SELECT * FROM a",
     })
     void findsDataModifyingCtes(String sql) throws Exception {
-        assertEquals(Decision.Rule.DML_IN_CTE, scan(sql).rule());
+        assertEquals(Refusals.DML_IN_CTE, scan(sql).rule());
     }
 
     @Test
     void findsIntoLockingAndOtherStatementKinds() throws Exception {
-        assertEquals(Decision.Rule.SELECT_INTO, scan("SELECT * INTO t2 FROM t").rule());
-        assertEquals(Decision.Rule.LOCKING, scan("SELECT * FROM (SELECT * FROM t FOR UPDATE) s").rule());
+        assertEquals(Refusals.SELECT_INTO, scan("SELECT * INTO t2 FROM t").rule());
+        assertEquals(Refusals.LOCKING, scan("SELECT * FROM (SELECT * FROM t FOR UPDATE) s").rule());
         assertEquals("FOR KEY SHARE", scan("WITH x AS (SELECT * FROM t FOR KEY SHARE) SELECT 1").what());
-        assertEquals(Decision.Rule.LOCKING, scan("SELECT 1 UNION SELECT 2 FOR UPDATE").rule());
-        assertEquals(Decision.Rule.STATEMENT_KIND, scan("WITH x AS (SELECT 1) INSERT INTO t SELECT * FROM x").rule());
+        assertEquals(Refusals.LOCKING, scan("SELECT 1 UNION SELECT 2 FOR UPDATE").rule());
+        assertEquals(Refusals.STATEMENT_KIND, scan("WITH x AS (SELECT 1) INSERT INTO t SELECT * FROM x").rule());
         assertEquals("INSERT", scan("INSERT INTO t VALUES (1)").what());
     }
 

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgward.guard.SqlStates;
+import io.pgward.guard.Verdict;
 import io.pgward.guard.lexer.LexerException;
 import io.pgward.guard.lexer.SqlLexer;
 import io.pgward.guard.lexer.StatementText;
@@ -78,7 +79,7 @@ class ComplexityEnvelopeTest {
         ComplexityEnvelope.Measure m = measure(sql);
         assertTrue(m.tokens() > 1_500, m.toString());
         assertNull(m.beyondParser(), m.toString());
-        assertInstanceOf(Decision.Allow.class, CLASSIFIER.classify(statement(sql), POLICY));
+        assertInstanceOf(Verdict.Allow.class, CLASSIFIER.classify(statement(sql), POLICY));
 
         String large = sql.replace("group by 1", "where t.id in (" + IntStream.rangeClosed(1, 3_000)
                 .mapToObj(Integer::toString).collect(Collectors.joining(", ")) + ") group by 1");
@@ -102,16 +103,16 @@ class ComplexityEnvelopeTest {
 
     @Test
     void aQueryBeyondTheEnvelopeIsRefusedAsTooComplexAfterItsTokenChecks() {
-        Decision.Refuse refuse = assertInstanceOf(Decision.Refuse.class,
+        Verdict.Refuse refuse = assertInstanceOf(Verdict.Refuse.class,
                 CLASSIFIER.classify(statement("select (".repeat(29) + "select 1001" + ")".repeat(29)), POLICY));
-        assertEquals(Decision.Rule.TOO_COMPLEX_TO_PARSE, refuse.rule());
+        assertEquals(Refusals.TOO_COMPLEX_TO_PARSE, refuse.rule());
         assertEquals(SqlStates.STATEMENT_TOO_COMPLEX, refuse.sqlState());
         assertEquals("pgward refused this query: it is too complex to check (subqueries, parentheses, arrays or "
                 + "CASE nested 29 deep, more than the 6 the syntax check reads)", refuse.message());
         // The token checks run first, whatever the size.
-        Decision.Refuse locking = assertInstanceOf(Decision.Refuse.class, CLASSIFIER.classify(statement(
+        Verdict.Refuse locking = assertInstanceOf(Verdict.Refuse.class, CLASSIFIER.classify(statement(
                 "select " + "1+".repeat(5_000) + "1 from t for update"), POLICY));
-        assertEquals(Decision.Rule.LOCKING, locking.rule());
+        assertEquals(Refusals.LOCKING, locking.rule());
         assertEquals(SqlStates.INSUFFICIENT_PRIVILEGE, locking.sqlState());
     }
 
@@ -123,9 +124,9 @@ class ComplexityEnvelopeTest {
         int deep = 40_000;
         String sql = "select * from " + "(with a as (".repeat(deep) + "select 1" + ") select * from a) x".repeat(deep);
         long start = System.nanoTime();
-        Decision decision = CLASSIFIER.classify(statement(sql), POLICY);
+        Verdict decision = CLASSIFIER.classify(statement(sql), POLICY);
         Duration took = Duration.ofNanos(System.nanoTime() - start);
-        assertEquals(Decision.Rule.TOO_COMPLEX_TO_PARSE, assertInstanceOf(Decision.Refuse.class, decision).rule());
+        assertEquals(Refusals.TOO_COMPLEX_TO_PARSE, assertInstanceOf(Verdict.Refuse.class, decision).rule());
         assertTrue(took.compareTo(Duration.ofSeconds(5)) < 0, took.toString());
     }
 

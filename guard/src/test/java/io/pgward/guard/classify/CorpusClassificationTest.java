@@ -3,6 +3,7 @@ package io.pgward.guard.classify;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.pgward.guard.Verdict;
 import io.pgward.guard.lexer.LexerException;
 import io.pgward.guard.lexer.SqlLexer;
 import io.pgward.guard.lexer.StatementText;
@@ -121,10 +122,12 @@ class CorpusClassificationTest {
         Set<String> cursors = new HashSet<>();
         for (StatementText s : statements) {
             switch (classifier.classify(s, POLICY, cursors)) {
-                case Decision.Allow a -> a.declaredCursor().ifPresent(cursors::add);
-                case Decision.Refuse r -> {
+                case Verdict.Allow a -> ReadOnlyClassifier.declaredCursor(s).ifPresent(cursors::add);
+                case Verdict.Refuse r -> {
                     return r.rule() + " @" + r.position() + ": " + r.message();
                 }
+                case Verdict.Answer a -> throw new AssertionError("L2 does not answer: " + a);
+                case Verdict.Rewrite w -> throw new AssertionError("L2 does not rewrite: " + w);
             }
         }
         return null;

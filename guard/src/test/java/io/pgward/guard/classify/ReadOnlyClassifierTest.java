@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgward.guard.SqlStates;
+import io.pgward.guard.Verdict;
 import io.pgward.guard.lexer.SqlLexer;
 import io.pgward.guard.lexer.StatementText;
 import java.time.Duration;
@@ -36,18 +37,18 @@ class ReadOnlyClassifierTest {
         return statements.getFirst();
     }
 
-    private static Decision classify(String sql) {
+    private static Verdict classify(String sql) {
         return CLASSIFIER.classify(statement(sql), POLICY);
     }
 
     private static void assertAllowed(String sql) {
-        Decision d = classify(sql);
-        assertInstanceOf(Decision.Allow.class, d, () -> sql + " was refused: " + d);
+        Verdict d = classify(sql);
+        assertInstanceOf(Verdict.Allow.class, d, () -> sql + " was refused: " + d);
     }
 
-    private static Decision.Refuse assertRefused(String sql, String rule) {
-        Decision d = classify(sql);
-        Decision.Refuse refusal = assertInstanceOf(Decision.Refuse.class, d, () -> sql + " was allowed");
+    private static Verdict.Refuse assertRefused(String sql, String rule) {
+        Verdict d = classify(sql);
+        Verdict.Refuse refusal = assertInstanceOf(Verdict.Refuse.class, d, () -> sql + " was allowed");
         assertEquals(rule, refusal.rule(), () -> sql + ": " + refusal.message());
         assertTrue(refusal.message().startsWith("pgward refused this query: "), refusal.message());
         return refusal;
@@ -95,13 +96,13 @@ class ReadOnlyClassifierTest {
         "SELECT * FROM t WHERE x IN (WITH d AS (DELETE FROM orders RETURNING id) SELECT id FROM d)",
     })
     void refusesDataModifyingCtesAtAnyDepth(String sql) {
-        assertRefused(sql, Decision.Rule.DML_IN_CTE);
+        assertRefused(sql, Refusals.DML_IN_CTE);
     }
 
     @Test
     void refusesDataModifyingMainStatementOfWith() {
-        Decision.Refuse r = assertRefused("WITH x AS (SELECT 1) INSERT INTO t SELECT * FROM x",
-                Decision.Rule.STATEMENT_KIND);
+        Verdict.Refuse r = assertRefused("WITH x AS (SELECT 1) INSERT INTO t SELECT * FROM x",
+                Refusals.STATEMENT_KIND);
         assertEquals("pgward refused this query: INSERT is not allowed for the read-only login \"analyst\"",
                 r.message());
         assertEquals(22, r.position());
@@ -117,7 +118,7 @@ class ReadOnlyClassifierTest {
         "SELECT * FROM (SELECT 1 INTO t) s",
     })
     void refusesSelectInto(String sql) {
-        Decision.Refuse r = assertRefused(sql, Decision.Rule.SELECT_INTO);
+        Verdict.Refuse r = assertRefused(sql, Refusals.SELECT_INTO);
         assertTrue(r.message().contains("SELECT ... INTO is not allowed for the read-only login \"analyst\""));
     }
 
@@ -134,13 +135,13 @@ class ReadOnlyClassifierTest {
         "SELECT 1 UNION SELECT 2 FOR UPDATE",
     })
     void refusesLockingClausesAtAnyDepth(String sql) {
-        assertRefused(sql, Decision.Rule.LOCKING);
+        assertRefused(sql, Refusals.LOCKING);
     }
 
     @Test
     void namesTheLockingClauseAndPointsAtIt() {
-        Decision.Refuse r = assertRefused("SELECT * FROM (SELECT * FROM orders FOR NO KEY UPDATE) s",
-                Decision.Rule.LOCKING);
+        Verdict.Refuse r = assertRefused("SELECT * FROM (SELECT * FROM orders FOR NO KEY UPDATE) s",
+                Refusals.LOCKING);
         assertEquals("pgward refused this query: FOR NO KEY UPDATE is not allowed for the read-only login "
                 + "\"analyst\"", r.message());
         assertEquals(37, r.position());
@@ -181,13 +182,13 @@ class ReadOnlyClassifierTest {
         "SELECT currval('public.orders_id_seq')",
     })
     void refusesDeniedFunctionsWhereverTheyHide(String sql) {
-        assertRefused(sql, Decision.Rule.DENIED_FUNCTION);
+        assertRefused(sql, Refusals.DENIED_FUNCTION);
     }
 
     @Test
     void namesTheDeniedFunctionAndPointsAtTheCall() {
-        Decision.Refuse r = assertRefused("SELECT id FROM orders ORDER BY pg_catalog.NEXTVAL('s')",
-                Decision.Rule.DENIED_FUNCTION);
+        Verdict.Refuse r = assertRefused("SELECT id FROM orders ORDER BY pg_catalog.NEXTVAL('s')",
+                Refusals.DENIED_FUNCTION);
         assertEquals("pgward refused this query: the function nextval() is not allowed for the read-only "
                 + "login \"analyst\"", r.message());
         assertEquals(43, r.position());
@@ -195,7 +196,7 @@ class ReadOnlyClassifierTest {
 
     @Test
     void refusesWhatJSqlParserCannotParseAndSaysSo() {
-        Decision.Refuse r = assertRefused("SELECT xmlelement(name foo, 'bar')", Decision.Rule.UNPARSED_QUERY);
+        Verdict.Refuse r = assertRefused("SELECT xmlelement(name foo, 'bar')", Refusals.UNPARSED_QUERY);
         assertTrue(r.message().startsWith(
                 "pgward refused this query: it could not be parsed to prove it only reads ("), r.message());
         assertTrue(!r.message().contains("\n"), r.message());
@@ -235,20 +236,20 @@ class ReadOnlyClassifierTest {
         "SELECT * FROM t FOR READ ONLY",
     })
     void refusesLegitimateQueriesJSqlParserCannotParse(String sql) {
-        assertRefused(sql, Decision.Rule.UNPARSED_QUERY);
+        assertRefused(sql, Refusals.UNPARSED_QUERY);
     }
 
     @Test
     void aCommentJSqlParserWouldSeeCannotHideACall() {
         // JSqlParser reads "//" as the start of a comment; PostgreSQL reads an operator.
-        assertRefused("SELECT 1 // pg_sleep(1)", Decision.Rule.DENIED_FUNCTION);
+        assertRefused("SELECT 1 // pg_sleep(1)", Refusals.DENIED_FUNCTION);
     }
 
     @Test
     void positionsCountFromTheWholeInput() {
         List<StatementText> statements = assertDoesNotThrow(
                 () -> SqlLexer.split("SELECT 1; /* x */ DELETE FROM orders", true));
-        Decision.Refuse r = assertInstanceOf(Decision.Refuse.class, CLASSIFIER.classify(statements.get(1), POLICY));
+        Verdict.Refuse r = assertInstanceOf(Verdict.Refuse.class, CLASSIFIER.classify(statements.get(1), POLICY));
         assertEquals(19, r.position());
         assertEquals("pgward refused this query: DELETE is not allowed for the read-only login \"analyst\"",
                 r.message());
@@ -271,15 +272,15 @@ class ReadOnlyClassifierTest {
         "IMPORT FOREIGN SCHEMA s FROM SERVER x INTO y", "REASSIGN OWNED BY a TO b",
     })
     void refusesEveryOtherStatementKind(String sql) {
-        assertRefused(sql, Decision.Rule.STATEMENT_KIND);
+        assertRefused(sql, Refusals.STATEMENT_KIND);
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"selec * from orders", "SELEC 1", "sleect 1", "explian select 1", "foo", "x.y",
         "/* c */ desc orders", "GO"})
     void aFirstWordNoStatementBeginsWithIsPostgresqlsSyntaxError(String sql) {
-        Decision.Refuse r = assertInstanceOf(Decision.Refuse.class, classify(sql), sql);
-        assertEquals(Decision.Rule.SYNTAX_ERROR, r.rule(), r.message());
+        Verdict.Refuse r = assertInstanceOf(Verdict.Refuse.class, classify(sql), sql);
+        assertEquals(Refusals.SYNTAX_ERROR, r.rule(), r.message());
         var first = statement(sql).tokens().get(0);
         assertEquals("syntax error at or near \"" + first.text() + "\"", r.message());
         assertEquals(first.start() + 1, r.position());
@@ -289,19 +290,19 @@ class ReadOnlyClassifierTest {
     @ValueSource(strings = {"NOT 1", "NULLS FIRST", "WITHOUT x", "FORMAT json", "\"selec\" 1", "U&\"x\" 1",
         "'x'", "1", "$1", "sélec 1"})
     void aFirstTokenWhoseErrorTextPgwardDoesNotPredictIsStillRefused(String sql) {
-        Decision.Refuse r = assertInstanceOf(Decision.Refuse.class, classify(sql), sql);
-        assertNotEquals(Decision.Rule.SYNTAX_ERROR, r.rule(), sql);
+        Verdict.Refuse r = assertInstanceOf(Verdict.Refuse.class, classify(sql), sql);
+        assertNotEquals(Refusals.SYNTAX_ERROR, r.rule(), sql);
     }
 
     @Test
     void namesTheStatementKind() {
         assertEquals("pgward refused this query: CREATE TABLE is not allowed for the read-only login \"analyst\"",
-                assertRefused("create temporary table t as select 1", Decision.Rule.STATEMENT_KIND).message());
+                assertRefused("create temporary table t as select 1", Refusals.STATEMENT_KIND).message());
         assertEquals("pgward refused this query: CREATE MATERIALIZED VIEW is not allowed for the read-only "
                 + "login \"analyst\"",
-                assertRefused("CREATE MATERIALIZED VIEW m AS SELECT 1", Decision.Rule.STATEMENT_KIND).message());
+                assertRefused("CREATE MATERIALIZED VIEW m AS SELECT 1", Refusals.STATEMENT_KIND).message());
         assertEquals("pgward refused this query: ALTER ROLE is not allowed for the read-only login \"analyst\"",
-                assertRefused("ALTER ROLE analyst SET x = 1", Decision.Rule.STATEMENT_KIND).message());
+                assertRefused("ALTER ROLE analyst SET x = 1", Refusals.STATEMENT_KIND).message());
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -339,16 +340,16 @@ class ReadOnlyClassifierTest {
         "EXPLAIN ANALYZE CREATE TEMP TABLE orders AS SELECT * FROM secrets",
     })
     void refusesExplainAnalyze(String sql) {
-        assertRefused(sql, Decision.Rule.EXPLAIN_ANALYZE);
+        assertRefused(sql, Refusals.EXPLAIN_ANALYZE);
     }
 
     @Test
     void refusesExplainOfWhatIsNotAnAllowedQuery() {
-        assertRefused("EXPLAIN DELETE FROM orders", Decision.Rule.STATEMENT_KIND);
-        assertRefused("EXPLAIN (COSTS off) CREATE TABLE t AS SELECT 1", Decision.Rule.STATEMENT_KIND);
-        assertRefused("EXPLAIN SELECT nextval('s')", Decision.Rule.DENIED_FUNCTION);
-        assertRefused("EXPLAIN (ANALYZE false) SELECT * INTO t FROM orders", Decision.Rule.SELECT_INTO);
-        assertRefused("EXPLAIN EXECUTE q", Decision.Rule.STATEMENT_KIND);
+        assertRefused("EXPLAIN DELETE FROM orders", Refusals.STATEMENT_KIND);
+        assertRefused("EXPLAIN (COSTS off) CREATE TABLE t AS SELECT 1", Refusals.STATEMENT_KIND);
+        assertRefused("EXPLAIN SELECT nextval('s')", Refusals.DENIED_FUNCTION);
+        assertRefused("EXPLAIN (ANALYZE false) SELECT * INTO t FROM orders", Refusals.SELECT_INTO);
+        assertRefused("EXPLAIN EXECUTE q", Refusals.STATEMENT_KIND);
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -369,15 +370,15 @@ class ReadOnlyClassifierTest {
     @Test
     void refusesEveryOtherCopy() {
         assertEquals("pgward refused this query: COPY ... TO PROGRAM is not allowed for the read-only login "
-                + "\"analyst\"", assertRefused("COPY (SELECT 1) TO PROGRAM 'gzip > /tmp/x'", Decision.Rule.COPY)
+                + "\"analyst\"", assertRefused("COPY (SELECT 1) TO PROGRAM 'gzip > /tmp/x'", Refusals.COPY)
                 .message());
-        assertRefused("COPY orders TO '/tmp/orders.csv'", Decision.Rule.COPY);
-        assertRefused("COPY orders FROM STDIN", Decision.Rule.COPY);
-        assertRefused("COPY orders FROM '/tmp/orders.csv'", Decision.Rule.COPY);
-        assertRefused("COPY orders FROM PROGRAM 'curl x'", Decision.Rule.COPY);
-        assertRefused("COPY (DELETE FROM orders RETURNING *) TO STDOUT", Decision.Rule.STATEMENT_KIND);
-        assertRefused("COPY (SELECT pg_read_file('/etc/passwd')) TO STDOUT", Decision.Rule.DENIED_FUNCTION);
-        assertRefused("COPY (SELECT * FROM orders FOR UPDATE) TO STDOUT", Decision.Rule.LOCKING);
+        assertRefused("COPY orders TO '/tmp/orders.csv'", Refusals.COPY);
+        assertRefused("COPY orders FROM STDIN", Refusals.COPY);
+        assertRefused("COPY orders FROM '/tmp/orders.csv'", Refusals.COPY);
+        assertRefused("COPY orders FROM PROGRAM 'curl x'", Refusals.COPY);
+        assertRefused("COPY (DELETE FROM orders RETURNING *) TO STDOUT", Refusals.STATEMENT_KIND);
+        assertRefused("COPY (SELECT pg_read_file('/etc/passwd')) TO STDOUT", Refusals.DENIED_FUNCTION);
+        assertRefused("COPY (SELECT * FROM orders FOR UPDATE) TO STDOUT", Refusals.LOCKING);
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -385,19 +386,22 @@ class ReadOnlyClassifierTest {
 
     @Test
     void allowsDeclareWithoutHoldAndReportsTheCursor() {
-        Decision d = classify("DECLARE \"Big\" NO SCROLL CURSOR WITHOUT HOLD FOR SELECT * FROM orders");
-        assertEquals(new Decision.Allow(Optional.of("Big")), d);
-        assertEquals(new Decision.Allow(Optional.of("_psql_cursor")),
-                classify("DECLARE _PSQL_CURSOR BINARY CURSOR FOR SELECT 1"));
+        String big = "DECLARE \"Big\" NO SCROLL CURSOR WITHOUT HOLD FOR SELECT * FROM orders";
+        assertEquals(Verdict.ALLOW, classify(big));
+        assertEquals(Optional.of("Big"), ReadOnlyClassifier.declaredCursor(statement(big)));
+        String psql = "DECLARE _PSQL_CURSOR BINARY CURSOR FOR SELECT 1";
+        assertEquals(Verdict.ALLOW, classify(psql));
+        assertEquals(Optional.of("_psql_cursor"), ReadOnlyClassifier.declaredCursor(statement(psql)));
+        assertEquals(Optional.empty(), ReadOnlyClassifier.declaredCursor(statement("FETCH ALL FROM big")));
     }
 
     @Test
     void refusesDeclareWithHoldOrOverWhatIsNotAllowed() {
-        assertRefused("DECLARE c CURSOR WITH HOLD FOR SELECT * FROM orders", Decision.Rule.CURSOR);
-        assertRefused("DECLARE c SCROLL CURSOR WITH HOLD FOR SELECT setval('s', 1)", Decision.Rule.CURSOR);
-        assertRefused("DECLARE c CURSOR FOR SELECT * FROM orders FOR UPDATE", Decision.Rule.LOCKING);
-        assertRefused("DECLARE c CURSOR FOR SELECT nextval('s')", Decision.Rule.DENIED_FUNCTION);
-        assertRefused("DECLARE c CURSOR FOR DELETE FROM orders RETURNING *", Decision.Rule.STATEMENT_KIND);
+        assertRefused("DECLARE c CURSOR WITH HOLD FOR SELECT * FROM orders", Refusals.CURSOR);
+        assertRefused("DECLARE c SCROLL CURSOR WITH HOLD FOR SELECT setval('s', 1)", Refusals.CURSOR);
+        assertRefused("DECLARE c CURSOR FOR SELECT * FROM orders FOR UPDATE", Refusals.LOCKING);
+        assertRefused("DECLARE c CURSOR FOR SELECT nextval('s')", Refusals.DENIED_FUNCTION);
+        assertRefused("DECLARE c CURSOR FOR DELETE FROM orders RETURNING *", Refusals.STATEMENT_KIND);
     }
 
     @Test
@@ -405,12 +409,12 @@ class ReadOnlyClassifierTest {
         Set<String> declared = Set.of("_psql_cursor", "Big");
         for (String sql : List.of("FETCH FORWARD 100 FROM _psql_cursor", "FETCH _psql_cursor",
                 "MOVE ABSOLUTE -1 IN \"Big\"", "FETCH ALL FROM \"Big\"", "CLOSE _psql_cursor")) {
-            assertInstanceOf(Decision.Allow.class, CLASSIFIER.classify(statement(sql), POLICY, declared), sql);
+            assertInstanceOf(Verdict.Allow.class, CLASSIFIER.classify(statement(sql), POLICY, declared), sql);
         }
         for (String sql : List.of("FETCH ALL FROM c", "FETCH big", "MOVE NEXT FROM other", "CLOSE c", "CLOSE ALL")) {
-            Decision.Refuse r = assertInstanceOf(Decision.Refuse.class,
+            Verdict.Refuse r = assertInstanceOf(Verdict.Refuse.class,
                     CLASSIFIER.classify(statement(sql), POLICY, declared), sql);
-            assertEquals(Decision.Rule.CURSOR, r.rule(), sql);
+            assertEquals(Refusals.CURSOR, r.rule(), sql);
         }
     }
 
@@ -446,24 +450,24 @@ class ReadOnlyClassifierTest {
         "RESET default_transaction_read_only", "RESET transaction_read_only",
     })
     void refusesEveryWayToReadWrite(String sql) {
-        assertRefused(sql, Decision.Rule.READ_WRITE);
+        assertRefused(sql, Refusals.READ_WRITE);
     }
 
     @Test
     void namesTheReadWriteEscape() {
         assertEquals("pgward refused this query: START TRANSACTION READ WRITE is not allowed for the read-only "
-                + "login \"analyst\"", assertRefused("START TRANSACTION READ WRITE", Decision.Rule.READ_WRITE).message());
+                + "login \"analyst\"", assertRefused("START TRANSACTION READ WRITE", Refusals.READ_WRITE).message());
         assertEquals("pgward refused this query: SET default_transaction_read_only to off is not allowed for "
                 + "the read-only login \"analyst\"",
-                assertRefused("SET default_transaction_read_only = off", Decision.Rule.READ_WRITE).message());
+                assertRefused("SET default_transaction_read_only = off", Refusals.READ_WRITE).message());
     }
 
     @Test
     void refusesCommitAndChainAndTwoPhaseTransactions() {
-        assertRefused("COMMIT AND CHAIN", Decision.Rule.TRANSACTION_CONTROL);
-        assertRefused("END TRANSACTION AND CHAIN", Decision.Rule.TRANSACTION_CONTROL);
-        assertRefused("COMMIT PREPARED 'x'", Decision.Rule.STATEMENT_KIND);
-        assertRefused("BEGIN ISOLATION LEVEL SOMETIMES", Decision.Rule.UNPARSEABLE);
+        assertRefused("COMMIT AND CHAIN", Refusals.TRANSACTION_CONTROL);
+        assertRefused("END TRANSACTION AND CHAIN", Refusals.TRANSACTION_CONTROL);
+        assertRefused("COMMIT PREPARED 'x'", Refusals.STATEMENT_KIND);
+        assertRefused("BEGIN ISOLATION LEVEL SOMETIMES", Refusals.UNPARSEABLE);
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -505,18 +509,18 @@ class ReadOnlyClassifierTest {
         "SET search_path FROM CURRENT",
     })
     void refusesOtherSessionCommands(String sql) {
-        assertRefused(sql, Decision.Rule.SESSION_SETTING);
+        assertRefused(sql, Refusals.SESSION_SETTING);
     }
 
     @Test
     void capsStatementTimeoutAtThePolicy() {
         assertEquals("pgward refused this query: SET statement_timeout above the login's limit of 30s is not "
                 + "allowed for the read-only login \"analyst\"",
-                assertRefused("SET statement_timeout = 30001", Decision.Rule.SESSION_SETTING).message());
-        assertRefused("SET statement_timeout = '0x1000'", Decision.Rule.UNPARSEABLE);
-        assertRefused("SET statement_timeout = '5 weeks'", Decision.Rule.UNPARSEABLE);
+                assertRefused("SET statement_timeout = 30001", Refusals.SESSION_SETTING).message());
+        assertRefused("SET statement_timeout = '0x1000'", Refusals.UNPARSEABLE);
+        assertRefused("SET statement_timeout = '5 weeks'", Refusals.UNPARSEABLE);
         for (String sql : List.of("SET statement_timeout = 0", "SET statement_timeout = '2d'")) {
-            assertInstanceOf(Decision.Allow.class, CLASSIFIER.classify(statement(sql), UNCAPPED), sql);
+            assertInstanceOf(Verdict.Allow.class, CLASSIFIER.classify(statement(sql), UNCAPPED), sql);
         }
     }
 
@@ -526,13 +530,16 @@ class ReadOnlyClassifierTest {
                 "DECLARE c CURSOR SELECT 1", "COPY", "COPY orders", "EXPLAIN (ANALYZE false SELECT 1",
                 "SET XML OPTION", "SET XML OPTION maybe", "SET CONSTRAINTS ALL", "SET CONSTRAINTS DEFERRED",
                 "SHOW search_path extra", "SAVEPOINT", "FETCH 1 + 2 FROM c")) {
-            Decision.Refuse r = assertInstanceOf(Decision.Refuse.class, classify(sql), sql);
-            assertEquals(Decision.Rule.UNPARSEABLE, r.rule(), () -> sql + ": " + r.message());
+            Verdict.Refuse r = assertInstanceOf(Verdict.Refuse.class, classify(sql), sql);
+            assertEquals(Refusals.UNPARSEABLE, r.rule(), () -> sql + ": " + r.message());
         }
     }
 
     @Test
     void refusalCarriesSqlstate42501() {
-        assertEquals(SqlStates.INSUFFICIENT_PRIVILEGE, Decision.Refuse.SQLSTATE);
+        assertEquals(SqlStates.INSUFFICIENT_PRIVILEGE,
+                assertRefused("DROP TABLE orders", Refusals.STATEMENT_KIND).sqlState());
+        assertEquals(SqlStates.INSUFFICIENT_PRIVILEGE,
+                assertRefused("SELECT xmlelement(name foo, 'bar')", Refusals.UNPARSED_QUERY).sqlState());
     }
 }

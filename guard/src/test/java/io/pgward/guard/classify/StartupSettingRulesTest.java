@@ -3,6 +3,7 @@ package io.pgward.guard.classify;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
+import io.pgward.guard.Verdict;
 import java.time.Duration;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -38,11 +39,11 @@ class StartupSettingRulesTest {
             "work_mem|1GB|refuse: SET work_mem",
             "Statement_\u212Aimeout|0|refuse: SET statement_\u212Aimeout"})
     void judgesAsTheEquivalentSet(String name, String value, String expected) {
-        Decision decision = StartupSettingRules.judge(name, value, POLICY);
+        Verdict decision = StartupSettingRules.judge(name, value, POLICY);
         if (expected.equals("allow")) {
-            assertEquals(Decision.ALLOW, decision);
+            assertEquals(Verdict.ALLOW, decision);
         } else {
-            Decision.Refuse refuse = assertInstanceOf(Decision.Refuse.class, decision);
+            Verdict.Refuse refuse = assertInstanceOf(Verdict.Refuse.class, decision);
             assertEquals("pgward refused this query: " + expected.substring("refuse: ".length())
                     + " is not allowed for the read-only login \"analyst\"", refuse.message());
         }

@@ -1,6 +1,6 @@
 package io.pgward.wire.startup;
 
-import io.pgward.guard.classify.Decision;
+import io.pgward.guard.Verdict;
 import io.pgward.guard.classify.ReadOnlyPolicy;
 import io.pgward.guard.classify.StartupSettingRules;
 import io.pgward.wire.config.PgwardConfig;
@@ -61,7 +61,7 @@ final class ReadOnlyStartup {
                         + "client_encoding \"" + setting.value() + "\" for the read-only login \"" + login.name()
                         + "\": statements in it cannot be checked reliably; use UTF8"), "client-encoding");
             }
-            if (StartupSettingRules.judge(key, setting.value(), policy) instanceof Decision.Refuse refuse) {
+            if (StartupSettingRules.judge(key, setting.value(), policy) instanceof Verdict.Refuse refuse) {
                 return new Refused(new PgError("FATAL", SqlState.INSUFFICIENT_PRIVILEGE, "pgward does not accept "
                         + "the setting " + setting + " (" + setting.source() + ") for the read-only login \""
                         + login.name() + "\"", "It is judged as SET " + setting.name() + " = '" + setting.value()
