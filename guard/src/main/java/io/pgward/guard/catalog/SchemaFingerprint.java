@@ -7,10 +7,11 @@ import java.sql.Statement;
 
 /**
  * A cheap summary of the catalog rows verdicts depend on. Any CREATE, ALTER, DROP, GRANT or REPLACE of a
- * relation, view, function, type, domain, operator, cast, schema, policy or column inserts, updates or deletes a
- * row of these catalogs, and each of those changes the row count or the sum of the rows' xmin (a new row version
- * always gets a new transaction id). Superuser changes of roles count too: they decide the user-function rule.
- * Statistics updates (VACUUM, ANALYZE) write pg_class in place, without a new xmin, and do not count.
+ * relation, view, function, type, domain, operator, cast, schema, policy, column, trigger, default, collation or
+ * sequence ownership inserts, updates or deletes a row of these catalogs, and each of those changes the row count
+ * or the sum of the rows' xmin (a new row version always gets a new transaction id). Superuser changes of roles
+ * count too: they decide the user-function rule. Statistics updates (VACUUM, ANALYZE) write pg_class in place,
+ * without a new xmin, and do not count.
  */
 final class SchemaFingerprint {
 
@@ -29,6 +30,18 @@ final class SchemaFingerprint {
         sql.append(",\n (SELECT pg_catalog.count(*)::pg_catalog.text || ':' || "
                 + "coalesce(pg_catalog.sum(xmin::pg_catalog.text::pg_catalog.int8), 0) "
                 + "FROM pg_catalog.pg_attribute WHERE attrelid OPERATOR(pg_catalog.>=) 16384)");
+        // User rows only of the catalogs the visible sets of a selection also read (VisibleSets): triggers and
+        // defaults can change without touching pg_class, a sequence's OWNED BY only changes pg_depend, and a
+        // collation's owner only pg_collation. Index range scans on oid and on pg_depend's (classid, objid).
+        for (String catalog : new String[] {"pg_trigger", "pg_attrdef", "pg_collation"}) {
+            sql.append(",\n (SELECT pg_catalog.count(*)::pg_catalog.text || ':' || "
+                    + "coalesce(pg_catalog.sum(xmin::pg_catalog.text::pg_catalog.int8), 0) FROM pg_catalog.")
+                    .append(catalog).append(" WHERE oid OPERATOR(pg_catalog.>=) 16384)");
+        }
+        sql.append(",\n (SELECT pg_catalog.count(*)::pg_catalog.text || ':' || "
+                + "coalesce(pg_catalog.sum(xmin::pg_catalog.text::pg_catalog.int8), 0) FROM pg_catalog.pg_depend "
+                + "WHERE classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass "
+                + "AND objid OPERATOR(pg_catalog.>=) 16384)");
         sql.append(",\n (SELECT pg_catalog.array_agg(oid ORDER BY oid)::pg_catalog.text FROM pg_catalog.pg_roles "
                 + "WHERE rolsuper))");
         QUERY = sql.toString();

@@ -74,7 +74,10 @@ public final class LoginGuard {
         return control;
     }
 
-    /** The selection as last resolved; {@link ResolvedSelection#NONE} without one. */
+    /**
+     * The selection as last resolved, with its visible catalog ({@link ResolvedSelection#visible}, replaced by every
+     * refresh); {@link ResolvedSelection#NONE} without one.
+     */
     public ResolvedSelection resolved() {
         return selection == null ? ResolvedSelection.NONE : selection.current();
     }

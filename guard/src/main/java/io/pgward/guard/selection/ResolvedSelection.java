@@ -1,6 +1,7 @@
 package io.pgward.guard.selection;
 
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -16,8 +17,12 @@ import java.util.Optional;
  * @param relations the selected relations that exist, in list order, each once
  * @param missing the configured names that did not resolve to a table or view, as written
  * @param noneExists a selection is configured and none of its names exists
+ * @param visible what the login may see of the catalogs, read in the same snapshot as {@code relations} (used by the
+ *                catalog rewrite, step 2 of {@code docs/filtered-catalog-design.md}); {@link VisibleCatalog#NONE}
+ *                without a selection, where nothing is filtered and the value is not consulted
  */
-public record ResolvedSelection(List<SelectedRelation> relations, List<String> missing, boolean noneExists) {
+public record ResolvedSelection(List<SelectedRelation> relations, List<String> missing, boolean noneExists,
+                                VisibleCatalog visible) {
 
     public static final ResolvedSelection NONE = new ResolvedSelection(List.of(), List.of(), false);
 
@@ -26,9 +31,15 @@ public record ResolvedSelection(List<SelectedRelation> relations, List<String> m
     public ResolvedSelection {
         relations = List.copyOf(relations);
         missing = List.copyOf(missing);
+        Objects.requireNonNull(visible, "visible");
         if (noneExists && !relations.isEmpty()) {
             throw new IllegalArgumentException("noneExists with relations");
         }
+    }
+
+    /** A resolution without visible sets ({@link VisibleCatalog#NONE}: built-ins only), as tests build by hand. */
+    public ResolvedSelection(List<SelectedRelation> relations, List<String> missing, boolean noneExists) {
+        this(relations, missing, noneExists, VisibleCatalog.NONE);
     }
 
     /** Whether a selection is configured (even one of which nothing exists). */

@@ -5,6 +5,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -20,6 +21,10 @@ import org.slf4j.LoggerFactory;
  * <p>A name that does not exist, or names something other than a table, partitioned table, foreign table, view or
  * materialized view, is left out with a warning. Privileges are not consulted here: a selected relation the role
  * cannot read stays selected, and PostgreSQL refuses the read.
+ *
+ * <p>With the relations it reads their {@link VisibleCatalog} ({@link VisibleSets}), in the same snapshot: on a
+ * connection in autocommit both queries run in one REPEATABLE READ, READ ONLY transaction, so the sets describe
+ * exactly the relations resolved. A connection already in a transaction is used as it is.
  */
 public final class SelectionResolver {
 
@@ -45,6 +50,33 @@ public final class SelectionResolver {
         if (selection.isEmpty()) {
             return ResolvedSelection.NONE;
         }
+        if (!connection.getAutoCommit()) {
+            return resolveInTransaction(connection, selection);
+        }
+        execute(connection, "BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+        ResolvedSelection resolved;
+        try {
+            resolved = resolveInTransaction(connection, selection);
+        } catch (SQLException | RuntimeException e) {
+            try {
+                execute(connection, "ROLLBACK");
+            } catch (SQLException rollback) {
+                e.addSuppressed(rollback);
+            }
+            throw e;
+        }
+        execute(connection, "COMMIT");
+        return resolved;
+    }
+
+    private static void execute(Connection connection, String sql) throws SQLException {
+        try (Statement statement = connection.createStatement()) {
+            statement.execute(sql);
+        }
+    }
+
+    private static ResolvedSelection resolveInTransaction(Connection connection, SelectedNames selection)
+            throws SQLException {
         List<SelectedRelation> relations = new ArrayList<>();
         List<String> missing = new ArrayList<>();
         Set<Long> seen = new HashSet<>();
@@ -72,7 +104,9 @@ public final class SelectionResolver {
         if (relations.isEmpty()) {
             LOG.warn("None of the selected tables or views exist: every statement of this login is refused");
         }
-        return new ResolvedSelection(relations, missing, relations.isEmpty());
+        VisibleCatalog visible = VisibleSets.read(connection,
+                OidSet.of(relations.stream().mapToLong(SelectedRelation::oid).toArray()));
+        return new ResolvedSelection(relations, missing, relations.isEmpty(), visible);
     }
 
     static List<String> strings(Array array) throws SQLException {

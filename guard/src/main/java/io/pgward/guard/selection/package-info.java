@@ -12,6 +12,12 @@
  * display name and column names; names that do not exist are left out with a warning; {@code noneExists} when none
  * does. The catalog check consumes that record.
  *
+ * <h2>Visible catalog</h2>
+ * With the relations, in the same snapshot, the resolution reads a {@link io.pgward.guard.selection.VisibleCatalog}:
+ * per system catalog, the OIDs of what the login may see ({@link io.pgward.guard.selection.VisibleSets} has the
+ * rules), with a fingerprint to key caches on. Each refresh after a schema change brings a new value. It is for the
+ * catalog rewrite (step 2 of {@code docs/filtered-catalog-design.md}); nothing consults it yet.
+ *
  * <h2>pgward functions</h2>
  * Both run on a control connection as the login's backend role ({@code set_config('role', ..., true)} inside a
  * transaction that always rolls back) and return {@link io.pgward.guard.selection.LocalRows}, all columns text:

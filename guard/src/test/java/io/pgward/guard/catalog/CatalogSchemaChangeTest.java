@@ -117,6 +117,31 @@ class CatalogSchemaChangeTest {
         }
     }
 
+    /** DDL that writes none of pg_class, pg_type or pg_attribute, which the visible sets of a selection read. */
+    @Test
+    void theSchemaPollNoticesTriggersSequenceOwnershipAndCollationOwners() throws Exception {
+        owner("DO $$ BEGIN CREATE ROLE pgward_poll_owner; EXCEPTION WHEN duplicate_object THEN NULL; END $$",
+                "CREATE TABLE public.polled(id int, note text)",
+                "CREATE TRIGGER polled_first BEFORE UPDATE ON public.polled FOR EACH ROW "
+                        + "EXECUTE FUNCTION pg_catalog.suppress_redundant_updates_trigger()",
+                "CREATE SEQUENCE public.polled_seq", "CREATE COLLATION public.polled_c FROM \"C\"");
+        try (CatalogCheck check = newCheck(Duration.ofMillis(100))) {
+            Semaphore changes = new Semaphore(0);
+            check.onSchemaChange(changes::release);
+            for (String ddl : List.of("CREATE TRIGGER polled_second BEFORE UPDATE ON public.polled FOR EACH ROW "
+                            + "EXECUTE FUNCTION pg_catalog.suppress_redundant_updates_trigger()",
+                    "ALTER SEQUENCE public.polled_seq OWNED BY public.polled.id",
+                    "ALTER COLLATION public.polled_c OWNER TO pgward_poll_owner")) {
+                assertEquals(Verdict.ALLOW, check.checkNow(CheckRequest.of(TableSelection.NONE, null, PATH,
+                        "SELECT 1")));
+                changes.drainPermits();
+                owner(ddl);
+                assertTrue(changes.tryAcquire(10, TimeUnit.SECONDS), "not noticed: " + ddl);
+                assertEquals(0, check.cachedVerdicts(), ddl);
+            }
+        }
+    }
+
     @Test
     void aRiskyDomainRefusesTheStatementsThatNameIt() throws Exception {
         try (CatalogCheck check = newCheck(Duration.ZERO)) {
