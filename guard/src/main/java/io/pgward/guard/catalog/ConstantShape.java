@@ -39,7 +39,8 @@ import java.util.regex.Pattern;
  * <ul>
  *   <li>In an ORDER BY, GROUP BY or DISTINCT ON list an integer constant is a position in the select list
  *       ({@code findTargetlistEntrySQL92}): {@code ORDER BY 2} sorts by another column, with another operator.
- *       Every number from such a {@code BY} / {@code ON} to the end of its clause is kept.</li>
+ *       Every number from such a {@code BY} to the end of its clause, and in the parentheses of DISTINCT ON, is
+ *       kept.</li>
  *   <li>In a type modifier the value is not a constant: {@code float(24)} is real and {@code float(25)} double
  *       precision, and a type's typmodin reads the others while the statement is analysed. Type modifiers are
  *       parenthesized lists right after a name, the same tokens as a call, so every literal inside the
@@ -72,9 +73,13 @@ public final class ConstantShape {
             "some", "symmetric", "then", "trailing", "union", "using", "when", "where", "window", "with",
             "values", "exists", "between");
     private static final Set<String> SUBQUERY_START = Set.of("select", "with", "values", "table");
-    /** Words that end an ORDER BY / GROUP BY / DISTINCT ON list at its own depth. */
+    /**
+     * Reserved words that end an ORDER BY / GROUP BY list at its own depth: none can stand inside one of its
+     * expressions outside parentheses. (FROM can: {@code a IS DISTINCT FROM b}.) A DISTINCT ON list is its
+     * parentheses.
+     */
     private static final Set<String> LIST_END = Set.of("limit", "offset", "fetch", "for", "having", "window",
-            "union", "intersect", "except", "from", "where");
+            "union", "intersect", "except");
 
     private ConstantShape() {
     }
@@ -122,8 +127,10 @@ public final class ConstantShape {
                                 && tokens.get(i + 1).kind() == Token.Kind.WORD
                                 && SUBQUERY_START.contains(tokens.get(i + 1).value());
                         boolean call = i > 0 && callName(tokens.get(i - 1));
+                        boolean distinctOn = i > 1 && tokens.get(i - 1).isWord("on")
+                                && tokens.get(i - 2).isWord("distinct");
                         frames.push(new Frame(!subquery && (call || frame.verbatim),
-                                !subquery && (frame.positions || frame.positionsInside), false));
+                                !subquery && (frame.positions || frame.positionsInside), distinctOn));
                     } else if ((s.equals(")") || s.equals("]")) && frames.size() > 1) {
                         frames.pop();
                     }
@@ -131,8 +138,7 @@ public final class ConstantShape {
                 case WORD -> {
                     String w = t.value();
                     Token before = i > 0 ? tokens.get(i - 1) : null;
-                    if (w.equals("by") && before != null && (before.isWord("order") || before.isWord("group"))
-                            || w.equals("on") && before != null && before.isWord("distinct")) {
+                    if (w.equals("by") && before != null && (before.isWord("order") || before.isWord("group"))) {
                         frame.positions = true;
                     } else if (LIST_END.contains(w)) {
                         frame.positions = false;

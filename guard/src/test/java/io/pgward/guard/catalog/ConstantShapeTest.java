@@ -111,6 +111,10 @@ class ConstantShapeTest {
         same("select a from t where x = 1 order by a limit 10", "select a from t where x = 2 order by a limit 20");
         same("select a from t group by a having count(*) > 1", "select a from t group by a having count(*) > 5");
         same("select distinct on (a) a from t where x = 1", "select distinct on (a) a from t where x = 3");
+        same("select distinct on (a) 1, a from t", "select distinct on (a) 2, a from t");
+        different("select a from t order by a is distinct from b, 1", "select a from t order by a is distinct from b, 2");
+        different("select a from t order by a is not distinct from b, 1",
+                "select a from t order by a is not distinct from b, 2");
         // an ORDER BY of a subquery ends with its parentheses
         same("select (select b from u order by b limit 1) from t where x = 1",
                 "select (select b from u order by b limit 1) from t where x = 2");
