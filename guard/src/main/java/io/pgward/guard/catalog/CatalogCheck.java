@@ -36,10 +36,10 @@ import org.slf4j.LoggerFactory;
  *       statement text, parameter types); a cached statement costs no round trip. An allow that
  *       {@link ShapeSharing} finds independent of the statement's constant values is cached as well per the same
  *       request with the text replaced by its {@link ConstantShape} key, so a statement that differs only in
- *       literal values is answered without a round trip (docs/verdicts-by-shape.md says why that is sound). The cache is dropped whenever
- *       the schema changes: a poll of {@link SchemaFingerprint} notices changes by anyone within one poll
- *       interval, and {@link #invalidate()} drops it at once (the proxy calls it when a read-write login runs
- *       DDL). A check that started before a change never stores its verdict. The catalog rows of built-in
+ *       literal values is answered without a round trip (docs/verdicts-by-shape.md says why that is sound).
+ *       Both are dropped whenever the schema changes: a poll of {@link SchemaFingerprint} notices changes by
+ *       anyone within one poll interval, and {@link #invalidate()} drops them at once (the proxy calls it when a
+ *       read-write login runs DDL). A check that started before a change never stores its verdict. The catalog rows of built-in
  *       objects are shared by the checks on the same terms ({@link BuiltInRows}).</li>
  *   <li>Blocking JDBC runs on this class's own executor (virtual threads); {@link #check} returns at once.
  *       Concurrent checks of one request share one round trip.</li>
@@ -164,7 +164,7 @@ public final class CatalogCheck implements AutoCloseable {
             return CompletableFuture.completedFuture(local);
         }
         VerdictCache.ShapeKey shapeKey = shapeKey(request, shape);
-        Verdict shared = cache.get(shapeKey);
+        Verdict shared = shapeKey == null ? null : cache.get(shapeKey);
         if (shared != null) {
             shapeHits.increment();
             return CompletableFuture.completedFuture(shared);
@@ -226,7 +226,7 @@ public final class CatalogCheck implements AutoCloseable {
             return local;
         }
         VerdictCache.ShapeKey shapeKey = shapeKey(request, shape);
-        Verdict shared = cache.get(shapeKey);
+        Verdict shared = shapeKey == null ? null : cache.get(shapeKey);
         if (shared != null) {
             shapeHits.increment();
             return shared;
@@ -234,8 +234,10 @@ public final class CatalogCheck implements AutoCloseable {
         return checkNow(request, cache.epoch(), shape, shapeKey);
     }
 
+    /** The request's key in the cache of allows by shape, or null for a statement the check does not analyse. */
     private static VerdictCache.ShapeKey shapeKey(CheckRequest request, StatementShape shape) {
-        return VerdictCache.ShapeKey.of(request, ConstantShape.key(shape));
+        String key = ConstantShape.key(shape);
+        return key == null ? null : VerdictCache.ShapeKey.of(request, key);
     }
 
     private static StatementShape shape(CheckRequest request, StatementText statement) throws LexerException {
@@ -260,7 +262,7 @@ public final class CatalogCheck implements AutoCloseable {
             if (cacheable(verdict)) {
                 cache.put(request, verdict, epoch);
             }
-            if (checked.shareableByShape() && shapeKey.shape() != null) {
+            if (checked.shareableByShape() && shapeKey != null) {
                 cache.put(shapeKey, verdict, epoch);
             }
             return verdict;

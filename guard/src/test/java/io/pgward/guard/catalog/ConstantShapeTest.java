@@ -112,7 +112,8 @@ class ConstantShapeTest {
         same("select a from t group by a having count(*) > 1", "select a from t group by a having count(*) > 5");
         same("select distinct on (a) a from t where x = 1", "select distinct on (a) a from t where x = 3");
         same("select distinct on (a) 1, a from t", "select distinct on (a) 2, a from t");
-        different("select a from t order by a is distinct from b, 1", "select a from t order by a is distinct from b, 2");
+        different("select a from t order by a is distinct from b, 1",
+                "select a from t order by a is distinct from b, 2");
         different("select a from t order by a is not distinct from b, 1",
                 "select a from t order by a is not distinct from b, 2");
         // an ORDER BY of a subquery ends with its parentheses
