@@ -144,6 +144,44 @@ class CorpusReplayIT {
         assertSameOutcomes("reader");
     }
 
+    /**
+     * After both logins' replays have filled pgward's verdict caches, every case again with other values of its
+     * constants ({@code LiteralVariants}: the values the shape cache leaves out of its key), in both protocols: the
+     * variants are answered from the shared verdicts wherever those apply, and must still get the corpus verdicts.
+     */
+    @Test
+    void theCasesWithOtherValuesOfTheirConstantsGetTheSameVerdictsFromTheSameCaches() throws Exception {
+        List<String> wrong = new ArrayList<>();
+        int variants = 0;
+        for (String login : List.of("analyst", "reader")) {
+            replay(login, database.name());
+            java.util.function.Predicate<GuardCorpus.Case> applies = login.equals("analyst") ? c -> true
+                    : CorpusReplayIT::appliesWithoutSelection;
+            for (String mode : MODES) {
+                for (GuardCorpus.Case c : GuardCorpus.cases()) {
+                    String sql = io.pgward.guard.catalog.LiteralVariants.of(c.sql());
+                    if (sql == null) {
+                        continue;
+                    }
+                    variants++;
+                    GuardCorpus.Case variant = new GuardCorpus.Case(c.id(), sql, c.expect(), c.category(), c.why(),
+                            c.forbidden());
+                    Result result = run(login, database.name(), variant, mode);
+                    String verdict = applies.test(c) ? verdict(variant, result) : null;
+                    if (verdict != null) {
+                        wrong.add(login + " " + mode + " " + c.id() + " " + verdict + ", but " + result + ": " + sql);
+                    }
+                }
+            }
+        }
+        System.out.println("literal variants replayed: " + variants);
+        assertTrue(variants > 0, "the corpus has cases with constants");
+        assertTrue(wrong.isEmpty(), wrong.size() + " variants got the wrong verdict:\n" + String.join("\n", wrong));
+        try (Connection owner = connectOwner(database.name())) {
+            assertEquals(before.get(database.name()), FixtureState.capture(owner), "the fixture is unchanged");
+        }
+    }
+
     private static boolean appliesWithoutSelection(GuardCorpus.Case c) {
         return c.expect() == Expect.ALLOW
                 || c.expect() == Expect.REFUSE && READ_ONLY_CATEGORIES.contains(c.category());

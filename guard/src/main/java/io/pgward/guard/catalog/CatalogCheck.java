@@ -19,6 +19,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,10 +33,13 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>Fail closed: an exception, a timeout or a parse tree that cannot be read is a refusal, never an allow.</li>
  *   <li>A verdict is cached per {@link CheckRequest} (selection, role, search_path, standard_conforming_strings,
- *       statement text, parameter types); a cached statement costs no round trip. The cache is dropped whenever
- *       the schema changes: a poll of {@link SchemaFingerprint} notices changes by anyone within one poll
- *       interval, and {@link #invalidate()} drops it at once (the proxy calls it when a read-write login runs
- *       DDL). A check that started before a change never stores its verdict. The catalog rows of built-in
+ *       statement text, parameter types); a cached statement costs no round trip. An allow that
+ *       {@link ShapeSharing} finds independent of the statement's constant values is cached as well per the same
+ *       request with the text replaced by its {@link ConstantShape} key, so a statement that differs only in
+ *       literal values is answered without a round trip (docs/verdicts-by-shape.md says why that is sound).
+ *       Both are dropped whenever the schema changes: a poll of {@link SchemaFingerprint} notices changes by
+ *       anyone within one poll interval, and {@link #invalidate()} drops them at once (the proxy calls it when a
+ *       read-write login runs DDL). A check that started before a change never stores its verdict. The catalog rows of built-in
  *       objects are shared by the checks on the same terms ({@link BuiltInRows}).</li>
  *   <li>Blocking JDBC runs on this class's own executor (virtual threads); {@link #check} returns at once.
  *       Concurrent checks of one request share one round trip.</li>
@@ -77,6 +81,8 @@ public final class CatalogCheck implements AutoCloseable {
     private final Options options;
     private final VerdictCache cache;
     private final BuiltInRows builtIns = new BuiltInRows();
+    private final LongAdder roundTrips = new LongAdder();
+    private final LongAdder shapeHits = new LongAdder();
     private final ConcurrentHashMap<InFlight, CompletableFuture<Verdict>> inFlight = new ConcurrentHashMap<>();
     private final List<Runnable> schemaListeners = new CopyOnWriteArrayList<>();
     private final ExecutorService executor = Executors.newThreadPerTaskExecutor(
@@ -157,6 +163,12 @@ public final class CatalogCheck implements AutoCloseable {
         if (local != null) {
             return CompletableFuture.completedFuture(local);
         }
+        VerdictCache.ShapeKey shapeKey = shapeKey(request, shape);
+        Verdict shared = shapeKey == null ? null : cache.get(shapeKey);
+        if (shared != null) {
+            shapeHits.increment();
+            return CompletableFuture.completedFuture(shared);
+        }
         long epoch = cache.epoch();
         InFlight key = new InFlight(epoch, request);
         CompletableFuture<Verdict> mine = new CompletableFuture<>();
@@ -167,7 +179,7 @@ public final class CatalogCheck implements AutoCloseable {
         try {
             executor.execute(() -> {
                 try {
-                    Verdict verdict = checkNow(request, epoch, shape);
+                    Verdict verdict = checkNow(request, epoch, shape, shapeKey);
                     mine.complete(verdict);
                 } catch (Throwable e) {
                     // Never leave a session waiting: whatever escapes the check is a refusal.
@@ -210,7 +222,22 @@ public final class CatalogCheck implements AutoCloseable {
             return CatalogRefusals.checkFailed(e.getMessage());
         }
         Verdict local = withoutRoundTrip(shape);
-        return local != null ? local : checkNow(request, cache.epoch(), shape);
+        if (local != null) {
+            return local;
+        }
+        VerdictCache.ShapeKey shapeKey = shapeKey(request, shape);
+        Verdict shared = shapeKey == null ? null : cache.get(shapeKey);
+        if (shared != null) {
+            shapeHits.increment();
+            return shared;
+        }
+        return checkNow(request, cache.epoch(), shape, shapeKey);
+    }
+
+    /** The request's key in the cache of allows by shape, or null for a statement the check does not analyse. */
+    private static VerdictCache.ShapeKey shapeKey(CheckRequest request, StatementShape shape) {
+        String key = ConstantShape.key(shape);
+        return key == null ? null : VerdictCache.ShapeKey.of(request, key);
     }
 
     private static StatementShape shape(CheckRequest request, StatementText statement) throws LexerException {
@@ -223,14 +250,20 @@ public final class CatalogCheck implements AutoCloseable {
         return StatementShape.of(statement);
     }
 
-    private Verdict checkNow(CheckRequest request, long epoch, StatementShape shape) {
+    private Verdict checkNow(CheckRequest request, long epoch, StatementShape shape,
+                             VerdictCache.ShapeKey shapeKey) {
         Connection connection = null;
         try {
             connection = pool.getConnection();
-            Verdict verdict = CheckTransaction.run(connection, request, shape, options.timeout(),
-                    builtIns.current());
+            roundTrips.increment();
+            CheckTransaction.Checked checked = CheckTransaction.checked(connection, request, shape,
+                    options.timeout(), builtIns.current());
+            Verdict verdict = checked.verdict();
             if (cacheable(verdict)) {
                 cache.put(request, verdict, epoch);
+            }
+            if (checked.shareableByShape() && shapeKey != null) {
+                cache.put(shapeKey, verdict, epoch);
             }
             return verdict;
         } catch (NodeTreeException.TooComplex | StackOverflowError e) {
@@ -310,9 +343,24 @@ public final class CatalogCheck implements AutoCloseable {
         return builtIns.current();
     }
 
-    /** Verdicts currently cached. */
+    /** Verdicts currently cached by statement text. */
     public int cachedVerdicts() {
         return cache.size();
+    }
+
+    /** Allows currently cached by {@link ConstantShape} key. */
+    public int cachedShapes() {
+        return cache.shapes();
+    }
+
+    /** Checks that went to the catalog (a control connection) since this check started. */
+    public long catalogRoundTrips() {
+        return roundTrips.sum();
+    }
+
+    /** Statements answered by an allow cached for their shape, without a round trip, since this check started. */
+    public long shapeHits() {
+        return shapeHits.sum();
     }
 
     private void poll() {

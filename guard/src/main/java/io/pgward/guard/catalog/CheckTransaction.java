@@ -80,6 +80,8 @@ final class CheckTransaction {
     private boolean sessionPath;
     // What reaches the database's risky domains, when it has any (DomainReach); null when it has none.
     private DomainReach domainReach;
+    // Set by judge() when it allows: the allow holds for every statement with the same ConstantShape key.
+    private boolean shareableByShape;
 
     private CheckTransaction(Connection connection, CheckRequest request, StatementShape shape, Duration timeout,
                              BuiltInRows.Generation builtIns) {
@@ -102,7 +104,22 @@ final class CheckTransaction {
     /** As {@link #run(Connection, CheckRequest, StatementShape, Duration)}, reading built-in rows from a cache. */
     static Verdict run(Connection connection, CheckRequest request, StatementShape shape, Duration timeout,
                          BuiltInRows.Generation builtIns) throws SQLException {
-        return new CheckTransaction(connection, request, shape, timeout, builtIns).run();
+        return checked(connection, request, shape, timeout, builtIns).verdict();
+    }
+
+    /**
+     * A verdict, and whether it holds for every statement with the same {@link ConstantShape} key (see
+     * {@link ShapeSharing}); only an allow ever does.
+     */
+    record Checked(Verdict verdict, boolean shareableByShape) {
+    }
+
+    /** As {@link #run(Connection, CheckRequest, StatementShape, Duration, BuiltInRows.Generation)}, with sharing. */
+    static Checked checked(Connection connection, CheckRequest request, StatementShape shape, Duration timeout,
+                           BuiltInRows.Generation builtIns) throws SQLException {
+        CheckTransaction check = new CheckTransaction(connection, request, shape, timeout, builtIns);
+        Verdict verdict = check.run();
+        return new Checked(verdict, verdict == Verdict.ALLOW && check.shareableByShape);
     }
 
     private Verdict run() throws SQLException {
@@ -464,8 +481,12 @@ final class CheckTransaction {
             // Executing it could coerce a value to a risky domain, or it reads a column of one.
             return CatalogRefusals.riskyDomains(domainReach.domainNames());
         }
-        return new CodeRules(catalog, selection.isSet()).check(code).<Verdict>map(r -> r)
+        Verdict verdict = new CodeRules(catalog, selection.isSet()).check(code).<Verdict>map(r -> r)
                 .orElse(Verdict.ALLOW);
+        if (verdict == Verdict.ALLOW) {
+            shareableByShape = ShapeSharing.shareable(statement, catalog);
+        }
+        return verdict;
     }
 
     /** The relations whose row types (or arrays or domains of them) the statement uses. */

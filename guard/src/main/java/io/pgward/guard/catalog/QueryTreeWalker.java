@@ -67,6 +67,12 @@ final class QueryTreeWalker {
         if (node.tag().equals("FUNCEXPR")) {
             directConstArguments(node);
         }
+        if (node.tag().equals("CONST")) {
+            long type = node.number("consttype");
+            if (type != 0) {
+                refs.constTypes.add(type);
+            }
+        }
         for (Map.Entry<String, TreeValue> field : node.fields().entrySet()) {
             String name = field.getKey();
             TreeValue value = field.getValue();

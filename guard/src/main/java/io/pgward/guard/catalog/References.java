@@ -22,6 +22,8 @@ final class References {
     final Set<Long> operators = new LinkedHashSet<>();
     final Set<Long> types = new LinkedHashSet<>();
     final List<DirectConstArgument> directConstArguments = new ArrayList<>();
+    /** The type of every Const node, direct arguments included: what a literal's value is read as. */
+    final Set<Long> constTypes = new LinkedHashSet<>();
     /** Query nodes that do not only read (not SELECT, a utility statement, FOR UPDATE, a data-modifying CTE). */
     final List<String> nonReading = new ArrayList<>();
 
@@ -31,6 +33,7 @@ final class References {
         operators.addAll(other.operators);
         types.addAll(other.types);
         directConstArguments.addAll(other.directConstArguments);
+        constTypes.addAll(other.constTypes);
         nonReading.addAll(other.nonReading);
     }
 }
