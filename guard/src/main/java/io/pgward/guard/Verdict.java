@@ -6,9 +6,10 @@ import java.util.Objects;
 /**
  * What pgward decided for one statement a client sent: the one verdict type of every layer. The guard (L1 and L2 in
  * {@code ReadOnlyGuard}, the catalog check L3 in {@code CatalogCheck}, both behind {@code GuardPipeline}) produces
- * only {@link Allow} and {@link Refuse}; the proxy's statement gates add {@link Answer} and {@link Rewrite} for the
- * statements pgward answers itself (the {@code pgward.*} functions, a question in natural language, a local
- * database). Outcomes are values: a fault while deciding becomes a {@link Refuse} (fail closed), never an exception.
+ * {@link Allow} and {@link Refuse}, and {@link Rewrite} where a login with a table selection reads the catalogs
+ * ({@code GuardPipeline.proveOrRewrite}: the filtered catalog); the proxy's statement gates add {@link Answer} and
+ * {@link Rewrite} for the statements pgward answers itself (the {@code pgward.*} functions, a question in natural
+ * language, a local database). Outcomes are values: a fault while deciding becomes a {@link Refuse} (fail closed), never an exception.
  *
  * <p>A refusal carries its SQLSTATE: an L1 or L2 refusal is 42501, 54001 or 42601 by its rule
  * ({@link io.pgward.guard.classify.Refusals}); when PostgreSQL itself rejects the statement while
@@ -83,13 +84,22 @@ public sealed interface Verdict {
     /**
      * Run another statement in place of the client's, on the client's own backend session (so every runtime
      * limit applies): what pgward does for a question, once the statement written for it has passed the guard.
-     * Produced by the natural-language gate, and by the session for an {@link Answer} to a Parse (the backend then
-     * prepares the answer as a query); never by the guard.
+     * Produced by the natural-language gate, by the session for an {@link Answer} to a Parse (the backend then
+     * prepares the answer as a query), and by the guard for a statement that reads the catalogs through a login's
+     * filters (the client's text with each catalog reference replaced by its filter subquery, proven by L3).
      *
-     * @param sql the statement to run instead; it has no parameters
+     * @param sql the statement to run instead
      * @param notices NOTICE messages sent before its result (e.g. the statement itself)
+     * @param keepsParameters {@code sql} has the client's {@code $n} parameters: a Parse in its place declares the
+     *                        client's parameter types (the filtered catalog's rewrite, which inserts only constants);
+     *                        false when it has no parameters (a question's statement, an answer)
      */
-    record Rewrite(String sql, List<String> notices) implements Verdict {
+    record Rewrite(String sql, List<String> notices, boolean keepsParameters) implements Verdict {
+
+        /** A statement without parameters in place of the client's. */
+        public Rewrite(String sql, List<String> notices) {
+            this(sql, notices, false);
+        }
     }
 
     /** Forward; the statement does not change search_path. */

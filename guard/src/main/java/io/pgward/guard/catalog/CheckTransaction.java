@@ -447,7 +447,12 @@ final class CheckTransaction {
             catalog.rememberTypes(s.getResultSet());
         }
         sessionPath = false;
-        References statement = QueryTreeWalker.walk(NodeTreeParser.parse(tree), Set.of(view));
+        CatalogFilters filters = request.selection().isSet() ? request.selection().filters() : CatalogFilters.NONE;
+        References statement = QueryTreeWalker.walk(NodeTreeParser.parse(tree), Set.of(view), filters);
+        // PostgreSQL records a dependency on every relation an RTE reads, filter subqueries' catalogs included. A
+        // catalog the walk saw only inside proven filters is not read otherwise: a reference the walk cannot see
+        // (a regclass constant) is of an object-identifier type, which the code rules refuse with a selection.
+        Set<Long> walked = Set.copyOf(statement.relations);
         for (long[] dependency : dependencies) {
             long oid = dependency[1];
             if (dependency[0] == CatalogReader.PG_PROC) {
@@ -456,7 +461,8 @@ final class CheckTransaction {
                 statement.operators.add(oid);
             } else if (dependency[0] == CatalogReader.PG_TYPE) {
                 statement.types.add(oid);
-            } else if (dependency[0] == CatalogReader.PG_CLASS && oid != view) {
+            } else if (dependency[0] == CatalogReader.PG_CLASS && oid != view
+                    && !(statement.filteredRelations.contains(oid) && !walked.contains(oid))) {
                 statement.relations.add(oid);
             }
         }

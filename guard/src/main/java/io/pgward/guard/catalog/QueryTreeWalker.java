@@ -30,11 +30,15 @@ final class QueryTreeWalker {
 
     private final References refs = new References();
     private final Set<Long> ignoredRelations;
+    private final CatalogFilters filters;
+    /** Range table and permission entries of proven filter subqueries (FilterProof); their relation is filtered. */
+    private final Set<TreeValue.Node> proven = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
     /** regconfig / regdictionary Const nodes recorded as direct arguments; their type is not a plain use. */
     private final Set<TreeValue.Node> directConsts = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
 
-    private QueryTreeWalker(Set<Long> ignoredRelations) {
+    private QueryTreeWalker(Set<Long> ignoredRelations, CatalogFilters filters) {
         this.ignoredRelations = ignoredRelations;
+        this.filters = filters;
     }
 
     /**
@@ -42,7 +46,16 @@ final class QueryTreeWalker {
      *                         the range table of the view's query as its OLD and NEW entries
      */
     static References walk(TreeValue tree, Set<Long> ignoredRelations) {
-        QueryTreeWalker w = new QueryTreeWalker(ignoredRelations);
+        return walk(tree, ignoredRelations, CatalogFilters.NONE);
+    }
+
+    /**
+     * As {@link #walk(TreeValue, Set)}, and a covered catalog read by a Query that {@link FilterProof} proves to be
+     * this login's filter subquery goes to {@link References#filteredRelations}, not {@link References#relations}.
+     * Everything else in that Query is walked as usual.
+     */
+    static References walk(TreeValue tree, Set<Long> ignoredRelations, CatalogFilters filters) {
+        QueryTreeWalker w = new QueryTreeWalker(ignoredRelations, filters);
         w.visit(tree);
         return w.refs;
     }
@@ -63,6 +76,7 @@ final class QueryTreeWalker {
         Map<String, Ref> oidFields = NodeTags.fields(node.tag());
         if (node.tag().equals("QUERY")) {
             query(node);
+            proven.addAll(FilterProof.proven(node, filters));
         }
         if (node.tag().equals("FUNCEXPR")) {
             directConstArguments(node);
@@ -80,7 +94,10 @@ final class QueryTreeWalker {
                     : guess(name));
             boolean typeofResult = name.equals("funcresulttype") && node.tag().equals("FUNCEXPR")
                     && node.number("funcid") == PG_TYPEOF;
-            if (!(ref == Ref.TYPE && directConsts.contains(node)) && !typeofResult) {
+            if (ref == Ref.RELATION && proven.contains(node)) {
+                // FilterProof read this field as the covered catalog's OID.
+                refs.filteredRelations.add(((TreeValue.Scalar) value).asLong());
+            } else if (!(ref == Ref.TYPE && directConsts.contains(node)) && !typeofResult) {
                 collect(node, name, ref, value);
             }
             visit(value);

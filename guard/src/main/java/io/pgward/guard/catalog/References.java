@@ -18,6 +18,8 @@ final class References {
     }
 
     final Set<Long> relations = new LinkedHashSet<>();
+    /** Covered catalogs read only through a proven filter subquery (FilterProof); not in {@link #relations}. */
+    final Set<Long> filteredRelations = new LinkedHashSet<>();
     final Set<Long> functions = new LinkedHashSet<>();
     final Set<Long> operators = new LinkedHashSet<>();
     final Set<Long> types = new LinkedHashSet<>();
@@ -29,6 +31,7 @@ final class References {
 
     void addAll(References other) {
         relations.addAll(other.relations);
+        filteredRelations.addAll(other.filteredRelations);
         functions.addAll(other.functions);
         operators.addAll(other.operators);
         types.addAll(other.types);

@@ -14,17 +14,32 @@ import java.util.Objects;
  *   <li>{@code noneExists}: the configured list was not empty but none of its names exists any more; every
  *       statement is refused with "None of the selected tables or views exist any more."</li>
  * </ul>
+ *
+ * @param filters the login's catalog filters ({@link CatalogFilters}): a covered catalog read only through its
+ *                filter subquery is not held to the selection; {@link CatalogFilters#NONE} refuses every catalog
+ *                relation, as without a visible catalog
  */
-public record TableSelection(List<SelectedRelation> relations, boolean noneExists) {
+public record TableSelection(List<SelectedRelation> relations, boolean noneExists, CatalogFilters filters) {
 
     /** Every relation may be read. */
     public static final TableSelection NONE = new TableSelection(List.of(), false);
 
     public TableSelection {
         relations = List.copyOf(Objects.requireNonNull(relations, "relations"));
+        Objects.requireNonNull(filters, "filters");
         if (noneExists && !relations.isEmpty()) {
             throw new IllegalArgumentException("noneExists with " + relations.size() + " existing relations");
         }
+    }
+
+    /** A selection without catalog filters: every catalog relation is refused by the relation rule. */
+    public TableSelection(List<SelectedRelation> relations, boolean noneExists) {
+        this(relations, noneExists, CatalogFilters.NONE);
+    }
+
+    /** This selection with the catalog filters of its visible catalog. */
+    public TableSelection withFilters(CatalogFilters catalogFilters) {
+        return new TableSelection(relations, noneExists, catalogFilters);
     }
 
     public static TableSelection of(List<SelectedRelation> relations) {

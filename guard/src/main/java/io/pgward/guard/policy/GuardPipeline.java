@@ -117,6 +117,34 @@ public final class GuardPipeline implements AutoCloseable {
                 .exceptionally(failure -> PipelineRefusals.catalogUnavailable(rootMessage(failure)));
     }
 
+    /**
+     * As {@link #prove}, and a statement that reads covered catalogs is served filtered: each query of {@code text}
+     * (a SELECT or WITH) has its catalog references replaced by the login's filter subqueries
+     * ({@code CatalogRewrite}), and when L3 allows the rewritten statement, the verdict is a
+     * {@link Verdict.Rewrite} of the whole text with those statements replaced (keeping the client's parameters).
+     * A statement refused after the rewrite gets the verdict of its own text, as from {@link #prove}. Logins without
+     * a selection have no filters: their verdicts are {@link #prove}'s.
+     *
+     * <p>The caller must not use this for a text that may change search_path: the session would not learn the new
+     * one from a rewritten statement.
+     *
+     * @param text the whole text L1 split into {@code reads}
+     */
+    public CompletionStage<Verdict> proveOrRewrite(LoginPolicy login, String database, String text,
+                                                     List<StatementText> reads, String searchPath,
+                                                     boolean standardConformingStrings, List<Integer> parameterTypes) {
+        if (reads.isEmpty()) {
+            return CompletableFuture.completedFuture(Verdict.ALLOW);
+        }
+        if (searchPath == null) {
+            return CompletableFuture.completedFuture(PipelineRefusals.searchPathUnknown());
+        }
+        return forLogin(login, database)
+                .thenCompose(loginGuard -> loginGuard.proveOrRewrite(text, reads, searchPath,
+                        standardConformingStrings, parameterTypes))
+                .exceptionally(failure -> PipelineRefusals.catalogUnavailable(rootMessage(failure)));
+    }
+
     /** What L3 knows of one login on one database, made on first use off the caller's thread. */
     public CompletableFuture<LoginGuard> forLogin(LoginPolicy login, String database) {
         if (connections == null) {

@@ -4,6 +4,9 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.pgward.guard.ReadOnlyGuard;
 import io.pgward.guard.Verdict;
 import io.pgward.guard.catalog.CatalogCheck;
+import io.pgward.guard.catalog.CatalogColumns;
+import io.pgward.guard.catalog.CatalogFilters;
+import io.pgward.guard.catalog.CatalogRewrite;
 import io.pgward.guard.catalog.CheckRequest;
 import io.pgward.guard.catalog.TableSelection;
 import io.pgward.guard.lexer.StatementText;
@@ -11,7 +14,9 @@ import io.pgward.guard.selection.ColumnHints;
 import io.pgward.guard.selection.LiveSelection;
 import io.pgward.guard.selection.ResolvedSelection;
 import io.pgward.guard.selection.SelectedNames;
+import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -40,6 +45,9 @@ public final class LoginGuard {
     private final CatalogCheck check;
     private final HikariDataSource control;
     private final LiveSelection selection;
+    // The covered catalogs' columns on this server, for the filter subqueries; NONE (nothing filtered, every catalog
+    // relation refused) without a selection or when they could not be read.
+    private final CatalogColumns catalogColumns;
     private final Executor executor;
     // The last resolution and its TableSelection: every statement asks for it, and it changes only with the schema.
     private volatile Converted converted;
@@ -58,9 +66,20 @@ public final class LoginGuard {
         this.control = control;
         this.executor = executor;
         this.selection = names.isEmpty() ? null : LiveSelection.resolve(control, names);
+        this.catalogColumns = selection == null ? CatalogColumns.NONE : catalogColumns(control, login);
         if (selection != null) {
             report(selection.current());
             check.onSchemaChange(this::refreshLater);
+        }
+    }
+
+    private static CatalogColumns catalogColumns(HikariDataSource control, LoginPolicy login) {
+        try (Connection connection = control.getConnection()) {
+            return CatalogColumns.read(connection);
+        } catch (SQLException | RuntimeException e) {
+            log.warn("reading the catalogs' columns for login \"{}\" failed ({}); its catalog reads are refused",
+                    login.name(), e.getMessage());
+            return CatalogColumns.NONE;
         }
     }
 
@@ -100,6 +119,73 @@ public final class LoginGuard {
                         ? CompletableFuture.completedFuture(placed(statement.text(), statement.start(), r,
                                 standardConformingStrings))
                         : prove(reads, index + 1, searchPath, standardConformingStrings, parameterTypes));
+    }
+
+    /** A statement's text replaced by its rewrite, which L3 allowed. */
+    private record Replacement(StatementText statement, String text) {
+    }
+
+    /** Asynchronous L3 serving covered catalogs filtered: see {@link GuardPipeline#proveOrRewrite}. */
+    CompletionStage<Verdict> proveOrRewrite(String text, List<StatementText> reads, String searchPath,
+                                              boolean standardConformingStrings, List<Integer> parameterTypes) {
+        return pendingRefresh().thenCompose(ignored -> proveOrRewrite(text, reads, 0, tableSelection(), searchPath,
+                standardConformingStrings, parameterTypes, new ArrayList<>()));
+    }
+
+    private CompletableFuture<Verdict> proveOrRewrite(String text, List<StatementText> reads, int index,
+                                                        TableSelection table, String searchPath,
+                                                        boolean standardConformingStrings,
+                                                        List<Integer> parameterTypes, List<Replacement> done) {
+        if (index == reads.size()) {
+            return CompletableFuture.completedFuture(done.isEmpty() ? Verdict.ALLOW
+                    : new Verdict.Rewrite(replaced(text, done), List.of(), true));
+        }
+        StatementText statement = reads.get(index);
+        String rewritten = rewritable(statement)
+                ? CatalogRewrite.rewrite(statement, searchPath, table.filters()) : statement.text();
+        CompletableFuture<Verdict> verdict = rewritten.equals(statement.text())
+                ? check.check(new CheckRequest(table, null, searchPath, standardConformingStrings, statement.text(),
+                        parameterTypes), statement).toCompletableFuture()
+                : check.check(new CheckRequest(table, null, searchPath, standardConformingStrings, rewritten,
+                        parameterTypes)).toCompletableFuture().thenCompose(v -> {
+                            if (!(v instanceof Verdict.Refuse)) {
+                                done.add(new Replacement(statement, rewritten));
+                                return CompletableFuture.completedFuture(v);
+                            }
+                            // Refused after the rewrite (a function, a reg* type, an uncovered catalog): the
+                            // client gets what its own text gets, with today's wording and positions.
+                            log.debug("login \"{}\": the filtered statement was refused ({}); judging the client's "
+                                    + "text", login.name(), ((Verdict.Refuse) v).rule());
+                            return check.check(new CheckRequest(table, null, searchPath, standardConformingStrings,
+                                    statement.text(), parameterTypes), statement).toCompletableFuture();
+                        });
+        return verdict.thenCompose(v -> v instanceof Verdict.Refuse r
+                ? CompletableFuture.completedFuture(placed(statement.text(), statement.start(), r,
+                        standardConformingStrings))
+                : proveOrRewrite(text, reads, index + 1, table, searchPath, standardConformingStrings,
+                        parameterTypes, done));
+    }
+
+    /**
+     * Statements the rewrite is applied to: queries (SELECT, WITH, a parenthesised SELECT). EXPLAIN is not: its
+     * estimates for a filtered catalog scan follow the size of the whole catalog; it stays refused as before, as do
+     * COPY and DECLARE over the catalogs.
+     */
+    private static boolean rewritable(StatementText statement) {
+        var first = statement.tokens().getFirst();
+        return first.isWord("select") || first.isWord("with")
+                || first.kind() == io.pgward.guard.lexer.Token.Kind.PUNCTUATION && first.text().equals("(");
+    }
+
+    /** {@code text} with each replaced statement's span (offsets as L1 split {@code text}) replaced. */
+    private static String replaced(String text, List<Replacement> replacements) {
+        StringBuilder out = new StringBuilder(text.length() + 1024);
+        int at = 0;
+        for (Replacement r : replacements) {
+            out.append(text, at, r.statement().start()).append(r.text());
+            at = r.statement().start() + r.statement().text().length();
+        }
+        return out.append(text, at, text.length()).toString();
     }
 
     /**
@@ -177,6 +263,9 @@ public final class LoginGuard {
         TableSelection table = new TableSelection(resolved.relations().stream()
                 .map(r -> new io.pgward.guard.catalog.SelectedRelation(r.oid(), r.displayName())).toList(),
                 resolved.noneExists());
+        if (resolved.isSet() && !resolved.noneExists()) {
+            table = table.withFilters(CatalogFilters.of(resolved.visible(), catalogColumns));
+        }
         converted = new Converted(resolved, table);
         return table;
     }

@@ -110,9 +110,17 @@ final class GuardGate implements StatementGate {
         }
         List<Integer> types = request.kind() == GateRequest.Kind.PARSE
                 ? Arrays.stream(request.parameterTypes()).boxed().toList() : List.of();
-        return pipeline.prove(policy, request.database(), classification.reads(), request.searchPath(),
-                request.standardConformingStrings(), types)
-                .thenApply(verdict -> verdict instanceof Verdict.Refuse ? verdict : allowed);
+        if (changesPath) {
+            // A rewritten text would hide the change from the session (Rewrite carries no search_path flag): the
+            // catalogs are not served filtered in a text that changes search_path.
+            return pipeline.prove(policy, request.database(), classification.reads(), request.searchPath(),
+                    request.standardConformingStrings(), types)
+                    .thenApply(verdict -> verdict instanceof Verdict.Refuse ? verdict : allowed);
+        }
+        return pipeline.proveOrRewrite(policy, request.database(), request.sql(), classification.reads(),
+                request.searchPath(), request.standardConformingStrings(), types)
+                .thenApply(verdict -> verdict instanceof Verdict.Refuse || verdict instanceof Verdict.Rewrite
+                        ? verdict : allowed);
     }
 
     private static CompletionStage<Verdict> refuse(Verdict.Refuse r) {

@@ -97,6 +97,18 @@ public final class Messages {
         });
     }
 
+    /** Wire: {@code 'P' | int32 len | cstring name | cstring sql | int16 n | int32 type * n}. */
+    public static ByteBuf parse(ByteBufAllocator alloc, String statement, String sql, int[] parameterTypes) {
+        return Wire.message(alloc, 'P', buf -> {
+            Wire.writeCString(buf, statement);
+            Wire.writeCString(buf, sql);
+            buf.writeShort(parameterTypes.length);
+            for (int type : parameterTypes) {
+                buf.writeInt(type);
+            }
+        });
+    }
+
     /** Wire: {@code 'S' | int32 4}. */
     public static ByteBuf sync(ByteBufAllocator alloc) {
         return Wire.message(alloc, 'S', buf -> { });

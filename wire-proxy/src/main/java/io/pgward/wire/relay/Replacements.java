@@ -72,7 +72,9 @@ final class Replacements {
             client.write(LocalAnswer.notice(client.alloc(), notice));
         }
         ByteBuf replacement = message instanceof FrontendMessage.Parse p
-                ? Messages.parse(backend.channel().alloc(), p.statement(), rewrite.sql())
+                ? (rewrite.keepsParameters()
+                        ? Messages.parse(backend.channel().alloc(), p.statement(), rewrite.sql(), p.parameterTypes())
+                        : Messages.parse(backend.channel().alloc(), p.statement(), rewrite.sql()))
                 : Messages.query(backend.channel().alloc(), rewrite.sql());
         message.release();
         if (endsBatch) {

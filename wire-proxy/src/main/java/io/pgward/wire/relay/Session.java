@@ -220,7 +220,13 @@ public final class Session {
                 forward(message, endsBatch);
             }
             case Verdict.Refuse r -> replacements.refuse(message, r, endsBatch);
-            case Verdict.Rewrite rewrite -> replacements.rewrite(message, rewrite, endsBatch);
+            case Verdict.Rewrite rewrite -> {
+                replacements.rewrite(message, rewrite, endsBatch);
+                if (endsBatch) {
+                    // As for a forwarded request: ask for search_path if an earlier message of it may have set it.
+                    searchPath.requestClosed();
+                }
+            }
             case Verdict.Answer answer -> {
                 switch (message) {
                     case FrontendMessage.Query q -> answerLocally(message, answer);

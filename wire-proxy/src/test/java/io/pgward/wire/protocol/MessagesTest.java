@@ -101,6 +101,13 @@ class MessagesTest {
     }
 
     @Test
+    void encodesParseWithTheClientsParameterTypes() {
+        // 4 + "s1\0" 3 + "SELECT $1\0" 10 + int16 2 + 2 * int32 = 27; 1043 = varchar, 23 = int4
+        assertBytesAndRelease(bytes('P', 0, 0, 0, 27, "s1", 0, "SELECT $1", 0, 0, 2, 0, 0, 4, 19, 0, 0, 0, 23),
+                Messages.parse(alloc, "s1", "SELECT $1", new int[] {1043, 23}));
+    }
+
+    @Test
     void encodesTerminate() {
         assertBytesAndRelease(new byte[] {'X', 0, 0, 0, 4}, Messages.terminate(alloc));
     }

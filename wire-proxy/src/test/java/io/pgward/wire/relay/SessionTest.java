@@ -255,6 +255,30 @@ class SessionTest {
         assertArrayEquals(new byte[] {'Z', 0, 0, 0, 5, 'E'}, toClient.get(1).bytes());
     }
 
+    // ---------------------------------------------------------------- rewritten statements
+
+    @Test
+    void sendsARewriteThatKeepsParametersAsAParseWithTheClientsTypesUnderItsName() {
+        start(request -> completedFuture(new Verdict.Rewrite("SELECT $1::text || 'rewritten'", List.of(), true)));
+        String sql = "SELECT $1::text";
+        clientSends(new FrontendMessage.Parse("s1", sql, new int[] {25},
+                Messages.parse(alloc, "s1", sql, new int[] {25})), sync());
+
+        List<Sent> toBackend = sentTo(server);
+        assertEquals(List.of('P', 'S'), types(toBackend));
+        assertArrayEquals(bytes('P', 0, 0, 0, 44, "s1", 0, "SELECT $1::text || 'rewritten'", 0, 0, 1, 0, 0, 0, 25),
+                toBackend.getFirst().bytes());
+    }
+
+    @Test
+    void sendsARewriteOfASimpleQueryAsAQuery() {
+        start(request -> completedFuture(new Verdict.Rewrite("SELECT 2", List.of(), true)));
+        clientSends(query("SELECT 1"));
+
+        List<Sent> toBackend = sentTo(server);
+        assertArrayEquals(bytes('Q', 0, 0, 0, 13, "SELECT 2", 0), toBackend.getFirst().bytes());
+    }
+
     // ---------------------------------------------------------------- allowed statements, backend state
 
     @Test

@@ -1,0 +1,301 @@
+package io.pgward.guard.catalog;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pgward.guard.Verdict;
+import io.pgward.guard.lexer.LexerException;
+import io.pgward.guard.lexer.SqlLexer;
+import io.pgward.guard.selection.ResolvedSelection;
+import io.pgward.guard.selection.SelectedNames;
+import io.pgward.guard.selection.SelectionResolver;
+import io.pgward.testkit.PostgresTest;
+import io.pgward.testkit.TestDatabase;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The filtered catalog of the guard corpus's selection (orders, customers, v_sales, mv_region) on a real PostgreSQL
+ * (run on 14 to 18 with -Dpg.version): what the rewritten statements return when PostgreSQL runs them, and what L3
+ * accepts. The hidden relations are secrets, v_leak, hr.salaries and {@code hr.wide}, a table of 61 columns that no
+ * visible or built-in relation matches, which the leak probes look for.
+ */
+@PostgresTest
+class FilteredCatalogPostgresTest {
+
+    private static final String PATH = "\"$user\", public";
+    private static final int WIDE = 61;
+
+    /** psql 15's {@code \dt}. */
+    private static final String PSQL_DT = """
+            SELECT n.nspname as "Schema",
+              c.relname as "Name",
+              CASE c.relkind WHEN 'r' THEN 'table' WHEN 'v' THEN 'view' WHEN 'm' THEN 'materialized view' WHEN 'i' THEN 'index' WHEN 'S' THEN 'sequence' WHEN 't' THEN 'TOAST table' WHEN 'f' THEN 'foreign table' WHEN 'p' THEN 'partitioned table' WHEN 'I' THEN 'partitioned index' END as "Type",
+              pg_catalog.pg_get_userbyid(c.relowner) as "Owner"
+            FROM pg_catalog.pg_class c
+                 LEFT JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+                 LEFT JOIN pg_catalog.pg_am am ON am.oid = c.relam
+            WHERE c.relkind IN ('r','p','')
+                  AND n.nspname <> 'pg_catalog'
+                  AND n.nspname !~ '^pg_toast'
+                  AND n.nspname <> 'information_schema'
+              AND pg_catalog.pg_table_is_visible(c.oid)
+            ORDER BY 1,2""";
+
+    /** pgjdbc 42.7's DatabaseMetaData.getTables(null, null, "%", {TABLE, VIEW, MATERIALIZED VIEW}). */
+    private static final String PGJDBC_GET_TABLES = "SELECT current_database() AS \"TABLE_CAT\", n.nspname AS "
+            + "\"TABLE_SCHEM\", c.relname AS \"TABLE_NAME\",  CASE n.nspname ~ '^pg_' OR n.nspname = "
+            + "'information_schema'  WHEN true THEN CASE  WHEN n.nspname = 'pg_catalog' OR n.nspname = "
+            + "'information_schema' THEN CASE c.relkind   WHEN 'r' THEN 'SYSTEM TABLE'   WHEN 'v' THEN 'SYSTEM VIEW'   "
+            + "WHEN 'i' THEN 'SYSTEM INDEX'   ELSE NULL   END  WHEN n.nspname = 'pg_toast' THEN CASE c.relkind   WHEN "
+            + "'r' THEN 'SYSTEM TOAST TABLE'   WHEN 'i' THEN 'SYSTEM TOAST INDEX'   ELSE NULL   END  ELSE CASE "
+            + "c.relkind   WHEN 'r' THEN 'TEMPORARY TABLE'   WHEN 'p' THEN 'TEMPORARY TABLE'   WHEN 'i' THEN "
+            + "'TEMPORARY INDEX'   WHEN 'S' THEN 'TEMPORARY SEQUENCE'   WHEN 'v' THEN 'TEMPORARY VIEW'   ELSE NULL   "
+            + "END  END  WHEN false THEN CASE c.relkind  WHEN 'r' THEN 'TABLE'  WHEN 'p' THEN 'PARTITIONED TABLE'  "
+            + "WHEN 'i' THEN 'INDEX'  WHEN 'P' then 'PARTITIONED INDEX'  WHEN 'S' THEN 'SEQUENCE'  WHEN 'v' THEN "
+            + "'VIEW'  WHEN 'c' THEN 'TYPE'  WHEN 'f' THEN 'FOREIGN TABLE'  WHEN 'm' THEN 'MATERIALIZED VIEW'  ELSE "
+            + "NULL  END  ELSE NULL  END  AS \"TABLE_TYPE\", d.description AS \"REMARKS\",  '' as \"TYPE_CAT\", '' "
+            + "as \"TYPE_SCHEM\", '' as \"TYPE_NAME\", '' AS \"SELF_REFERENCING_COL_NAME\", '' AS \"REF_GENERATION\" "
+            + " FROM pg_catalog.pg_namespace n, pg_catalog.pg_class c  LEFT JOIN pg_catalog.pg_description d ON "
+            + "(c.oid = d.objoid AND d.objsubid = 0  and d.classoid = 'pg_class'::regclass)  WHERE c.relnamespace = "
+            + "n.oid  AND c.relname LIKE $1 AND (false  OR ( c.relkind = 'r' AND n.nspname !~ '^pg_' AND n.nspname "
+            + "<> 'information_schema' )  OR ( c.relkind = 'v' AND n.nspname <> 'pg_catalog' AND n.nspname <> "
+            + "'information_schema' )  OR ( c.relkind = 'm' ) )  ORDER BY \"TABLE_TYPE\",\"TABLE_SCHEM\","
+            + "\"TABLE_NAME\" ";
+
+    private static TestDatabase db;
+    private static CatalogCheck check;
+    private static TableSelection selection;
+    private static CatalogFilters filters;
+
+    @BeforeAll
+    static void start(TestDatabase database) throws Exception {
+        db = database;
+        try (Connection c = db.connect(); Statement s = c.createStatement()) {
+            GuardFixture.load(c);
+            s.execute("CREATE TABLE hr.wide (" + IntStream.rangeClosed(1, WIDE).mapToObj(i -> "c" + i + " int")
+                    .collect(Collectors.joining(", ")) + ")");
+            filters = filters(c);
+            selection = GuardFixture.selection(c).withFilters(filters);
+        }
+        check = new CatalogCheck(CatalogCheck.controlPool(db.jdbcUrl(), db.user(), db.password(), 2),
+                new CatalogCheck.Options(Duration.ofSeconds(5), 1000, Duration.ZERO));
+    }
+
+    @AfterAll
+    static void stop() {
+        check.close();
+    }
+
+    private static CatalogFilters filters(Connection c) throws SQLException {
+        ResolvedSelection resolved = SelectionResolver.resolve(c, SelectedNames.parse("tables",
+                GuardFixture.SELECTED));
+        return CatalogFilters.of(resolved.visible(), CatalogColumns.read(c));
+    }
+
+    private static String rewrite(String sql) {
+        try {
+            return CatalogRewrite.rewrite(SqlLexer.split(sql, true).getFirst(), PATH, filters);
+        } catch (LexerException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private static Verdict verdict(String sql) {
+        return check.checkNow(CheckRequest.of(selection, null, PATH, sql));
+    }
+
+    /** Every row's first column, run directly as the database owner. */
+    private static List<String> column(String sql) throws SQLException {
+        List<String> values = new ArrayList<>();
+        try (Connection c = db.connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            while (rs.next()) {
+                values.add(rs.getString(1));
+            }
+        }
+        return values;
+    }
+
+    private static void assertRefusedAsNotSelected(Verdict verdict) {
+        Verdict.Refuse refuse = assertInstanceOf(Verdict.Refuse.class, verdict);
+        assertEquals(CatalogRefusals.RELATION, refuse.rule(), refuse.message());
+    }
+
+    @Test
+    void coversTheCatalogsOfThisSlice() {
+        for (CoveredCatalog catalog : CoveredCatalog.values()) {
+            assertTrue(filters.byName(catalog.relation()) != null, catalog.relation());
+        }
+    }
+
+    @Test
+    void psqlListOfTablesShowsTheSelectedTablesOnly() throws SQLException {
+        String rewritten = rewrite(PSQL_DT);
+        assertEquals(List.of("customers", "orders"), columnAt(rewritten, 2));
+        assertTrue(columnAt(PSQL_DT, 2).contains("secrets"), "the unfiltered statement sees the hidden table");
+    }
+
+    @Test
+    void pgjdbcGetTablesListsTheSelectedRelationsOnly() throws SQLException {
+        String rewritten = rewrite(PGJDBC_GET_TABLES);
+        assertTrue(rewritten.contains("LIKE $1"), "parameters are kept");
+        Set<String> names = new TreeSet<>();
+        try (Connection c = db.connect(); Statement s = c.createStatement()) {
+            s.execute("PREPARE get_tables (text) AS " + rewritten);
+            try (ResultSet rs = s.executeQuery("EXECUTE get_tables('%')")) {
+                while (rs.next()) {
+                    names.add(rs.getString("TABLE_SCHEM") + "." + rs.getString("TABLE_NAME"));
+                }
+            }
+        }
+        assertEquals(new TreeSet<>(GuardFixture.SELECTED), names);
+    }
+
+    @Test
+    void namespacesHoldingNothingSelectedAreNotListed() throws SQLException {
+        String sql = "SELECT nspname FROM pg_namespace";
+        assertRefusedAsNotSelected(verdict(sql));
+        String rewritten = rewrite(sql);
+        assertEquals(Verdict.ALLOW, verdict(rewritten));
+        List<String> names = column(rewritten);
+        assertTrue(names.contains("public") && names.contains("pg_catalog"), names.toString());
+        assertFalse(names.contains("hr"), names.toString());
+    }
+
+    @Test
+    void l3AcceptsRewrittenStatementsOverEveryCoveredCatalog() {
+        for (String sql : List.of(
+                "SELECT c.relname, n.nspname FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n "
+                        + "ON n.oid = c.relnamespace WHERE c.relkind IN ('r', 'p')",
+                "SELECT a.attname, t.typname FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid "
+                        + "WHERE a.attrelid = $1",
+                "SELECT conname, contype FROM pg_constraint WHERE conrelid = 1",
+                "SELECT i.indexrelid, x.adnum FROM pg_index i, pg_attrdef x",
+                "SELECT inhrelid FROM pg_inherits UNION ALL SELECT enumtypid FROM pg_enum",
+                "SELECT collname FROM pg_collation UNION SELECT amname FROM pg_am",
+                "SELECT c.xmin, c.tableoid, c.ctid FROM pg_class c",
+                "SELECT * FROM pg_class",
+                "SELECT typname, typtype FROM pg_type WHERE oid = 23",
+                "SELECT c FROM pg_class c")) {
+            String rewritten = rewrite(sql);
+            assertNotEquals(sql, rewritten);
+            assertEquals(Verdict.ALLOW, verdict(rewritten), rewritten);
+            assertRefusedAsNotSelected(verdict(sql));
+        }
+    }
+
+    @Test
+    void statementsCallingDeniedOrObjectIdentifierThingsStayRefused() {
+        // pg_get_userbyid and pg_table_is_visible are L2's (not exercised here); the regclass constant is L3's.
+        Verdict.Refuse refuse = assertInstanceOf(Verdict.Refuse.class, verdict(rewrite(PGJDBC_GET_TABLES)));
+        assertEquals(CatalogRefusals.RELATION, refuse.rule(), refuse.message());
+        assertTrue(refuse.message().contains("it reads pg_catalog.pg_description, which"), refuse.message());
+        Verdict.Refuse regproc = assertInstanceOf(Verdict.Refuse.class,
+                verdict(rewrite("SELECT typname, typinput FROM pg_type")));
+        assertEquals(CatalogRefusals.OBJECT_IDENTIFIER_TYPE, regproc.rule(), regproc.message());
+        assertInstanceOf(Verdict.Refuse.class, verdict(rewrite("SELECT * FROM pg_type")));
+    }
+
+    @Test
+    void aConditionOfTheStatementNeverRunsOnAHiddenRow() throws SQLException {
+        String probe = "SELECT count(*) FROM pg_catalog.pg_class c WHERE 10 / (c.relnatts - " + WIDE + ") > -100";
+        SQLException unfiltered = assertThrows(SQLException.class, () -> column(probe));
+        assertTrue(unfiltered.getMessage().contains("division by zero"), unfiltered.getMessage());
+        String rewritten = rewrite(probe);
+        assertEquals(Verdict.ALLOW, verdict(rewritten));
+        assertEquals(1, column(rewritten).size());
+        String joined = "SELECT count(*) FROM pg_catalog.pg_class c JOIN pg_catalog.pg_attribute a "
+                + "ON a.attrelid = c.oid AND 10 / (c.relnatts - " + WIDE + ") > -100";
+        assertEquals(1, column(rewrite(joined)).size());
+        String sublink = "SELECT 1 WHERE EXISTS (SELECT 1 FROM pg_class c WHERE 1 / (c.relnatts - " + WIDE
+                + ") = 0)";
+        assertEquals(Verdict.ALLOW, verdict(rewrite(sublink)));
+        column(rewrite(sublink));
+    }
+
+    @Test
+    void hiddenRelationsAreNeitherFoundNorCounted() throws SQLException {
+        assertEquals(List.of(), column(rewrite("SELECT relname FROM pg_class WHERE relnatts = " + WIDE)));
+        assertEquals(List.of(), column(rewrite("SELECT relname FROM pg_class WHERE relname IN "
+                + "('secrets', 'salaries', 'wide', 'v_leak')")));
+        assertEquals(List.of(), column(rewrite("SELECT attname FROM pg_attribute WHERE attname IN ('token', 'emp')")));
+        String count = rewrite("SELECT count(*) FROM pg_class");
+        String before = column(count).getFirst();
+        try (Connection c = db.connect(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE hr.another (x int)");
+            try {
+                CatalogFilters after = filters(c);
+                assertEquals(filters, after, "a hidden table changes no visible set");
+                assertEquals(before, column(count).getFirst());
+            } finally {
+                s.execute("DROP TABLE hr.another");
+            }
+        }
+    }
+
+    @Test
+    void aHandWrittenCopyOfTheFilterIsTheFilter() {
+        CatalogFilters.Filter filter = filters.byName("pg_class");
+        String exact = "SELECT relname FROM (SELECT relname FROM pg_catalog.pg_class WHERE "
+                + filter.condition() + " OFFSET 0) x";
+        assertEquals(Verdict.ALLOW, verdict(exact));
+    }
+
+    @Test
+    void aNearCopyOfTheFilterIsRefused() throws SQLException {
+        CatalogFilters.Filter filter = filters.byName("pg_class");
+        String hidden = column("SELECT 'hr.wide'::regclass::oid").getFirst();
+        String visible = filter.keys().getFirst().oids().arrayLiteral();
+        String oneMore = filter.condition().replace("'" + visible + "'",
+                "'" + visible.replace("}", "," + hidden + "}") + "'");
+        assertNotEquals(filter.condition(), oneMore);
+        for (String sql : List.of(
+                "SELECT relname FROM (SELECT relname FROM pg_catalog.pg_class WHERE " + oneMore + " OFFSET 0) x",
+                // no fence
+                "SELECT relname FROM (SELECT relname FROM pg_catalog.pg_class WHERE " + filter.condition() + ") x",
+                // the statement's own condition beside the filter
+                "SELECT relname FROM (SELECT relname FROM pg_catalog.pg_class WHERE " + filter.condition()
+                        + " AND 10 / (relnatts - " + WIDE + ") > 0 OFFSET 0) x",
+                // the filter, weakened
+                "SELECT relname FROM (SELECT relname FROM pg_catalog.pg_class WHERE " + filter.condition()
+                        + " OR true OFFSET 0) x",
+                // a computed column, an ACL column, a second relation
+                "SELECT r FROM (SELECT 1 / (relnatts - " + WIDE + ") AS r FROM pg_catalog.pg_class WHERE "
+                        + filter.condition() + " OFFSET 0) x",
+                "SELECT relacl FROM (SELECT relacl FROM pg_catalog.pg_class WHERE " + filter.condition()
+                        + " OFFSET 0) x",
+                "SELECT 1 FROM (SELECT c.relname FROM pg_catalog.pg_class c, pg_catalog.pg_am WHERE "
+                        + filter.condition().replace("\"oid\"", "c.oid") + " OFFSET 0) x",
+                // the filter of one catalog on another
+                "SELECT 1 FROM (SELECT nspname FROM pg_catalog.pg_namespace WHERE " + filter.condition()
+                        + " OFFSET 0) x")) {
+            assertRefusedAsNotSelected(verdict(sql));
+        }
+    }
+
+    private static List<String> columnAt(String sql, int index) throws SQLException {
+        List<String> values = new ArrayList<>();
+        try (Connection c = db.connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            while (rs.next()) {
+                values.add(rs.getString(index));
+            }
+        }
+        return values;
+    }
+}

@@ -1,0 +1,174 @@
+package io.pgward.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pgward.testkit.PostgresTest;
+import io.pgward.testkit.SampleData;
+import io.pgward.testkit.TestDatabase;
+import io.pgward.wire.config.PgwardConfig;
+import io.pgward.wire.protocol.SqlState;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The filtered catalog through pgward (issue 13, step 2, first slice): an analyst with a table selection reads
+ * pg_class, pg_namespace, pg_attribute, pg_type and the other covered catalogs, in both protocols, and sees only the
+ * selection's rows; the demo's hidden relations (payment_tokens, hr.salaries) are neither listed nor counted, and
+ * what is not covered stays refused with the texts of before.
+ */
+@PostgresTest(sampleData = SampleData.SMALL)
+class FilteredCatalogIT {
+
+    private static ProxyFixture proxy;
+
+    @BeforeAll
+    static void start(TestDatabase db) {
+        proxy = ProxyFixture.start(db, ProxyFixture.STANDARD_GATES, null, PgwardConfig.TlsMode.DISABLE, 4,
+                ProxyFixture.policy("analyst", p -> p.withTables(RelationsAndDescribeIT.SELECTION)));
+    }
+
+    @AfterAll
+    static void stop() {
+        proxy.close();
+    }
+
+    private static Connection connect(String mode) throws SQLException {
+        Properties props = new Properties();
+        props.setProperty("preferQueryMode", mode);
+        return proxy.connect("analyst", props);
+    }
+
+    private static List<String> column(Statement s, String sql) throws SQLException {
+        List<String> values = new ArrayList<>();
+        try (ResultSet rs = s.executeQuery(sql)) {
+            while (rs.next()) {
+                values.add(rs.getString(1));
+            }
+        }
+        return values;
+    }
+
+    @Test
+    void listsTheSelectedRelationsAndSchemasOnlyInBothProtocols() throws SQLException {
+        for (String mode : List.of("simple", "extended")) {
+            try (Connection c = connect(mode); Statement s = c.createStatement()) {
+                assertEquals(List.of("customers", "mv_region_revenue", "order_items", "orders", "products",
+                        "v_sales"), column(s, "SELECT c.relname FROM pg_catalog.pg_class c JOIN pg_namespace n "
+                        + "ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND c.relkind IN ('r','v','m') "
+                        + "ORDER BY 1"), mode);
+                List<String> schemas = column(s, "SELECT nspname FROM pg_namespace ORDER BY 1");
+                assertTrue(schemas.contains("public") && !schemas.contains("hr"), schemas.toString());
+                assertEquals(List.of(), column(s, "SELECT relname FROM \"pg_catalog\".\"pg_class\" WHERE relname "
+                        + "IN ('payment_tokens', 'salaries')"), mode);
+                assertEquals(List.of(), column(s, "SELECT attname FROM pg_attribute WHERE attname = 'token'"));
+            }
+        }
+    }
+
+    @Test
+    void keepsTheClientsParametersAndTheirTypes() throws SQLException {
+        try (Connection c = connect("extended");
+             PreparedStatement ps = c.prepareStatement("SELECT a.attname FROM pg_catalog.pg_attribute a "
+                     + "JOIN pg_catalog.pg_class c ON c.oid = a.attrelid WHERE c.relname = ? AND a.attnum > ? "
+                     + "AND NOT a.attisdropped ORDER BY a.attnum")) {
+            for (int round = 0; round < 6; round++) {   // past pgjdbc's prepareThreshold: a named statement
+                ps.setString(1, round % 2 == 0 ? "customers" : "payment_tokens");
+                ps.setInt(2, 0);
+                List<String> names = new ArrayList<>();
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        names.add(rs.getString(1));
+                    }
+                }
+                if (round % 2 == 0) {
+                    assertTrue(names.contains("email"), names.toString());
+                } else {
+                    assertEquals(List.of(), names);
+                }
+            }
+        }
+    }
+
+    @Test
+    void noConditionRunsOnAHiddenRow() throws SQLException {
+        // Unfiltered, this is a division by zero: the condition meets payment_tokens's row.
+        String probe = "SELECT count(*) FROM pg_catalog.pg_class c WHERE CASE WHEN c.relname = 'payment_tokens' "
+                + "THEN 1 / (c.relnatts - c.relnatts) ELSE 1 END = 1";
+        for (String mode : List.of("simple", "extended")) {
+            try (Connection c = connect(mode); Statement s = c.createStatement()) {
+                assertEquals(column(s, "SELECT count(*) FROM pg_class"), column(s, probe), mode);
+            }
+        }
+    }
+
+    @Test
+    void whatIsNotCoveredOrNotAQueryStaysRefusedAsBefore() throws SQLException {
+        try (Connection c = connect("extended"); Statement s = c.createStatement()) {
+            SQLException description = assertThrows(SQLException.class,
+                    () -> s.executeQuery("SELECT c.relname, d.description FROM pg_class c "
+                            + "LEFT JOIN pg_description d ON d.objoid = c.oid"));
+            assertEquals(SqlState.INSUFFICIENT_PRIVILEGE, description.getSQLState());
+            // Refused after the rewrite, so the client gets its own text's refusal, word for word as before.
+            assertTrue(description.getMessage().startsWith("ERROR: pgward refused this query: it reads "
+                    + "pg_catalog.pg_class, pg_catalog.pg_description, which this login's table selection does not "
+                    + "include."),
+                    description.getMessage());
+            SQLException explain = assertThrows(SQLException.class,
+                    () -> s.executeQuery("EXPLAIN SELECT * FROM pg_class"));
+            assertTrue(explain.getMessage().startsWith("ERROR: pgward refused this query: it reads "
+                    + "pg_catalog.pg_class, which this login's table selection does not include."),
+                    explain.getMessage());
+            SQLException userById = assertThrows(SQLException.class,
+                    () -> s.executeQuery("SELECT pg_catalog.pg_get_userbyid(relowner) FROM pg_class"));
+            assertEquals(SqlState.INSUFFICIENT_PRIVILEGE, userById.getSQLState());
+            assertFalse(userById.getMessage().contains("OFFSET 0"), userById.getMessage());
+            // A lookalike of the filter is itself rewritten: it narrows the filtered rows, it never widens them.
+            // (Unrewritten, L3 refuses it: FilteredCatalogPostgresTest.aNearCopyOfTheFilterIsRefused.)
+            List<String> lookalike = column(s, "SELECT relname FROM (SELECT relname FROM pg_catalog.pg_class "
+                    + "WHERE oid < 16384 OR relname = 'payment_tokens' OFFSET 0) x");
+            assertFalse(lookalike.isEmpty());
+            assertFalse(lookalike.contains("payment_tokens"), lookalike.toString());
+        }
+    }
+
+    @Test
+    void aTextThatChangesSearchPathIsNotRewritten() throws SQLException {
+        try (Connection c = connect("simple"); Statement s = c.createStatement()) {
+            SQLException e = assertThrows(SQLException.class,
+                    () -> s.execute("SELECT relname FROM pg_class; SET search_path = hr, public"));
+            assertTrue(e.getMessage().contains("it reads pg_catalog.pg_class"), e.getMessage());
+            assertEquals(List.of("1", "0"), List.of(column(s, "SELECT 1").getFirst(),
+                    column(s, "SELECT count(*) FROM pg_class WHERE relname = 'salaries'").getFirst()));
+        }
+    }
+
+    @Test
+    void pgjdbcGetSchemasListsTheVisibleSchemasAndTheRestOfItsMetadataIsRefusedAsBefore() throws SQLException {
+        // The other DatabaseMetaData methods call a gated function (pg_get_expr, obj_description, ...), use a reg*
+        // type, or read an uncovered catalog (pg_description, pg_settings, pg_roles, pg_proc): the next slices.
+        try (Connection c = connect("extended")) {
+            java.sql.DatabaseMetaData md = c.getMetaData();
+            List<String> schemas = new ArrayList<>();
+            try (ResultSet rs = md.getSchemas()) {
+                while (rs.next()) {
+                    schemas.add(rs.getString("TABLE_SCHEM"));
+                }
+            }
+            assertTrue(schemas.contains("public") && !schemas.contains("hr"), schemas.toString());
+            SQLException tables = assertThrows(SQLException.class, () -> md.getTables(null, null, "%", null));
+            assertEquals(SqlState.INSUFFICIENT_PRIVILEGE, tables.getSQLState());
+        }
+    }
+}
