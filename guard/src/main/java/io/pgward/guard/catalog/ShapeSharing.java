@@ -64,6 +64,11 @@ final class ShapeSharing {
 
     /** Whether an allow for the statement whose references these are may be shared by its key. */
     static boolean shareable(References statement, CatalogReader catalog) throws SQLException {
+        // A filtered catalog's proof rests on the value of a constant (the visible OIDs): the same shape with other
+        // OIDs would read hidden rows.
+        if (!statement.filteredRelations.isEmpty()) {
+            return false;
+        }
         if (!statement.functions.isEmpty()) {
             Map<Long, CatalogReader.Function> functions = catalog.functions(statement.functions);
             for (long oid : statement.functions) {

@@ -257,6 +257,20 @@ class FilteredCatalogPostgresTest {
         assertEquals(Verdict.ALLOW, verdict(exact));
     }
 
+    /** The proof rests on the OID array's value, so an allowed filter is never shared with other OIDs by shape. */
+    @Test
+    void anAllowedFilterIsNotSharedWithAnotherOidArrayOfTheSameShape() throws SQLException {
+        CatalogFilters.Filter filter = filters.byName("pg_class");
+        String hidden = column("SELECT 'hr.wide'::regclass::oid").getFirst();
+        String visible = filter.keys().getFirst().oids().arrayLiteral();
+        String exact = "SELECT relname, relnatts FROM (SELECT relname, relnatts FROM pg_catalog.pg_class WHERE "
+                + filter.condition() + " OFFSET 0) x";
+        assertEquals(Verdict.ALLOW, verdict(exact));
+        String withHidden = exact.replace("'" + visible + "'", "'" + visible.replace("}", "," + hidden + "}") + "'");
+        assertNotEquals(exact, withHidden);
+        assertRefusedAsNotSelected(verdict(withHidden));
+    }
+
     @Test
     void aNearCopyOfTheFilterIsRefused() throws SQLException {
         CatalogFilters.Filter filter = filters.byName("pg_class");
