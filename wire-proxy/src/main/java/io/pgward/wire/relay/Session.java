@@ -139,9 +139,17 @@ public final class Session {
         return backend;
     }
 
-    /** Relays a client's CancelRequest to the backend, with the backend's own keys. */
+    /**
+     * Relays a client's CancelRequest to the backend, with the backend's own keys. Decided on the session's event
+     * loop: once the session has ended, its backend may already be reset and lent to another client, whose
+     * statement a late cancel must not hit.
+     */
     public void cancel() {
-        lease.cancel();
+        client.eventLoop().execute(() -> {
+            if (!ended) {
+                lease.cancel();
+            }
+        });
     }
 
     boolean ended() {
