@@ -20,9 +20,9 @@ import java.util.Map;
 public final class CatalogColumns {
 
     /** No columns read: nothing is covered, and nothing is rewritten or proven. */
-    public static final CatalogColumns NONE = new CatalogColumns(Map.of(), Map.of());
+    public static final CatalogColumns NONE = new CatalogColumns(Map.of(), Map.of(), Map.of());
 
-    /** pg_catalog's aclitem[] type (pg_type.dat; fixed): ACL columns are served as NULL. */
+    /** pg_catalog's aclitem[] type (pg_type.dat; fixed): ACL columns are served masked ({@link AclMask}). */
     static final long ACLITEM_ARRAY = 1034;
 
     /** The object-identifier types whose output resolves an OID to a name (pg_type.dat; fixed). */
@@ -41,6 +41,7 @@ public final class CatalogColumns {
     }
 
     private static final String QUERY = "SELECT c.oid, c.relname::pg_catalog.text, a.attname::pg_catalog.text, "
+            + "c.relkind OPERATOR(pg_catalog.=) 'r', "
             + "a.attnum, a.atttypid OPERATOR(pg_catalog.=) " + ACLITEM_ARRAY
             + ", a.atttypid OPERATOR(pg_catalog.=) ANY ('" + OBJECT_IDENTIFIER_TYPES + "'::pg_catalog.oid[])"
             + " FROM pg_catalog.pg_class c JOIN pg_catalog.pg_attribute a ON a.attrelid OPERATOR(pg_catalog.=) c.oid"
@@ -50,37 +51,50 @@ public final class CatalogColumns {
 
     private final Map<String, Long> relids;
     private final Map<String, List<Column>> columns;
+    /** Per catalog: whether it is a table, which has system columns ({@code tableoid}, ...); pg_roles is a view. */
+    private final Map<String, Boolean> tables;
 
-    private CatalogColumns(Map<String, Long> relids, Map<String, List<Column>> columns) {
+    private CatalogColumns(Map<String, Long> relids, Map<String, List<Column>> columns, Map<String, Boolean> tables) {
         this.relids = relids;
         this.columns = columns;
+        this.tables = tables;
     }
 
     /** Reads the covered catalogs' columns; every name is schema-qualified, whatever the connection's search_path. */
     public static CatalogColumns read(Connection connection) throws SQLException {
         Map<String, Long> relids = new LinkedHashMap<>();
         Map<String, List<Column>> columns = new LinkedHashMap<>();
+        Map<String, Boolean> tables = new LinkedHashMap<>();
         try (PreparedStatement ps = connection.prepareStatement(QUERY)) {
             ps.setArray(1, connection.createArrayOf("text", Arrays.stream(CoveredCatalog.values())
                     .map(CoveredCatalog::relation).toArray()));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     relids.put(rs.getString(2), rs.getLong(1));
+                    tables.put(rs.getString(2), rs.getBoolean(4));
                     columns.computeIfAbsent(rs.getString(2), k -> new ArrayList<>())
-                            .add(new Column(rs.getString(3), rs.getInt(4), rs.getBoolean(5),
-                                    rs.getBoolean(6)));
+                            .add(new Column(rs.getString(3), rs.getInt(5), rs.getBoolean(6),
+                                    rs.getBoolean(7)));
                 }
             }
         }
         columns.replaceAll((k, v) -> List.copyOf(v));
-        return new CatalogColumns(Collections.unmodifiableMap(relids), Collections.unmodifiableMap(columns));
+        return new CatalogColumns(Collections.unmodifiableMap(relids), Collections.unmodifiableMap(columns),
+                Collections.unmodifiableMap(tables));
     }
 
-    /** Columns given by hand (tests): per catalog name its OID and its columns in attnum order. */
+    /** Columns given by hand (tests): per catalog name its OID and its columns in attnum order; all tables. */
     static CatalogColumns of(Map<String, Long> relids, Map<String, List<Column>> columns) {
         Map<String, List<Column>> copy = new LinkedHashMap<>();
         columns.forEach((k, v) -> copy.put(k, List.copyOf(v)));
-        return new CatalogColumns(Map.copyOf(relids), Collections.unmodifiableMap(copy));
+        Map<String, Boolean> tables = new LinkedHashMap<>();
+        relids.keySet().forEach(k -> tables.put(k, true));
+        return new CatalogColumns(Map.copyOf(relids), Collections.unmodifiableMap(copy), tables);
+    }
+
+    /** Whether the catalog is a table (with system columns) rather than a view. */
+    boolean table(String relation) {
+        return tables.getOrDefault(relation, false);
     }
 
     /** The catalog's OID, or 0 when it was not read. */
@@ -95,7 +109,8 @@ public final class CatalogColumns {
 
     @Override
     public boolean equals(Object other) {
-        return other instanceof CatalogColumns that && relids.equals(that.relids) && columns.equals(that.columns);
+        return other instanceof CatalogColumns that && relids.equals(that.relids) && columns.equals(that.columns)
+                && tables.equals(that.tables);
     }
 
     @Override

@@ -3,34 +3,32 @@ package io.pgward.guard.catalog;
 import io.pgward.guard.selection.OidSet;
 import io.pgward.guard.selection.VisibleCatalog;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Predicate;
 
 /**
  * The filters of one login's visible catalog: for each {@link CoveredCatalog} the subquery that {@link CatalogRewrite}
- * puts in place of a reference to it, and what L3 accepts as that subquery ({@link FilterProof}). Both come from this
- * one value, so the text pgward writes and the tree it accepts cannot drift apart.
+ * puts in place of a reference to it, and the text whose parse tree L3 accepts as that subquery
+ * ({@link FilterReferences}, {@link FilterProof}). Both come from this one value, so the text pgward writes and the
+ * tree it accepts cannot drift apart.
  *
- * <p>The filter of a catalog is one condition per key column, ANDed:
- * <pre>
- *   ("k" OPERATOR(pg_catalog.&lt;) '16384'::pg_catalog.oid OR "k" OPERATOR(pg_catalog.=) ANY ('{..}'::pg_catalog.oid[]))
- *                                  -- catalogs whose built-in rows are visible (VisibleCatalog.Catalog.builtInsVisible)
- *   "k" OPERATOR(pg_catalog.=) ANY ('{..}'::pg_catalog.oid[])     -- pg_namespace: only the listed schemas
- * </pre>
- * and the subquery is
- * {@code (SELECT "c1", ..., NULL::pg_catalog.aclitem[] AS "relacl", ..., [system columns] FROM pg_catalog.X WHERE
- * <filter> OFFSET 0)}. ACL columns are NULL: their entries name roles the login may not see (the design's masked
- * ACLs are a later step). {@code OFFSET 0} is the fence: PostgreSQL neither pulls such a subquery up into the
- * statement nor pushes the statement's own conditions down into it (is_simple_subquery, subquery_is_pushdown_safe,
- * 14 to 18), so no condition of the client's ever runs on a hidden row (design section 3.3). It is always written;
- * leaving it out where every condition is leakproof is a later optimisation.
+ * <p>The subquery is {@code (SELECT "c1", ..., <masked ACL> AS "relacl", ..., [system columns] FROM pg_catalog.X
+ * WHERE <RowFilter condition> OFFSET 0)}. ACL columns are masked ({@link AclMask}); the per-role settings of
+ * pg_roles and pg_user are NULL. {@code OFFSET 0} is the fence ({@link FilterFence}): PostgreSQL neither pulls such
+ * a subquery up into the statement nor pushes the statement's own conditions down into it (is_simple_subquery,
+ * subquery_is_pushdown_safe, 14 to 18), so no condition of the client's ever runs on a hidden row (design section
+ * 3.3).
  *
  * <p>Equal by content (the visible catalog's fingerprint and the columns): part of {@link TableSelection}, hence of
- * the verdict cache's key.
+ * the verdict cache's key. The reference trees PostgreSQL made of the filters are kept here once read
+ * ({@link #references}); they are derived from the content and take no part in equality.
  */
 public final class CatalogFilters {
 
@@ -41,29 +39,14 @@ public final class CatalogFilters {
     static final List<String> SYSTEM_COLUMNS = List.of("tableoid", "ctid", "xmin", "cmin", "xmax", "cmax");
 
     /**
-     * One key column of a filter.
+     * The filter of one covered catalog.
      *
-     * @param builtIns rows whose key is below FirstNormalObjectId are visible
-     * @param oids the listed visible OIDs
+     * @param condition the WHERE condition ({@link RowFilter#condition})
+     * @param roles the visible roles, which ACL columns keep
+     * @param table the catalog is a table, with system columns (pg_roles and pg_user are views)
      */
-    record KeyFilter(String column, int attnum, boolean builtIns, OidSet oids) {
-    }
-
-    /** The filter of one covered catalog. */
-    record Filter(CoveredCatalog catalog, long relid, List<CatalogColumns.Column> columns, List<KeyFilter> keys) {
-
-        /** The WHERE condition. */
-        String condition() {
-            List<String> parts = new ArrayList<>();
-            for (KeyFilter key : keys) {
-                String column = quote(key.column());
-                String listed = column + " OPERATOR(pg_catalog.=) ANY ('" + key.oids().arrayLiteral()
-                        + "'::pg_catalog.oid[])";
-                parts.add(key.builtIns() ? "(" + column + " OPERATOR(pg_catalog.<) '"
-                        + VisibleCatalog.FIRST_NORMAL_OBJECT_ID + "'::pg_catalog.oid OR " + listed + ")" : listed);
-            }
-            return String.join(" AND ", parts);
-        }
+    record Filter(CoveredCatalog catalog, long relid, List<CatalogColumns.Column> columns, String condition,
+                  OidSet roles, boolean table) {
 
         /**
          * The subquery, in parentheses: the catalog's columns in order, and after them the system columns the
@@ -74,36 +57,46 @@ public final class CatalogFilters {
          * @param star the statement has a {@code *} token
          */
         String subquery(Set<String> named, boolean star) {
-            StringBuilder text = new StringBuilder("(SELECT ");
-            boolean first = true;
-            for (CatalogColumns.Column column : columns) {
-                if (column.objectIdentifier() && !star && !named.contains(column.name())) {
-                    continue;
-                }
-                if (!first) {
-                    text.append(", ");
-                }
-                first = false;
-                text.append(column.acl() ? "NULL::pg_catalog.aclitem[] AS " + quote(column.name())
-                        : quote(column.name()));
-            }
-            for (String system : SYSTEM_COLUMNS) {
-                if (named.contains(system)) {
-                    text.append(", ").append(quote(system));
-                }
-            }
-            return text.append(" FROM pg_catalog.").append(catalog.relation()).append(" WHERE ")
-                    .append(condition()).append(" OFFSET 0)").toString();
+            return subquery(column -> !column.objectIdentifier() || star || named.contains(column.name()),
+                    system -> named.contains(system));
         }
 
-        boolean aclColumn(long attnum) {
-            return columns.stream().anyMatch(c -> c.acl() && c.attnum() == attnum);
+        /**
+         * The subquery with every column and every system column: each column a statement's subquery may carry is
+         * a column of this one, with the same expression.
+         */
+        String reference() {
+            return subquery(column -> true, system -> true);
+        }
+
+        private String subquery(Predicate<CatalogColumns.Column> carried, Predicate<String> systemCarried) {
+            List<String> items = new ArrayList<>();
+            for (CatalogColumns.Column column : columns) {
+                if (carried.test(column)) {
+                    items.add(item(column));
+                }
+            }
+            if (table) {
+                SYSTEM_COLUMNS.stream().filter(systemCarried).map(CatalogFilters::quote).forEach(items::add);
+            }
+            return "(SELECT " + String.join(", ", items) + " FROM pg_catalog." + catalog.relation() + " WHERE "
+                    + condition + FilterFence.TEXT + ")";
+        }
+
+        private String item(CatalogColumns.Column column) {
+            String name = quote(column.name());
+            String nulledType = catalog.nulledColumns().get(column.name());
+            if (nulledType != null) {
+                return "NULL::" + nulledType + " AS " + name;
+            }
+            return column.acl() ? AclMask.expression(name, roles) + " AS " + name : name;
         }
     }
 
     private final Map<String, Filter> byName;
     private final Map<Long, Filter> byRelid;
     private final String fingerprint;
+    private final AtomicReference<FilterReferences> references = new AtomicReference<>();
 
     private CatalogFilters(Map<String, Filter> byName, String fingerprint) {
         this.byName = byName;
@@ -115,28 +108,41 @@ public final class CatalogFilters {
 
     /**
      * The filters of {@code visible} for the catalogs {@code columns} describes; a covered catalog the columns lack
-     * (or whose key column they lack) is left out, and so stays refused.
+     * (or one of whose filtered columns they lack) is left out, and so stays refused.
      */
     public static CatalogFilters of(VisibleCatalog visible, CatalogColumns columns) {
         Objects.requireNonNull(visible, "visible");
         Objects.requireNonNull(columns, "columns");
         Map<String, Filter> filters = new LinkedHashMap<>();
+        OidSet roles = visible.oids(VisibleCatalog.Catalog.PG_AUTHID);
         for (CoveredCatalog catalog : CoveredCatalog.values()) {
             List<CatalogColumns.Column> list = columns.columns(catalog.relation());
             long relid = columns.relid(catalog.relation());
-            List<KeyFilter> keys = new ArrayList<>();
-            for (CoveredCatalog.Key key : catalog.keys()) {
-                list.stream().filter(c -> c.name().equals(key.column()) && !c.acl()).findFirst().ifPresent(c ->
-                        keys.add(new KeyFilter(c.name(), c.attnum(),
-                                key.catalog() == null || key.catalog().builtInsVisible(),
-                                key.catalog() == null ? OidSet.EMPTY : visible.oids(key.catalog()))));
-            }
-            if (relid != 0 && keys.size() == catalog.keys().size()) {
-                filters.put(catalog.relation(), new Filter(catalog, relid, list, List.copyOf(keys)));
+            boolean keysPresent = catalog.rows().columns().stream().allMatch(key -> list.stream()
+                    .anyMatch(c -> c.name().equals(key) && !c.acl()));
+            if (relid != 0 && keysPresent) {
+                filters.put(catalog.relation(), new Filter(catalog, relid, list,
+                        catalog.rows().condition(visible), roles, columns.table(catalog.relation())));
             }
         }
         return new CatalogFilters(Collections.unmodifiableMap(filters),
                 visible.fingerprint() + "/" + columns.hashCode() + "/" + filters.keySet());
+    }
+
+    /** Every filter, in {@link CoveredCatalog} order. */
+    Collection<Filter> all() {
+        return byName.values();
+    }
+
+    /** The reference trees, once {@link #remember}ed; null before. */
+    FilterReferences references() {
+        return references.get();
+    }
+
+    /** Keeps the reference trees read for these filters (the first reading wins; every reading is the same). */
+    FilterReferences remember(FilterReferences read) {
+        references.compareAndSet(null, read);
+        return references.get();
     }
 
     public boolean isEmpty() {

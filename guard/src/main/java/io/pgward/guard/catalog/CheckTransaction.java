@@ -448,7 +448,13 @@ final class CheckTransaction {
         }
         sessionPath = false;
         CatalogFilters filters = request.selection().isSet() ? request.selection().filters() : CatalogFilters.NONE;
-        References statement = QueryTreeWalker.walk(NodeTreeParser.parse(tree), Set.of(view), filters);
+        TreeValue parsed = NodeTreeParser.parse(tree);
+        if (!filters.isEmpty() && filters.references() == null && FilterReferences.readsCovered(parsed, filters)) {
+            // FilterProof needs PostgreSQL's trees of the filters: read once per set of filters, in this
+            // transaction, with the safe search_path in effect.
+            filters.remember(FilterReferences.read(connection, filters));
+        }
+        References statement = QueryTreeWalker.walk(parsed, Set.of(view), filters);
         // PostgreSQL records a dependency on every relation an RTE reads, filter subqueries' catalogs included. A
         // catalog the walk saw only inside proven filters is not read otherwise: a reference the walk cannot see
         // (a regclass constant) is of an object-identifier type, which the code rules refuse with a selection.

@@ -1,45 +1,90 @@
 package io.pgward.guard.catalog;
 
+import io.pgward.guard.catalog.RowFilter.AllOf;
+import io.pgward.guard.catalog.RowFilter.BuiltIn;
+import io.pgward.guard.catalog.RowFilter.CurrentDatabase;
+import io.pgward.guard.catalog.RowFilter.Keyed;
+import io.pgward.guard.catalog.RowFilter.NoRows;
+import io.pgward.guard.catalog.RowFilter.ObjectOf;
 import io.pgward.guard.selection.VisibleCatalog.Catalog;
-import java.util.List;
+import java.util.Map;
 
 /**
  * The system catalogs a login with a table selection reads filtered (step 2 of
- * {@code docs/filtered-catalog-design.md}, first slice), and the columns each is filtered on. A row is visible when
- * every key column names a visible object of its {@link Catalog}; a key without a catalog sees built-in rows only.
+ * {@code docs/filtered-catalog-design.md}), and which of their rows it sees ({@link RowFilter}). Every other
+ * pg_catalog relation and view stays refused by L3's relation rule.
  *
- * <p>Keys follow the owning object where the catalog has one, so that a row is shown only with what it describes:
+ * <p>Rows follow the owning object where the catalog has one, so that a row is shown only with what it describes:
  * pg_attribute by its relation, pg_index by its index (the index of a visible relation is visible; the index of a
- * hidden one is not), pg_inherits by both ends, pg_enum by its type. Every other pg_catalog relation stays refused
- * by L3's relation rule, as before.
+ * hidden one is not), pg_inherits, pg_depend and pg_auth_members by both ends, pg_enum and pg_range by their type,
+ * pg_description by the object it comments on. Catalogs of objects no selection includes (user functions and
+ * operators, publications, foreign servers, event triggers, per-role settings, shared comments) show their
+ * built-in rows or none (design section 3.4).
+ *
+ * <p>pg_roles and pg_user are views over pg_authid (which stays refused): their rows are the visible roles, and
+ * their per-role settings are NULL ({@link #nulledColumns}), since those may name schemas, paths and values the
+ * login has no business with.
  */
 enum CoveredCatalog {
-    PG_CLASS("pg_class", new Key("oid", Catalog.PG_CLASS)),
-    PG_NAMESPACE("pg_namespace", new Key("oid", Catalog.PG_NAMESPACE)),
-    PG_ATTRIBUTE("pg_attribute", new Key("attrelid", Catalog.PG_CLASS)),
-    PG_TYPE("pg_type", new Key("oid", Catalog.PG_TYPE)),
-    PG_CONSTRAINT("pg_constraint", new Key("oid", Catalog.PG_CONSTRAINT)),
-    PG_ATTRDEF("pg_attrdef", new Key("oid", Catalog.PG_ATTRDEF)),
-    PG_INDEX("pg_index", new Key("indexrelid", Catalog.PG_CLASS)),
-    PG_INHERITS("pg_inherits", new Key("inhrelid", Catalog.PG_CLASS), new Key("inhparent", Catalog.PG_CLASS)),
-    PG_ENUM("pg_enum", new Key("enumtypid", Catalog.PG_TYPE)),
-    PG_COLLATION("pg_collation", new Key("oid", Catalog.PG_COLLATION)),
+    PG_CLASS("pg_class", new Keyed("oid", Catalog.PG_CLASS)),
+    PG_NAMESPACE("pg_namespace", new Keyed("oid", Catalog.PG_NAMESPACE)),
+    PG_ATTRIBUTE("pg_attribute", new Keyed("attrelid", Catalog.PG_CLASS)),
+    PG_TYPE("pg_type", new Keyed("oid", Catalog.PG_TYPE)),
+    PG_CONSTRAINT("pg_constraint", new Keyed("oid", Catalog.PG_CONSTRAINT)),
+    PG_ATTRDEF("pg_attrdef", new Keyed("oid", Catalog.PG_ATTRDEF)),
+    PG_INDEX("pg_index", new Keyed("indexrelid", Catalog.PG_CLASS)),
+    PG_INHERITS("pg_inherits", new AllOf(new Keyed("inhrelid", Catalog.PG_CLASS),
+            new Keyed("inhparent", Catalog.PG_CLASS))),
+    PG_ENUM("pg_enum", new Keyed("enumtypid", Catalog.PG_TYPE)),
+    PG_COLLATION("pg_collation", new Keyed("oid", Catalog.PG_COLLATION)),
     /** Access methods: the built-in ones only (a user access method is not part of any selection yet). */
-    PG_AM("pg_am", new Key("oid", null));
-
-    /**
-     * @param column the filtered column, of type oid
-     * @param catalog whose visible set the column's value must be in; null for built-in objects only
-     */
-    record Key(String column, Catalog catalog) {
-    }
+    PG_AM("pg_am", new BuiltIn("oid")),
+    PG_DESCRIPTION("pg_description", new ObjectOf("classoid", "objoid")),
+    PG_DATABASE("pg_database", new CurrentDatabase()),
+    /** Built-in functions only: a user function's body or name is not part of a table's definition. */
+    PG_PROC("pg_proc", new BuiltIn("oid")),
+    PG_RANGE("pg_range", new Keyed("rngtypid", Catalog.PG_TYPE)),
+    PG_SEQUENCE("pg_sequence", new Keyed("seqrelid", Catalog.PG_CLASS)),
+    PG_TRIGGER("pg_trigger", new Keyed("oid", Catalog.PG_TRIGGER)),
+    PG_POLICY("pg_policy", new Keyed("polrelid", Catalog.PG_CLASS)),
+    PG_STATISTIC_EXT("pg_statistic_ext", new Keyed("stxrelid", Catalog.PG_CLASS)),
+    PG_REWRITE("pg_rewrite", new Keyed("oid", Catalog.PG_REWRITE)),
+    PG_PUBLICATION("pg_publication", new NoRows()),
+    PG_PUBLICATION_REL("pg_publication_rel", new NoRows()),
+    /** PostgreSQL 15 and later. */
+    PG_PUBLICATION_NAMESPACE("pg_publication_namespace", new NoRows()),
+    PG_DEPEND("pg_depend", new AllOf(new ObjectOf("classid", "objid"), new ObjectOf("refclassid", "refobjid"))),
+    PG_EXTENSION("pg_extension", new BuiltIn("oid")),
+    PG_TABLESPACE("pg_tablespace", new BuiltIn("oid")),
+    PG_LANGUAGE("pg_language", new BuiltIn("oid")),
+    PG_CAST("pg_cast", new BuiltIn("oid")),
+    PG_OPERATOR("pg_operator", new BuiltIn("oid")),
+    PG_OPCLASS("pg_opclass", new BuiltIn("oid")),
+    PG_OPFAMILY("pg_opfamily", new BuiltIn("oid")),
+    PG_CONVERSION("pg_conversion", new BuiltIn("oid")),
+    PG_TS_CONFIG("pg_ts_config", new BuiltIn("oid")),
+    PG_FOREIGN_DATA_WRAPPER("pg_foreign_data_wrapper", new NoRows()),
+    PG_FOREIGN_SERVER("pg_foreign_server", new NoRows()),
+    PG_EVENT_TRIGGER("pg_event_trigger", new NoRows()),
+    PG_DB_ROLE_SETTING("pg_db_role_setting", new NoRows()),
+    PG_SHDESCRIPTION("pg_shdescription", new NoRows()),
+    PG_AUTH_MEMBERS("pg_auth_members", new AllOf(new Keyed("roleid", Catalog.PG_AUTHID),
+            new Keyed("member", Catalog.PG_AUTHID))),
+    PG_ROLES("pg_roles", new Keyed("oid", Catalog.PG_AUTHID), Map.of("rolconfig", "pg_catalog.text[]")),
+    PG_USER("pg_user", new Keyed("usesysid", Catalog.PG_AUTHID), Map.of("useconfig", "pg_catalog.text[]"));
 
     private final String relation;
-    private final List<Key> keys;
+    private final RowFilter rows;
+    private final Map<String, String> nulledColumns;
 
-    CoveredCatalog(String relation, Key... keys) {
+    CoveredCatalog(String relation, RowFilter rows) {
+        this(relation, rows, Map.of());
+    }
+
+    CoveredCatalog(String relation, RowFilter rows, Map<String, String> nulledColumns) {
         this.relation = relation;
-        this.keys = List.of(keys);
+        this.rows = rows;
+        this.nulledColumns = nulledColumns;
     }
 
     /** The relation's name in pg_catalog. */
@@ -47,8 +92,13 @@ enum CoveredCatalog {
         return relation;
     }
 
-    List<Key> keys() {
-        return keys;
+    RowFilter rows() {
+        return rows;
+    }
+
+    /** Columns served as a NULL of the given type, by name. */
+    Map<String, String> nulledColumns() {
+        return nulledColumns;
     }
 
     static CoveredCatalog byName(String relation) {

@@ -28,8 +28,9 @@ class CatalogRewriteTest {
                             "pg_namespace", List.of(col("oid", 1), col("nspname", 2)),
                             "pg_inherits", List.of(col("inhrelid", 1), col("inhparent", 2)))));
 
-    private static final String CLASS = "(SELECT \"oid\", \"relname\", \"relnamespace\", NULL::pg_catalog.aclitem[] "
-            + "AS \"relacl\" FROM pg_catalog.pg_class WHERE (\"oid\" OPERATOR(pg_catalog.<) '16384'::pg_catalog.oid "
+    /** The ACL column keeps the entries among the visible roles: here the session's role alone. */
+    private static final String CLASS = "(SELECT \"oid\", \"relname\", \"relnamespace\", "
+            + AclMask.expression("\"relacl\"", OidSet.of(16500)) + " AS \"relacl\" FROM pg_catalog.pg_class WHERE (\"oid\" OPERATOR(pg_catalog.<) '16384'::pg_catalog.oid "
             + "OR \"oid\" OPERATOR(pg_catalog.=) ANY ('{16400,16401}'::pg_catalog.oid[])) OFFSET 0)";
     private static final String NAMESPACE = "(SELECT \"oid\", \"nspname\" FROM pg_catalog.pg_namespace WHERE "
             + "\"oid\" OPERATOR(pg_catalog.=) ANY ('{11,2200}'::pg_catalog.oid[]) OFFSET 0)";
