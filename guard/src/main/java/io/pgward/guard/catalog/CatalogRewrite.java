@@ -74,11 +74,12 @@ public final class CatalogRewrite {
         Set<String> ctes = cteNames(tokens);
         Set<String> named = new HashSet<>();
         boolean star = false;
-        for (Token t : tokens) {
+        for (int i = 0; i < tokens.size(); i++) {
+            Token t = tokens.get(i);
             if (identifier(t)) {
                 named.add(t.value());
             }
-            star |= t.text().equals("*") && t.kind() != Token.Kind.STRING;
+            star |= t.text().equals("*") && t.kind() != Token.Kind.STRING && !countStar(tokens, i);
         }
         String text = statement.text();
         int base = statement.start();
@@ -156,6 +157,12 @@ public final class CatalogRewrite {
             return text;
         }
         return out.append(text, copied, text.length()).toString();
+    }
+
+    /** {@code (*)}, as in {@code count(*)}: an aggregate's star, which names no column. */
+    private static boolean countStar(List<Token> tokens, int star) {
+        return star > 0 && star + 1 < tokens.size() && punctuation(tokens.get(star - 1), "(")
+                && punctuation(tokens.get(star + 1), ")");
     }
 
     /** Whether the token before a name (or its ONLY) puts the name where a FROM item starts. */

@@ -141,13 +141,6 @@ class FilteredCatalogPostgresTest {
     }
 
     @Test
-    void coversTheCatalogsOfThisSlice() {
-        for (CoveredCatalog catalog : CoveredCatalog.values()) {
-            assertTrue(filters.byName(catalog.relation()) != null, catalog.relation());
-        }
-    }
-
-    @Test
     void psqlListOfTablesShowsTheSelectedTablesOnly() throws SQLException {
         String rewritten = rewrite(PSQL_DT);
         assertEquals(List.of("customers", "orders"), columnAt(rewritten, 2));
