@@ -32,9 +32,11 @@ import org.junit.jupiter.api.Test;
 class FilteredCatalogIT {
 
     private static ProxyFixture proxy;
+    private static String backendRole;
 
     @BeforeAll
     static void start(TestDatabase db) {
+        backendRole = db.user();
         proxy = ProxyFixture.start(db, ProxyFixture.STANDARD_GATES, null, PgwardConfig.TlsMode.DISABLE, 4,
                 ProxyFixture.policy("analyst", p -> p.withTables(RelationsAndDescribeIT.SELECTION)));
     }
@@ -116,15 +118,15 @@ class FilteredCatalogIT {
     @Test
     void whatIsNotCoveredOrNotAQueryStaysRefusedAsBefore() throws SQLException {
         try (Connection c = connect("extended"); Statement s = c.createStatement()) {
-            SQLException description = assertThrows(SQLException.class,
-                    () -> s.executeQuery("SELECT c.relname, d.description FROM pg_class c "
-                            + "LEFT JOIN pg_description d ON d.objoid = c.oid"));
-            assertEquals(SqlState.INSUFFICIENT_PRIVILEGE, description.getSQLState());
+            SQLException shared = assertThrows(SQLException.class,
+                    () -> s.executeQuery("SELECT c.relname, d.deptype FROM pg_class c "
+                            + "LEFT JOIN pg_shdepend d ON d.objid = c.oid"));
+            assertEquals(SqlState.INSUFFICIENT_PRIVILEGE, shared.getSQLState());
             // Refused after the rewrite, so the client gets its own text's refusal, word for word as before.
-            assertTrue(description.getMessage().startsWith("ERROR: pgward refused this query: it reads "
-                    + "pg_catalog.pg_class, pg_catalog.pg_description, which this login's table selection does not "
+            assertTrue(shared.getMessage().startsWith("ERROR: pgward refused this query: it reads "
+                    + "pg_catalog.pg_class, pg_catalog.pg_shdepend, which this login's table selection does not "
                     + "include."),
-                    description.getMessage());
+                    shared.getMessage());
             SQLException explain = assertThrows(SQLException.class,
                     () -> s.executeQuery("EXPLAIN SELECT * FROM pg_class"));
             assertTrue(explain.getMessage().startsWith("ERROR: pgward refused this query: it reads "
@@ -140,6 +142,26 @@ class FilteredCatalogIT {
                     + "WHERE oid < 16384 OR relname = 'payment_tokens' OFFSET 0) x");
             assertFalse(lookalike.isEmpty());
             assertFalse(lookalike.contains("payment_tokens"), lookalike.toString());
+        }
+    }
+
+    @Test
+    void commentsRolesAndDatabasesOfTheSelectionOnlyInBothProtocols() throws SQLException {
+        for (String mode : List.of("simple", "extended")) {
+            try (Connection c = connect(mode); Statement s = c.createStatement()) {
+                List<String> comments = column(s, "SELECT d.description FROM pg_catalog.pg_description d "
+                        + "JOIN pg_catalog.pg_class c ON c.oid = d.objoid AND d.classoid = 1259 "
+                        + "WHERE d.objsubid = 0 ORDER BY 1");
+                assertTrue(comments.contains("One row per order placed by a customer."), comments.toString());
+                assertFalse(comments.stream().anyMatch(d -> d.startsWith("SENSITIVE")), comments.toString());
+                assertEquals(List.of(), column(s, "SELECT description FROM pg_description "
+                        + "WHERE description LIKE 'SENSITIVE%'"), mode);
+                List<String> roles = column(s, "SELECT rolname FROM pg_roles ORDER BY 1");
+                assertTrue(roles.contains(backendRole), "the session's role: " + roles);
+                assertEquals(List.of(), column(s, "SELECT rolname FROM pg_catalog.pg_roles "
+                        + "WHERE rolconfig IS NOT NULL"));
+                assertEquals(1, column(s, "SELECT datname FROM pg_database").size(), mode);
+            }
         }
     }
 
