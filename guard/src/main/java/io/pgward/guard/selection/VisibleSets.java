@@ -32,7 +32,8 @@ import java.util.Map;
  *   <li><b>Defaults, rules, triggers</b>: those of visible relations; a trigger only when its function is built in
  *       and its constraint, if any, is visible (a user trigger function is hidden, section 3.4).</li>
  *   <li><b>Collations</b>: user collations of visible relations' columns, visible types and ranges.</li>
- *   <li><b>Roles</b>: the owners of visible relations, user types, schemas and collations, and the current role.</li>
+ *   <li><b>Roles</b>: the owners of visible relations, user types, schemas and collations and of the current
+ *       database (the one row of pg_database a login sees), and the current role.</li>
  * </ul>
  *
  * <p>The query names no column that differs between PostgreSQL 14 and 18 ({@code pg_range.rngmultitypid} came in
@@ -122,6 +123,8 @@ final class VisibleSets {
                              WHERE n.oid IN (SELECT oid FROM nsp)
                          UNION SELECT l.collowner::pg_catalog.int8 FROM pg_catalog.pg_collation l
                              WHERE l.oid IN (SELECT oid FROM coll)
+                         UNION SELECT d.datdba::pg_catalog.int8 FROM pg_catalog.pg_database d
+                             WHERE d.datname = pg_catalog.current_database()
                          UNION SELECT oid::pg_catalog.int8 FROM me)""";
 
     private VisibleSets() {
