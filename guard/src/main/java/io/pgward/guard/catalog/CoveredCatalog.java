@@ -23,7 +23,10 @@ import java.util.Map;
  *
  * <p>pg_roles and pg_user are views over pg_authid (which stays refused): their rows are the visible roles, and
  * their per-role settings are NULL ({@link #nulledColumns}), since those may name schemas, paths and values the
- * login has no business with.
+ * login has no business with. Stored query trees that may read other relations (rule actions, policy expressions)
+ * are NULL too: a tree carries the names and column names of every relation it reads. The trees of defaults,
+ * checks, index expressions and partition bounds cannot hold a subquery, name other objects by OID only and are
+ * served as they are.
  */
 enum CoveredCatalog {
     PG_CLASS("pg_class", new Keyed("oid", Catalog.PG_CLASS)),
@@ -46,9 +49,13 @@ enum CoveredCatalog {
     PG_RANGE("pg_range", new Keyed("rngtypid", Catalog.PG_TYPE)),
     PG_SEQUENCE("pg_sequence", new Keyed("seqrelid", Catalog.PG_CLASS)),
     PG_TRIGGER("pg_trigger", new Keyed("oid", Catalog.PG_TRIGGER)),
-    PG_POLICY("pg_policy", new Keyed("polrelid", Catalog.PG_CLASS)),
+    /** A policy's expressions may read other relations, whose names and columns their trees carry: NULL. */
+    PG_POLICY("pg_policy", new Keyed("polrelid", Catalog.PG_CLASS), Map.of("polqual", NullAs.NODE_TREE,
+            "polwithcheck", NullAs.NODE_TREE)),
     PG_STATISTIC_EXT("pg_statistic_ext", new Keyed("stxrelid", Catalog.PG_CLASS)),
-    PG_REWRITE("pg_rewrite", new Keyed("oid", Catalog.PG_REWRITE)),
+    /** A view's stored query names what it reads, hidden relations too (design 3.2): NULL, as the action. */
+    PG_REWRITE("pg_rewrite", new Keyed("oid", Catalog.PG_REWRITE), Map.of("ev_qual", NullAs.NODE_TREE,
+            "ev_action", NullAs.NODE_TREE)),
     PG_PUBLICATION("pg_publication", new NoRows()),
     PG_PUBLICATION_REL("pg_publication_rel", new NoRows()),
     /** PostgreSQL 15 and later. */
@@ -70,8 +77,14 @@ enum CoveredCatalog {
     PG_SHDESCRIPTION("pg_shdescription", new NoRows()),
     PG_AUTH_MEMBERS("pg_auth_members", new AllOf(new Keyed("roleid", Catalog.PG_AUTHID),
             new Keyed("member", Catalog.PG_AUTHID))),
-    PG_ROLES("pg_roles", new Keyed("oid", Catalog.PG_AUTHID), Map.of("rolconfig", "pg_catalog.text[]")),
-    PG_USER("pg_user", new Keyed("usesysid", Catalog.PG_AUTHID), Map.of("useconfig", "pg_catalog.text[]"));
+    PG_ROLES("pg_roles", new Keyed("oid", Catalog.PG_AUTHID), Map.of("rolconfig", NullAs.TEXT_ARRAY)),
+    PG_USER("pg_user", new Keyed("usesysid", Catalog.PG_AUTHID), Map.of("useconfig", NullAs.TEXT_ARRAY));
+
+    /** The types of the NULLs served for columns that are withheld. */
+    private static final class NullAs {
+        static final String NODE_TREE = "pg_catalog.pg_node_tree";
+        static final String TEXT_ARRAY = "pg_catalog.text[]";
+    }
 
     private final String relation;
     private final RowFilter rows;

@@ -24,6 +24,12 @@ sealed interface RowFilter {
      * PostgreSQL's catalog headers ({@code CATALOG(pg_class,1259,...)}). pg_authid is shared and named only by the
      * shared catalogs (pg_shdescription, pg_shdepend), which no login sees.
      */
+    /**
+     * pg_namespace (2615), whose built-in {@code public} holds user objects, and pg_largeobject (2613) and
+     * pg_largeobject_metadata (2995), whose OIDs a user may choose: an OID below 16384 says nothing built in there.
+     */
+    String NOT_BUILT_IN_BELOW_FIRST_NORMAL = "{2613,2615,2995}";
+
     Map<Catalog, Long> CATALOG_OIDS = orderedMap(Catalog.PG_CLASS, 1259L, Catalog.PG_NAMESPACE, 2615L,
             Catalog.PG_TYPE, 1247L, Catalog.PG_CONSTRAINT, 2606L, Catalog.PG_ATTRDEF, 2604L, Catalog.PG_REWRITE,
             2618L, Catalog.PG_TRIGGER, 2620L, Catalog.PG_COLLATION, 3456L);
@@ -108,7 +114,8 @@ sealed interface RowFilter {
     /**
      * Rows about an object named by a (catalog OID, object OID) pair, as in pg_description and either end of
      * pg_depend: visible when the object is visible in its catalog. Objects of catalogs without a visible set are
-     * visible when built in; a schema, even a built-in one ({@code public}), only when listed.
+     * visible when built in; a schema, even a built-in one ({@code public}), only when listed; a large object never,
+     * since {@code lo_create(100)} gives a user's large object an OID below FirstNormalObjectId.
      */
     record ObjectOf(String classColumn, String objectColumn) implements RowFilter {
         @Override
@@ -116,8 +123,8 @@ sealed interface RowFilter {
             String classId = quote(classColumn);
             String object = quote(objectColumn);
             List<String> cases = new ArrayList<>();
-            cases.add("(" + builtIn(object) + " AND " + classId + " OPERATOR(pg_catalog.<>) "
-                    + oid(CATALOG_OIDS.get(Catalog.PG_NAMESPACE)) + ")");
+            cases.add("(" + builtIn(object) + " AND " + classId + " OPERATOR(pg_catalog.<>) ALL ('"
+                    + NOT_BUILT_IN_BELOW_FIRST_NORMAL + "'::pg_catalog.oid[]))");
             CATALOG_OIDS.forEach((catalog, relation) -> cases.add("(" + classId + " OPERATOR(pg_catalog.=) "
                     + oid(relation) + " AND " + listed(object, visible.oids(catalog).arrayLiteral()) + ")"));
             return "(" + String.join(" OR ", cases) + ")";

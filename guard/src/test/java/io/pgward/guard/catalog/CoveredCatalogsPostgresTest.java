@@ -86,7 +86,12 @@ class CoveredCatalogsPostgresTest {
                     "CREATE STATISTICS orders_visible_stx ON customer_id, status FROM public.orders",
                     "CREATE SEQUENCE hr.salaries_hidden_seq OWNED BY hr.salaries.emp",
                     "CREATE TYPE hr.hidden_range AS RANGE (subtype = float8)",
-                    "CREATE PUBLICATION hidden_publication FOR TABLE public.secrets")) {
+                    "CREATE PUBLICATION hidden_publication FOR TABLE public.secrets",
+                    // A large object's OID is the user's choice, below FirstNormalObjectId too.
+                    "SELECT lo_create(9999)",
+                    "COMMENT ON LARGE OBJECT 9999 IS 'hidden: large object comment'",
+                    "CREATE POLICY orders_reads_hidden ON public.orders USING (status <> "
+                            + "(SELECT max(emp) FROM hr.salaries))")) {
                 s.execute(sql);
             }
             ResolvedSelection resolved = SelectionResolver.resolve(c, SelectedNames.parse("tables",
@@ -176,6 +181,9 @@ class CoveredCatalogsPostgresTest {
         List<String> schemas = rows("SELECT d.description FROM pg_description d WHERE d.classoid = 2615");
         assertHides(schemas, "hidden:");
         assertShows(schemas, "system catalog schema");
+        assertEquals(List.of(), rows("SELECT description FROM pg_description WHERE objoid = 9999"));
+        assertEquals(List.of("hidden: large object comment"), run("SELECT description FROM pg_description "
+                + "WHERE objoid = 9999"));
         assertHides(rows("SELECT description FROM pg_catalog.pg_shdescription"), "hidden:");
         assertEquals(List.of(), rows("SELECT description FROM pg_catalog.pg_shdescription"));
     }
@@ -207,8 +215,13 @@ class CoveredCatalogsPostgresTest {
         List<String> triggers = rows("SELECT tgname FROM pg_trigger WHERE NOT tgisinternal");
         assertShows(triggers, "orders_visible_trigger");
         assertHides(triggers, "secrets_hidden_trigger");
-        List<String> policies = rows("SELECT polname FROM pg_policy");
-        assertEquals(List.of("orders_visible_policy"), policies);
+        List<String> policies = rows("SELECT polname FROM pg_policy ORDER BY 1");
+        assertEquals(List.of("orders_reads_hidden", "orders_visible_policy"), policies);
+        // A policy's expression may read a hidden relation, whose name and columns its tree carries.
+        assertTrue(run("SELECT polqual FROM pg_policy WHERE polname = 'orders_reads_hidden'").getFirst()
+                .contains("salaries"));
+        assertEquals(List.of("null|null|null|null"), rows("SELECT DISTINCT p.polqual, p.polwithcheck, "
+                + "r.ev_action, r.ev_qual FROM pg_policy p, pg_rewrite r"));
         assertHides(rows("SELECT rulename FROM pg_rewrite"), "secrets_hidden_rule");
         assertShows(rows("SELECT rulename FROM pg_rewrite WHERE ev_class >= 16384"), "_RETURN");
         assertEquals(List.of("orders_visible_stx"), rows("SELECT stxname FROM pg_statistic_ext"));
@@ -285,6 +298,12 @@ class CoveredCatalogsPostgresTest {
         assertHides(rows("SELECT datacl FROM pg_database"), HIDDEN_ROLE);
     }
 
+    /** {@code text} with {@code from} replaced, which it must contain. */
+    private static String changed(String text, String from, String to) {
+        assertTrue(text.contains(from), from + " not in " + text);
+        return text.replace(from, to);
+    }
+
     @Test
     void nearCopiesOfTheNewFilterShapesAreRefused() {
         CatalogFilters.Filter description = filters.byName("pg_description");
@@ -303,11 +322,12 @@ class CoveredCatalogsPostgresTest {
         assertEquals(Verdict.ALLOW, verdict(exactAcl));
         for (String sql : List.of(
                 // one classoid case dropped: comments on any catalog's object with a built-in OID
-                exactDescription.replace("(\"objoid\" OPERATOR(pg_catalog.<) '16384'::pg_catalog.oid AND "
-                        + "\"classoid\" OPERATOR(pg_catalog.<>) '2615'::pg_catalog.oid)", "true"),
-                exactDescription.replace(" OFFSET 0", ""),
-                exactDescription.replace(" OFFSET 0", " OFFSET 1"),
-                exactDescription.replace("WHERE ", "WHERE true OR "),
+                changed(exactDescription, "(\"objoid\" OPERATOR(pg_catalog.<) '16384'::pg_catalog.oid AND "
+                        + "\"classoid\" OPERATOR(pg_catalog.<>) ALL ('{2613,2615,2995}'::pg_catalog.oid[]))",
+                        "\"objoid\" OPERATOR(pg_catalog.<) '16384'::pg_catalog.oid"),
+                changed(exactDescription, " OFFSET 0", ""),
+                changed(exactDescription, " OFFSET 0", " OFFSET 1"),
+                changed(exactDescription, "WHERE ", "WHERE true OR "),
                 // the role filter without its key, the unmasked per-role settings
                 "SELECT rolname FROM (SELECT rolname FROM pg_catalog.pg_roles OFFSET 0) r",
                 "SELECT rolconfig FROM (SELECT rolconfig FROM pg_catalog.pg_roles WHERE " + roles.condition()
@@ -317,7 +337,7 @@ class CoveredCatalogsPostgresTest {
                         + database.condition().replace("pg_catalog.current_database()", "'template1'")
                         + " OFFSET 0) d",
                 // a mask with one more role, or none
-                exactAcl.replace("'{", "'{1,"),
+                changed(exactAcl, "'{", "'{1,"),
                 "SELECT relacl FROM (SELECT relacl FROM pg_catalog.pg_class WHERE " + classes.condition()
                         + " OFFSET 0) c",
                 "SELECT relacl FROM (SELECT relacl::pg_catalog.text AS relacl FROM pg_catalog.pg_class WHERE "
@@ -325,10 +345,11 @@ class CoveredCatalogsPostgresTest {
                 // a filter written for one catalog read from another with the same column
                 "SELECT 1 FROM (SELECT oid FROM pg_catalog.pg_proc WHERE " + classes.condition() + " OFFSET 0) p",
                 // ORDER BY, LIMIT, DISTINCT, an alias inside the subquery
-                exactRoles.replace(" OFFSET 0", " ORDER BY rolname OFFSET 0"),
-                exactRoles.replace(" OFFSET 0", " OFFSET 0 LIMIT 1"),
-                exactRoles.replace("SELECT rolname FROM pg_catalog", "SELECT DISTINCT rolname FROM pg_catalog"),
-                exactRoles.replace("FROM pg_catalog.pg_roles WHERE \"oid\"", "FROM pg_catalog.pg_roles x WHERE x.oid"),
+                changed(exactRoles, " OFFSET 0", " ORDER BY rolname OFFSET 0"),
+                changed(exactRoles, " OFFSET 0", " OFFSET 0 LIMIT 1"),
+                changed(exactRoles, "SELECT rolname FROM pg_catalog", "SELECT DISTINCT rolname FROM pg_catalog"),
+                changed(exactRoles, "FROM pg_catalog.pg_roles WHERE \"oid\"",
+                        "FROM pg_catalog.pg_roles x WHERE x.oid"),
                 // a correlated filter subquery
                 "SELECT (SELECT count(*) FROM (SELECT rolname FROM pg_catalog.pg_roles WHERE " + roles.condition()
                         + " AND rolname = o.status OFFSET 0) r) FROM public.orders o")) {
