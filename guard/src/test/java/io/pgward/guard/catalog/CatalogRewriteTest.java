@@ -164,4 +164,26 @@ class CatalogRewriteTest {
         }
         assertEquals("SELECT 1 FROM pg_class", CatalogRewrite.rewrite(statement, PATH, CatalogFilters.NONE));
     }
+
+    /** An aggregate's {@code (*)} names no column: the object-identifier columns stay out of the subquery. */
+    @Test
+    void countStarCarriesNoObjectIdentifierColumn() {
+        CatalogFilters withRegproc = CatalogFilters.of(VisibleCatalog.of(170000, 16500, Map.of()),
+                CatalogColumns.of(Map.of("pg_am", 2601L), Map.of("pg_am", List.of(col("oid", 1),
+                        col("amname", 2), new CatalogColumns.Column("amhandler", 3, false, true)))));
+        String count = CatalogRewrite.rewrite(split("SELECT count(*) FROM pg_am"), PATH, withRegproc);
+        assertFalse(count.contains("amhandler"), count);
+        String star = CatalogRewrite.rewrite(split("SELECT * FROM pg_am"), PATH, withRegproc);
+        assertTrue(star.contains("\"amhandler\""), star);
+        String product = CatalogRewrite.rewrite(split("SELECT 2 * 3 FROM pg_am"), PATH, withRegproc);
+        assertTrue(product.contains("\"amhandler\""), "a product is taken for a star, which refuses: " + product);
+    }
+
+    private static StatementText split(String sql) {
+        try {
+            return SqlLexer.split(sql, true).getFirst();
+        } catch (LexerException e) {
+            throw new AssertionError(e);
+        }
+    }
 }
