@@ -37,8 +37,8 @@ enum FilteredView {
     PG_TABLES("pg_catalog", "pg_tables", Set.of(), Key.relation("schemaname", "tablename")),
     PG_VIEWS("pg_catalog", "pg_views", Set.of("definition"), Key.relation("schemaname", "viewname")),
     PG_MATVIEWS("pg_catalog", "pg_matviews", Set.of("definition"), Key.relation("schemaname", "matviewname")),
-    PG_INDEXES("pg_catalog", "pg_indexes", Set.of(), Key.relation("schemaname", "tablename"),
-            Key.relation("schemaname", "indexname")),
+    /** The indexes of a visible table are visible (VisibleSets): the table's name is the key. */
+    PG_INDEXES("pg_catalog", "pg_indexes", Set.of(), Key.relation("schemaname", "tablename")),
     PG_SEQUENCES("pg_catalog", "pg_sequences", Set.of(), Key.relation("schemaname", "sequencename")),
     IS_TABLES("information_schema", "tables", Set.of(), Key.relation("table_schema", "table_name")),
     IS_COLUMNS("information_schema", "columns", Set.of(), Key.relation("table_schema", "table_name")),

@@ -14,7 +14,8 @@ import java.util.TreeSet;
  * visible objects, and nothing of the statement around it runs on the others.
  *
  * <p>The shape is the catalogs' ({@link FilterProof}): a plain SELECT whose range table is the one view and whose
- * jointree is that view alone; a target list of plain, unmasked columns of the view and constants; an OFFSET (the
+ * jointree is that view alone; a target list of plain, unmasked columns of the view, constants and NULLs of a domain
+ * (a masked column of one); an OFFSET (the
  * fence); no grouping, window, sort, DISTINCT, LIMIT, CTE, set operation, sublink, row mark or other {@code has*}
  * flag. The WHERE, its ANDs flattened (AND is associative, and PostgreSQL's parser flattens some of them itself),
  * must be exactly the filter's {@link ViewFilters.Conjunct}s, each once:
@@ -96,6 +97,9 @@ final class ViewFilterProof {
                 long attnum = e.number("varattno");
                 require(e.number("varno") == 1 && e.number("varlevelsup") == 0 && attnum > 0
                         && !filter.masked(attnum));
+            } else if (e.tag().equals("COERCETODOMAIN")) {
+                // A masked column of a domain type (information_schema's character_data): a NULL of the domain.
+                require("true".equals(node(e.field("arg").orElse(null), "CONST").scalar("constisnull")));
             } else {
                 require(e.tag().equals("CONST"));
             }

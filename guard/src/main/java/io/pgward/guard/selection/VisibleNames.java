@@ -24,8 +24,8 @@ import java.util.TreeSet;
  *       owned sequences) in visible schemas. A relation name is unique in its schema, so a (schema, name) pair names
  *       exactly one relation.</li>
  *   <li>{@link #schemas}: the visible schemas' names.</li>
- *   <li>{@link #constraints}: per schema, the names of the visible constraints (built-in ones and those of the visible
- *       set) that no hidden constraint shares: constraint names are unique per table, not per schema, and the views
+ *   <li>{@link #constraints}: per schema, the names of the visible constraints (built-in check constraints, those of
+ *       information_schema's domains, and those of the visible set) that no hidden constraint shares: constraint names are unique per table, not per schema, and the views
  *       that show a constraint without its table ({@code referential_constraints}, {@code check_constraints}) must not
  *       show a hidden one under a visible one's name. Before PostgreSQL 18, information_schema also shows each NOT NULL
  *       column as a constraint named {@code <schema oid>_<table oid>_<attnum>_not_null}; those of visible relations
@@ -46,7 +46,7 @@ public final class VisibleNames {
             UNION ALL
             SELECT 'c', n.nspname::pg_catalog.text, k.conname::pg_catalog.text
               FROM pg_catalog.pg_constraint k JOIN pg_catalog.pg_namespace n ON n.oid = k.connamespace
-             WHERE (k.oid < 16384 OR k.oid = ANY (?::pg_catalog.oid[]))
+             WHERE ((k.oid < 16384 AND k.contype = 'c') OR k.oid = ANY (?::pg_catalog.oid[]))
                AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_constraint h
                                 WHERE h.connamespace = k.connamespace AND h.conname = k.conname
                                   AND NOT (h.oid < 16384 OR h.oid = ANY (?::pg_catalog.oid[])))
