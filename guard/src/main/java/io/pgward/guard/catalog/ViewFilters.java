@@ -126,9 +126,12 @@ public final class ViewFilters {
 
     private final Map<String, Filter> byName;
     private final Map<Long, Filter> byRelid;
+    // Part of every verdict cache key: computed once, not per lookup over every name of every filter.
+    private final int hash;
 
     private ViewFilters(Map<String, Filter> byName) {
         this.byName = byName;
+        this.hash = byName.hashCode();
         Map<Long, Filter> relids = new LinkedHashMap<>();
         byName.values().forEach(f -> relids.put(f.relid(), f));
         this.byRelid = Collections.unmodifiableMap(relids);
@@ -245,12 +248,13 @@ public final class ViewFilters {
 
     @Override
     public boolean equals(Object other) {
-        return other instanceof ViewFilters that && byName.equals(that.byName);
+        return this == other || other instanceof ViewFilters that && hash == that.hash
+                && byName.equals(that.byName);
     }
 
     @Override
     public int hashCode() {
-        return byName.hashCode();
+        return hash;
     }
 
     @Override

@@ -323,6 +323,49 @@ class FilteredViewsPostgresTest {
         }
     }
 
+    /**
+     * Names with quotes, a backslash, braces, commas, spaces, the word NULL and non-ASCII letters are written into the
+     * filter's constants and read back by the proof exactly, with standard_conforming_strings on and off.
+     */
+    @Test
+    void oddNamesAreWrittenAndProvenExactly() throws SQLException {
+        String schema = "Odd \"Ünï\" 'x'";
+        String table = "we\"ird, {x} \\ NULL";
+        try (Connection c = db.connect(); Statement s = c.createStatement()) {
+            s.execute("CREATE SCHEMA IF NOT EXISTS \"Odd \"\"Ünï\"\" 'x'\"");
+            s.execute("CREATE TABLE IF NOT EXISTS \"Odd \"\"Ünï\"\" 'x'\".\"we\"\"ird, {x} \\ NULL\" (a int)");
+            s.execute("CREATE TABLE IF NOT EXISTS \"Odd \"\"Ünï\"\" 'x'\".\"we\"\"ird\" (b int)");
+            ResolvedSelection resolved = SelectionResolver.resolve(c, SelectedNames.parse("tables",
+                    List.of("\"Odd \"\"Ünï\"\" 'x'\".\"we\"\"ird, {x} \\ NULL\"", "public.orders")));
+            assertEquals(2, resolved.relations().size(), resolved.toString());
+            TableSelection odd = new TableSelection(resolved.relations().stream()
+                    .map(r -> new SelectedRelation(r.oid(), r.displayName())).toList(), false)
+                    .withViews(ViewFilters.of(resolved.visible(), resolved.names(), ViewColumns.read(c)));
+            String sql = "SELECT table_schema, table_name, column_name FROM information_schema.columns ORDER BY 1, 2, 3";
+            String rewritten = CatalogRewrite.rewrite(SqlLexer.split(sql, true).getFirst(), PATH, odd.filters(),
+                    odd.views());
+            for (boolean conforming : List.of(true, false)) {
+                assertEquals(Verdict.ALLOW, check.checkNow(new CheckRequest(odd, null, PATH, conforming, rewritten,
+                        List.of())), rewritten);
+            }
+            List<String> rows = rows(rewritten);
+            assertTrue(rows.contains(schema + "|" + table + "|a"), rows.toString());
+            assertFalse(rows.stream().anyMatch(r -> r.endsWith("|b")), rows.toString());
+            try (Statement off = c.createStatement()) {
+                off.execute("SET standard_conforming_strings = off");
+                try (ResultSet rs = off.executeQuery(rewritten)) {
+                    int n = 0;
+                    while (rs.next()) {
+                        n++;
+                    }
+                    assertEquals(rows.size(), n);
+                }
+            }
+        } catch (LexerException e) {
+            throw new AssertionError(e);
+        }
+    }
+
     private static List<String> firstCells(List<String> rows) {
         return rows.stream().map(r -> r.split("\\|", -1)[0]).toList();
     }
