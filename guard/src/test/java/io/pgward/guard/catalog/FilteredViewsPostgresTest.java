@@ -297,6 +297,55 @@ class FilteredViewsPostgresTest {
                 + "WHERE " + condition + " OFFSET 0) x"));
     }
 
+    /** drizzle-kit pull's information_schema statements (0.31), with the schema "public". */
+    @Test
+    void drizzleKitPullStatementsShowTheSelectionOnly() throws SQLException {
+        assertEquals(List.of("customers|id|1", "orders|id|1"), allowedRows("""
+                SELECT table_name, column_name, ordinal_position
+                  FROM information_schema.table_constraints t
+                  LEFT JOIN information_schema.key_column_usage k
+                  USING(constraint_name,table_schema,table_name)
+                  WHERE t.constraint_type='PRIMARY KEY'
+                      and table_name != '__drizzle_migrations'
+                      AND t.table_schema = 'public'
+                      ORDER BY table_name, ordinal_position"""));
+        List<String> checks = allowedRows("""
+                SELECT
+                    tc.table_name,
+                    tc.constraint_name,
+                    cc.check_clause
+                FROM
+                    information_schema.table_constraints tc
+                JOIN
+                    information_schema.check_constraints cc
+                    ON tc.constraint_name = cc.constraint_name
+                WHERE
+                    tc.constraint_schema = 'public'
+                AND
+                    tc.constraint_type = 'CHECK'""");
+        // Beside orders' check, the NOT NULL constraints (a check each in information_schema, named by OIDs before
+        // PostgreSQL 18); never payment_tokens' amount_positive, nor orders' of the same name.
+        assertTrue(checks.stream().anyMatch(r -> r.startsWith("orders|orders_status_known|")), checks.toString());
+        assertTrue(checks.stream().allMatch(r -> r.startsWith("orders|orders_status_known|")
+                || r.endsWith("IS NOT NULL")), checks.toString());
+        List<String> keys = allowedRows("""
+                SELECT c.column_name, c.data_type, constraint_type, constraint_name, constraint_schema
+                      FROM information_schema.table_constraints tc
+                      JOIN information_schema.constraint_column_usage AS ccu USING (constraint_schema, constraint_name)
+                      JOIN information_schema.columns AS c ON c.table_schema = tc.constraint_schema
+                        AND tc.table_name = c.table_name AND ccu.column_name = c.column_name
+                      WHERE tc.table_name = 'customers' and constraint_schema = 'public'""");
+        // PostgreSQL 18 lists the NOT NULL constraint of id as well; the foreign key to payment_tokens is never shown.
+        assertTrue(keys.contains("id|integer|PRIMARY KEY|customers_pkey|public"), keys.toString());
+        assertTrue(keys.stream().allMatch(r -> r.equals("id|integer|PRIMARY KEY|customers_pkey|public")
+                || r.equals("id|integer|CHECK|customers_id_not_null|public")), keys.toString());
+        List<String> columns = allowedRows("""
+                select * from information_schema.columns
+                	where table_schema = 'public' and table_name != '__drizzle_migrations'
+                	order by table_name, ordinal_position""");
+        assertTrue(columns.stream().anyMatch(r -> r.contains("|customers|email|")), columns.toString());
+    }
+
     @Test
     void pgjdbcPrimaryKeysCallInformationSchemaExpandArray() throws SQLException {
         String sql = "SELECT a.attname, a.atttypid, atttypmod FROM pg_catalog.pg_class ct   JOIN "
