@@ -18,6 +18,10 @@ import java.util.Set;
  *   <li>{@link Kind#RELATION}: a (schema, name) pair of columns names a visible user relation.</li>
  *   <li>{@link Kind#SCHEMA}: a schema-name column names a visible schema.</li>
  *   <li>{@link Kind#CONSTRAINT}: a (schema, name) pair names a visible constraint that no hidden one shares.</li>
+ *   <li>{@link Kind#TYPE}: a (schema, name) pair names a visible user type or a built-in domain
+ *       (information_schema's).</li>
+ *   <li>{@link Kind#BUILT_IN_SCHEMA}: a schema-name column names pg_catalog or information_schema (the routines a
+ *       login sees are the built-in ones).</li>
  * </ul>
  * Columns that would show what the keys cannot vouch for are served as NULL ({@link #masked}): a view's definition
  * (it may read a hidden relation), a setting's source file and line.
@@ -56,9 +60,23 @@ enum FilteredView {
             Key.constraint("constraint_schema", "constraint_name"),
             Key.constraint("unique_constraint_schema", "unique_constraint_name")),
     IS_CHECK_CONSTRAINTS("information_schema", "check_constraints", Set.of(),
-            Key.constraint("constraint_schema", "constraint_name"));
+            Key.constraint("constraint_schema", "constraint_name")),
+    IS_SEQUENCES("information_schema", "sequences", Set.of(), Key.relation("sequence_schema", "sequence_name")),
+    IS_VIEW_TABLE_USAGE("information_schema", "view_table_usage", Set.of(),
+            Key.relation("view_schema", "view_name"), Key.relation("table_schema", "table_name")),
+    IS_VIEW_COLUMN_USAGE("information_schema", "view_column_usage", Set.of(),
+            Key.relation("view_schema", "view_name"), Key.relation("table_schema", "table_name")),
+    IS_DOMAINS("information_schema", "domains", Set.of(), Key.type("domain_schema", "domain_name")),
+    IS_DOMAIN_CONSTRAINTS("information_schema", "domain_constraints", Set.of(),
+            Key.type("domain_schema", "domain_name"), Key.constraint("constraint_schema", "constraint_name")),
+    IS_COLUMN_DOMAIN_USAGE("information_schema", "column_domain_usage", Set.of(),
+            Key.type("domain_schema", "domain_name"), Key.relation("table_schema", "table_name")),
+    /** User functions are hidden (design 3.4): the built-in ones only. */
+    IS_ROUTINES("information_schema", "routines", Set.of(), Key.builtInSchema("specific_schema"),
+            Key.builtInSchema("routine_schema")),
+    IS_PARAMETERS("information_schema", "parameters", Set.of(), Key.builtInSchema("specific_schema"));
 
-    enum Kind { SETTING, RELATION_OID, RELATION, SCHEMA, CONSTRAINT }
+    enum Kind { SETTING, RELATION_OID, RELATION, SCHEMA, CONSTRAINT, TYPE, BUILT_IN_SCHEMA }
 
     /**
      * One key.
@@ -85,6 +103,14 @@ enum FilteredView {
 
         static Key constraint(String schemaColumn, String column) {
             return new Key(Kind.CONSTRAINT, schemaColumn, column);
+        }
+
+        static Key type(String schemaColumn, String column) {
+            return new Key(Kind.TYPE, schemaColumn, column);
+        }
+
+        static Key builtInSchema(String column) {
+            return new Key(Kind.BUILT_IN_SCHEMA, null, column);
         }
     }
 

@@ -35,6 +35,9 @@ import java.util.stream.Collectors;
  */
 public final class ViewFilters {
 
+    /** The schemas of the built-in objects, by name: what {@link FilteredView.Kind#BUILT_IN_SCHEMA} admits. */
+    static final Set<String> BUILT_IN_SCHEMAS = Set.of("pg_catalog", "information_schema");
+
     /** No filters: every system view is refused as before. */
     public static final ViewFilters NONE = new ViewFilters(Map.of());
 
@@ -179,13 +182,19 @@ public final class ViewFilters {
             case SCHEMA -> {
                 return nameTyped(column) && out.add(new In(column.attnum(), ElementType.NAME, names.schemas()));
             }
+            case BUILT_IN_SCHEMA -> {
+                return nameTyped(column) && out.add(new In(column.attnum(), ElementType.NAME, BUILT_IN_SCHEMAS));
+            }
             default -> {
                 ViewColumns.Column schema = column(columns, key.schemaColumn());
                 if (schema == null || !nameTyped(column) || !nameTyped(schema)) {
                     return false;
                 }
-                out.addAll(pairs(schema.attnum(), column.attnum(), key.kind() == FilteredView.Kind.RELATION
-                        ? names.relations() : names.constraints()));
+                out.addAll(pairs(schema.attnum(), column.attnum(), switch (key.kind()) {
+                    case RELATION -> names.relations();
+                    case TYPE -> names.types();
+                    default -> names.constraints();
+                }));
                 return true;
             }
         }

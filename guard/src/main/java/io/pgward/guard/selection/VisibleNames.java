@@ -30,12 +30,15 @@ import java.util.TreeSet;
  *       show a hidden one under a visible one's name. Before PostgreSQL 18, information_schema also shows each NOT NULL
  *       column as a constraint named {@code <schema oid>_<table oid>_<attnum>_not_null}; those of visible relations
  *       are listed too.</li>
+ *   <li>{@link #types}: per schema, the names of the visible user types and of the built-in domains
+ *       (information_schema's cardinal_number, sql_identifier, ...). A type name is unique in its schema.</li>
  * </ul>
  */
 public final class VisibleNames {
 
     /** No names: every name-keyed view shows nothing. */
-    public static final VisibleNames NONE = new VisibleNames(new TreeMap<>(), new TreeSet<>(), new TreeMap<>());
+    public static final VisibleNames NONE = new VisibleNames(new TreeMap<>(), new TreeSet<>(), new TreeMap<>(),
+            new TreeMap<>());
 
     static final String SQL = """
             SELECT 'r', n.nspname::pg_catalog.text, c.relname::pg_catalog.text
@@ -51,6 +54,10 @@ public final class VisibleNames {
                                 WHERE h.connamespace = k.connamespace AND h.conname = k.conname
                                   AND NOT (h.oid < 16384 OR h.oid = ANY (?::pg_catalog.oid[])))
             UNION ALL
+            SELECT 't', n.nspname::pg_catalog.text, t.typname::pg_catalog.text
+              FROM pg_catalog.pg_type t JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace
+             WHERE t.oid = ANY (?::pg_catalog.oid[]) OR (t.oid < 16384 AND t.typtype = 'd')
+            UNION ALL
             SELECT 'c', n.nspname::pg_catalog.text,
                    n.oid::pg_catalog.text || '_' || c.oid::pg_catalog.text || '_' || a.attnum::pg_catalog.text
                    || '_not_null'
@@ -63,18 +70,20 @@ public final class VisibleNames {
     private final SortedMap<String, SortedSet<String>> relations;
     private final SortedSet<String> schemas;
     private final SortedMap<String, SortedSet<String>> constraints;
+    private final SortedMap<String, SortedSet<String>> types;
 
     private VisibleNames(SortedMap<String, SortedSet<String>> relations, SortedSet<String> schemas,
-                         SortedMap<String, SortedSet<String>> constraints) {
+                         SortedMap<String, SortedSet<String>> constraints, SortedMap<String, SortedSet<String>> types) {
         this.relations = frozen(relations);
         this.schemas = Collections.unmodifiableSortedSet(schemas);
         this.constraints = frozen(constraints);
+        this.types = frozen(types);
     }
 
     /** Names given by hand (tests). */
     public static VisibleNames of(Map<String, Set<String>> relations, Set<String> schemas,
-                                  Map<String, Set<String>> constraints) {
-        return new VisibleNames(sorted(relations), new TreeSet<>(schemas), sorted(constraints));
+                                  Map<String, Set<String>> constraints, Map<String, Set<String>> types) {
+        return new VisibleNames(sorted(relations), new TreeSet<>(schemas), sorted(constraints), sorted(types));
     }
 
     /** Reads the names of {@code visible}'s relations, schemas and constraints. */
@@ -82,13 +91,15 @@ public final class VisibleNames {
         String relations = visible.oids(Catalog.PG_CLASS).arrayLiteral();
         String namespaces = visible.oids(Catalog.PG_NAMESPACE).arrayLiteral();
         String constraints = visible.oids(Catalog.PG_CONSTRAINT).arrayLiteral();
+        String types = visible.oids(Catalog.PG_TYPE).arrayLiteral();
         SortedMap<String, SortedSet<String>> relationNames = new TreeMap<>();
         SortedSet<String> schemaNames = new TreeSet<>();
         SortedMap<String, SortedSet<String>> constraintNames = new TreeMap<>();
+        SortedMap<String, SortedSet<String>> typeNames = new TreeMap<>();
         try (PreparedStatement ps = connection.prepareStatement(SQL)) {
             int p = 1;
-            for (String array : new String[] {relations, namespaces, namespaces, constraints, constraints, relations,
-                    namespaces}) {
+            for (String array : new String[] {relations, namespaces, namespaces, constraints, constraints, types,
+                    relations, namespaces}) {
                 ps.setString(p++, array);
             }
             try (ResultSet rs = ps.executeQuery()) {
@@ -97,13 +108,15 @@ public final class VisibleNames {
                         case "r" -> relationNames.computeIfAbsent(rs.getString(2), k -> new TreeSet<>())
                                 .add(rs.getString(3));
                         case "s" -> schemaNames.add(rs.getString(2));
+                        case "t" -> typeNames.computeIfAbsent(rs.getString(2), k -> new TreeSet<>())
+                                .add(rs.getString(3));
                         default -> constraintNames.computeIfAbsent(rs.getString(2), k -> new TreeSet<>())
                                 .add(rs.getString(3));
                     }
                 }
             }
         }
-        return new VisibleNames(relationNames, schemaNames, constraintNames);
+        return new VisibleNames(relationNames, schemaNames, constraintNames, typeNames);
     }
 
     /** Per schema, the names of its visible user relations; schemas without one are absent. */
@@ -118,6 +131,11 @@ public final class VisibleNames {
     /** Per schema, the names of the visible constraints no hidden constraint shares. */
     public SortedMap<String, SortedSet<String>> constraints() {
         return constraints;
+    }
+
+    /** Per schema, the names of the visible user types and of the built-in domains (information_schema's). */
+    public SortedMap<String, SortedSet<String>> types() {
+        return types;
     }
 
     private static SortedMap<String, SortedSet<String>> sorted(Map<String, Set<String>> names) {
@@ -135,16 +153,17 @@ public final class VisibleNames {
     @Override
     public boolean equals(Object other) {
         return other instanceof VisibleNames that && relations.equals(that.relations) && schemas.equals(that.schemas)
-                && constraints.equals(that.constraints);
+                && constraints.equals(that.constraints) && types.equals(that.types);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(relations, schemas, constraints);
+        return Objects.hash(relations, schemas, constraints, types);
     }
 
     @Override
     public String toString() {
-        return "VisibleNames[relations=" + relations + ", schemas=" + schemas + ", constraints=" + constraints + "]";
+        return "VisibleNames[relations=" + relations + ", schemas=" + schemas + ", constraints=" + constraints
+                + ", types=" + types + "]";
     }
 }

@@ -45,7 +45,7 @@ class FilteredViewsPostgresTest {
     private static final int WIDE = 61;
     /** Words of hidden objects: none may appear in a filtered view's rows. */
     private static final List<String> HIDDEN = List.of("secrets", "salaries", "payment_tokens", "v_leak", "wide",
-            "tok_live", "customers_token_fk", "data_directory", "config_file", "hba_file", "ident_file",
+            "tok_live", "customers_token_fk", "token_text", "leak_secret", "purge_inactive", "data_directory", "config_file", "hba_file", "ident_file",
             "postgresql.conf");
 
     private static TestDatabase db;
@@ -67,6 +67,10 @@ class FilteredViewsPostgresTest {
             s.execute("ALTER TABLE public.customers ADD COLUMN token_id int CONSTRAINT customers_token_fk "
                     + "REFERENCES public.payment_tokens(id)");
             s.execute("INSERT INTO public.payment_tokens (customer_id, token, amount) VALUES (1, 'tok_live_CCCC', 5)");
+            s.execute("CREATE DOMAIN public.positive_amount AS numeric CHECK (VALUE >= 0)");
+            s.execute("ALTER TABLE public.orders ADD COLUMN discount public.positive_amount");
+            s.execute("CREATE DOMAIN public.token_text AS text CHECK (VALUE <> '')");
+            s.execute("ALTER TABLE public.payment_tokens ADD COLUMN token_kind public.token_text");
             s.execute("ANALYZE");
             selection = selection(c);
         }
@@ -148,6 +152,12 @@ class FilteredViewsPostgresTest {
             if (view == FilteredView.PG_SEQUENCES) {
                 // data_type is a regtype: the code rules still refuse object-identifier types with a selection.
                 sql = "SELECT schemaname, sequencename, last_value FROM pg_catalog.pg_sequences";
+            }
+            if (view == FilteredView.IS_ROUTINES || view == FilteredView.IS_PARAMETERS) {
+                // Built-in function names hold words such as hba_file: the schemas are what is filtered.
+                sql = "SELECT DISTINCT specific_schema FROM information_schema." + view.relation() + " ORDER BY 1";
+                assertEquals(List.of("information_schema", "pg_catalog"), allowedRows(sql));
+                continue;
             }
             allowedRows(sql);
             List<String> unfiltered = rows(sql);
@@ -295,6 +305,27 @@ class FilteredViewsPostgresTest {
                 .replace("\"table_name\" OPERATOR", "\"table_name\" COLLATE public.ci OPERATOR");
         assertRefusedAsNotSelected(verdict("SELECT table_name FROM (SELECT table_name FROM information_schema.tables "
                 + "WHERE " + condition + " OFFSET 0) x"));
+    }
+
+    @Test
+    void domainsViewUsageAndRoutinesShowTheVisibleOnes() throws SQLException {
+        List<String> domains = firstCells(allowedRows("SELECT domain_name FROM information_schema.domains "
+                + "WHERE domain_schema = 'public'"));
+        assertEquals(List.of("positive_amount"), domains);
+        assertEquals(List.of("positive_amount_check"), firstCells(allowedRows("SELECT constraint_name "
+                + "FROM information_schema.domain_constraints WHERE domain_schema = 'public'")));
+        assertEquals(List.of("orders|discount"), allowedRows("SELECT table_name, column_name "
+                + "FROM information_schema.column_domain_usage WHERE domain_schema = 'public'"));
+        assertEquals(List.of("v_sales|orders"), allowedRows("SELECT view_name, table_name "
+                + "FROM information_schema.view_table_usage"));
+        assertFalse(allowedRows("SELECT column_name FROM information_schema.view_column_usage").isEmpty());
+        assertEquals(List.of(), allowedRows("SELECT routine_name FROM information_schema.routines "
+                + "WHERE routine_schema = 'public'"));
+        assertFalse(allowedRows("SELECT specific_name FROM information_schema.routines "
+                + "WHERE routine_name = 'lower' AND routine_schema = 'pg_catalog'").isEmpty());
+        assertEquals(List.of(), allowedRows("SELECT parameter_name FROM information_schema.parameters "
+                + "WHERE specific_schema = 'public'"));
+        assertTrue(allowedRows("SELECT sequence_name FROM information_schema.sequences").contains("orders_id_seq"));
     }
 
     /** drizzle-kit pull's information_schema statements (0.31), with the schema "public". */
