@@ -45,7 +45,7 @@ class FilteredViewsPostgresTest {
     private static final int WIDE = 61;
     /** Words of hidden objects: none may appear in a filtered view's rows. */
     private static final List<String> HIDDEN = List.of("secrets", "salaries", "payment_tokens", "v_leak", "wide",
-            "tok_live", "customers_token_fk", "token_text", "leak_secret", "purge_inactive", "data_directory", "config_file", "hba_file", "ident_file",
+            "tok_live", "customers_token_fk", "token_text", "leak_secret", "purge_inactive", "secret_col", "data_directory", "config_file", "hba_file", "ident_file",
             "postgresql.conf");
 
     private static TestDatabase db;
@@ -67,6 +67,7 @@ class FilteredViewsPostgresTest {
             s.execute("ALTER TABLE public.customers ADD COLUMN token_id int CONSTRAINT customers_token_fk "
                     + "REFERENCES public.payment_tokens(id)");
             s.execute("INSERT INTO public.payment_tokens (customer_id, token, amount) VALUES (1, 'tok_live_CCCC', 5)");
+            s.execute("CREATE TABLE hr.orders (secret_col int)");
             s.execute("CREATE DOMAIN public.positive_amount AS numeric CHECK (VALUE >= 0)");
             s.execute("ALTER TABLE public.orders ADD COLUMN discount public.positive_amount");
             s.execute("CREATE DOMAIN public.token_text AS text CHECK (VALUE <> '')");
@@ -305,6 +306,46 @@ class FilteredViewsPostgresTest {
                 .replace("\"table_name\" OPERATOR", "\"table_name\" COLLATE public.ci OPERATOR");
         assertRefusedAsNotSelected(verdict("SELECT table_name FROM (SELECT table_name FROM information_schema.tables "
                 + "WHERE " + condition + " OFFSET 0) x"));
+    }
+
+    /** hr.orders is hidden and named like the visible public.orders. */
+    @Test
+    void spellingsAndShapesAroundTheViewsAreFilteredToo() throws SQLException {
+        assertEquals(List.of("public"), allowedRows("SELECT DISTINCT table_schema FROM information_schema.columns "
+                + "WHERE table_name = 'orders'"));
+        assertEquals(List.of("public"), allowedRows("SELECT DISTINCT table_schema FROM \"information_schema\" . "
+                + "/* c */ \"columns\" WHERE table_name = 'orders'"));
+        assertEquals(List.of(), allowedRows("SELECT 1 WHERE EXISTS (SELECT 1 FROM information_schema.columns "
+                + "WHERE table_name = 'salaries')"));
+        assertEquals(List.of("3"), allowedRows("WITH t AS (SELECT table_name FROM information_schema.tables) "
+                + "SELECT count(*) FROM t"));
+        List<String> union = firstCells(allowedRows("SELECT table_name::text FROM information_schema.tables UNION "
+                + "SELECT tablename::text FROM pg_tables UNION SELECT relname::text FROM pg_stat_all_tables"));
+        assertTrue(union.contains("orders") && union.contains("mv_region"), union.toString());
+        List<String> lateral = allowedRows("SELECT c.relname, t.column_name FROM pg_class c, LATERAL (SELECT "
+                + "column_name FROM information_schema.columns k WHERE k.table_name = c.relname) t "
+                + "WHERE c.relname IN ('orders', 'salaries')");
+        assertTrue(lateral.contains("orders|discount"), lateral.toString());
+        // With information_schema on the path a bare name is not rewritten, and stays refused.
+        String bare = "SELECT table_name FROM tables";
+        String rewritten = CatalogRewrite.rewrite(split(bare), "information_schema, public", selection.filters(),
+                selection.views());
+        assertEquals(bare, rewritten);
+        assertRefusedAsNotSelected(check.checkNow(CheckRequest.of(selection, null, "information_schema, public",
+                bare)));
+        // A view reached from a filter subquery of the statement's own making, with an outer column: refused.
+        ViewFilters.Filter tables = selection.views().byName("information_schema", "tables");
+        assertRefusedAsNotSelected(verdict("SELECT c.relname, t.n FROM pg_catalog.pg_class c, LATERAL (SELECT "
+                + "c.relname AS n, table_name FROM information_schema.tables WHERE " + tables.condition()
+                + " OFFSET 0) t"));
+    }
+
+    private static io.pgward.guard.lexer.StatementText split(String sql) {
+        try {
+            return SqlLexer.split(sql, true).getFirst();
+        } catch (LexerException e) {
+            throw new AssertionError(e);
+        }
     }
 
     @Test
