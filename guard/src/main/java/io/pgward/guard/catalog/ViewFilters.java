@@ -169,35 +169,30 @@ public final class ViewFilters {
         if (column == null) {
             return false;
         }
-        switch (key.kind()) {
-            case SETTING -> {
-                return typed(column, "pg_catalog.text")
-                        && out.add(new In(column.attnum(), ElementType.TEXT, VisibleSettings.NAMES));
-            }
-            case RELATION_OID -> {
-                return typed(column, "pg_catalog.oid") && out.add(new In(column.attnum(), ElementType.OID,
-                        visible.oids(VisibleCatalog.Catalog.PG_CLASS).stream().mapToObj(Long::toString)
-                                .collect(Collectors.toSet())));
-            }
-            case SCHEMA -> {
-                return nameTyped(column) && out.add(new In(column.attnum(), ElementType.NAME, names.schemas()));
-            }
-            case BUILT_IN_SCHEMA -> {
-                return nameTyped(column) && out.add(new In(column.attnum(), ElementType.NAME, BUILT_IN_SCHEMAS));
-            }
-            default -> {
-                ViewColumns.Column schema = column(columns, key.schemaColumn());
-                if (schema == null || !nameTyped(column) || !nameTyped(schema)) {
-                    return false;
-                }
-                out.addAll(pairs(schema.attnum(), column.attnum(), switch (key.kind()) {
-                    case RELATION -> names.relations();
-                    case TYPE -> names.types();
-                    default -> names.constraints();
-                }));
-                return true;
-            }
+        // A switch expression: a new kind of key is a compile error here, not a view served unfiltered.
+        return switch (key.kind()) {
+            case SETTING -> typed(column, "pg_catalog.text")
+                    && out.add(new In(column.attnum(), ElementType.TEXT, VisibleSettings.NAMES));
+            case RELATION_OID -> typed(column, "pg_catalog.oid") && out.add(new In(column.attnum(), ElementType.OID,
+                    visible.oids(VisibleCatalog.Catalog.PG_CLASS).stream().mapToObj(Long::toString)
+                            .collect(Collectors.toSet())));
+            case SCHEMA -> nameTyped(column) && out.add(new In(column.attnum(), ElementType.NAME, names.schemas()));
+            case BUILT_IN_SCHEMA -> nameTyped(column)
+                    && out.add(new In(column.attnum(), ElementType.NAME, BUILT_IN_SCHEMAS));
+            case RELATION -> pair(key, column, columns, names.relations(), out);
+            case CONSTRAINT -> pair(key, column, columns, names.constraints(), out);
+            case TYPE -> pair(key, column, columns, names.types(), out);
+        };
+    }
+
+    private static boolean pair(FilteredView.Key key, ViewColumns.Column column, List<ViewColumns.Column> columns,
+                                SortedMap<String, SortedSet<String>> bySchema, List<Conjunct> out) {
+        ViewColumns.Column schema = column(columns, key.schemaColumn());
+        if (schema == null || !nameTyped(column) || !nameTyped(schema)) {
+            return false;
         }
+        out.addAll(pairs(schema.attnum(), column.attnum(), bySchema));
+        return true;
     }
 
     /** The conjuncts of a (schema, name) pair key: see the class comment. */
