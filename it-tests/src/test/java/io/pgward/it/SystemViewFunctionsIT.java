@@ -19,7 +19,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Through the proxy, in both protocols: with a selection a system view is refused as a relation outside it, and so
- * is the function the view is built on; without a selection both run.
+ * is the function the view is built on; without a selection both run. The views served filtered to the selection
+ * (pg_settings, the statistics views: FilteredSystemViewsIT) run, and the functions they are built on stay refused.
  */
 @PostgresTest
 class SystemViewFunctionsIT {
@@ -51,7 +52,6 @@ class SystemViewFunctionsIT {
     @ParameterizedTest(name = "{0} / {1}")
     @CsvSource(delimiter = '|', value = {
         "pg_locks|SELECT * FROM pg_lock_status()",
-        "pg_settings|SELECT name, setting FROM pg_show_all_settings()",
         "pg_cursors|SELECT * FROM pg_cursor()",
         "pg_sequences|SELECT * FROM pg_sequence_parameters({sequence})",
         "pg_prepared_statements|SELECT * FROM pg_prepared_statement()",
@@ -61,7 +61,6 @@ class SystemViewFunctionsIT {
         "pg_config|SELECT * FROM pg_config()",
         "pg_available_extensions|SELECT * FROM pg_available_extensions()",
         "pg_stat_activity|SELECT * FROM pg_stat_get_activity(NULL)",
-        "pg_stat_user_tables|SELECT pg_stat_get_live_tuples('public.orders'::regclass)",
         "pg_backend_memory_contexts|SELECT * FROM pg_get_backend_memory_contexts()",
         "pg_replication_slots|SELECT * FROM pg_get_replication_slots()",
         "pg_timezone_names|SELECT * FROM pg_timezone_names()",
@@ -93,6 +92,24 @@ class SystemViewFunctionsIT {
                     assertTrue(e.getMessage().contains("is not allowed for the read-only login"),
                             mode + " reader " + function + ": " + e.getMessage());
                 }
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "{0} / {1}")
+    @CsvSource(delimiter = '|', value = {
+        "pg_settings|SELECT name, setting FROM pg_show_all_settings()",
+        "pg_stat_user_tables|SELECT pg_stat_get_live_tuples('public.orders'::regclass)",
+    })
+    void aFilteredViewRunsAndTheFunctionItIsBuiltOnStaysRefused(String view, String function) throws Exception {
+        for (String mode : List.of("simple", "extended")) {
+            Properties props = new Properties();
+            props.setProperty("preferQueryMode", mode);
+            try (Connection c = proxy.connect("analyst", props); Statement s = c.createStatement()) {
+                s.execute("SELECT * FROM " + view);
+                SQLException e = assertThrows(SQLException.class, () -> s.execute(function), function);
+                assertEquals(SqlState.INSUFFICIENT_PRIVILEGE, e.getSQLState(),
+                        mode + " " + function + ": " + e.getMessage());
             }
         }
     }

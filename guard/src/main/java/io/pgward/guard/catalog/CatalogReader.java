@@ -32,7 +32,7 @@ final class CatalogReader {
                     boolean securityDefiner, boolean hasSettings, String language, boolean ownerIsSuperuser,
                     String source, String sqlBody) {
         boolean builtIn() {
-            return schema.equals("pg_catalog");
+            return schema.equals("pg_catalog") || InformationSchemaFunctions.builtIn(this);
         }
     }
 

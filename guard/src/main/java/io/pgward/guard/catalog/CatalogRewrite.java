@@ -66,7 +66,17 @@ public final class CatalogRewrite {
      * @param searchPath the session's search_path as PostgreSQL reports it
      */
     public static String rewrite(StatementText statement, String searchPath, CatalogFilters filters) {
-        if (filters.isEmpty()) {
+        return rewrite(statement, searchPath, filters, ViewFilters.NONE);
+    }
+
+    /**
+     * As {@link #rewrite(StatementText, String, CatalogFilters)}, and each reference to a filtered system view
+     * ({@code pg_catalog.pg_settings}, or bare where a bare catalog would be rewritten; {@code information_schema.X}
+     * only qualified) is replaced by its filter subquery ({@link ViewFilters}).
+     */
+    public static String rewrite(StatementText statement, String searchPath, CatalogFilters filters,
+                                 ViewFilters views) {
+        if (filters.isEmpty() && views.isEmpty()) {
             return statement.text();
         }
         List<Token> tokens = statement.tokens();
@@ -113,23 +123,27 @@ public final class CatalogRewrite {
             if (!identifier(t)) {
                 continue;
             }
-            // pg_catalog . X  or  X
+            // pg_catalog . X, information_schema . X  or  X
             int last;
+            String schema;
             String name;
-            boolean qualified = t.value().equals("pg_catalog") && i + 2 < tokens.size()
-                    && punctuation(tokens.get(i + 1), ".") && identifier(tokens.get(i + 2));
+            boolean qualified = (t.value().equals("pg_catalog") || t.value().equals("information_schema"))
+                    && i + 2 < tokens.size() && punctuation(tokens.get(i + 1), ".") && identifier(tokens.get(i + 2));
             if (qualified) {
                 last = i + 2;
+                schema = t.value();
                 name = tokens.get(last).value();
             } else {
                 last = i;
+                schema = "pg_catalog";
                 name = t.value();
                 if (!bareResolves || ctes.contains(name)) {
                     continue;
                 }
             }
-            CatalogFilters.Filter filter = filters.byName(name);
-            if (filter == null) {
+            CatalogFilters.Filter filter = schema.equals("pg_catalog") ? filters.byName(name) : null;
+            ViewFilters.Filter view = filter == null ? views.byName(schema, name) : null;
+            if (filter == null && view == null) {
                 continue;
             }
             Token next = last + 1 < tokens.size() ? tokens.get(last + 1) : null;
@@ -146,7 +160,7 @@ public final class CatalogRewrite {
                 continue;
             }
             out.append(text, copied, tokens.get(first).start() - base);
-            out.append(filter.subquery(named, star));
+            out.append(filter != null ? filter.subquery(named, star) : view.subquery(named, star));
             if (!hasAlias(next)) {
                 out.append(" AS ").append(CatalogFilters.quote(name));
             }

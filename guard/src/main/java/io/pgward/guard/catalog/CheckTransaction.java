@@ -454,10 +454,13 @@ final class CheckTransaction {
             // transaction, with the safe search_path in effect.
             filters.remember(FilterReferences.read(connection, filters));
         }
-        References statement = QueryTreeWalker.walk(parsed, Set.of(view), filters);
+        ViewFilters views = request.selection().isSet() ? request.selection().views() : ViewFilters.NONE;
+        References statement = QueryTreeWalker.walk(parsed, Set.of(view), filters, views);
         // PostgreSQL records a dependency on every relation an RTE reads, filter subqueries' catalogs included. A
         // catalog the walk saw only inside proven filters is not read otherwise: a reference the walk cannot see
         // (a regclass constant) is of an object-identifier type, which the code rules refuse with a selection.
+        // A filtered system view so seen is left out of the relations read as well, so its definition (PostgreSQL's
+        // own code, calling built-ins the rules deny to statements) is not walked by reachedCode.
         Set<Long> walked = Set.copyOf(statement.relations);
         for (long[] dependency : dependencies) {
             long oid = dependency[1];

@@ -31,14 +31,16 @@ final class QueryTreeWalker {
     private final References refs = new References();
     private final Set<Long> ignoredRelations;
     private final CatalogFilters filters;
+    private final ViewFilters views;
     /** Range table and permission entries of proven filter subqueries (FilterProof); their relation is filtered. */
     private final Set<TreeValue.Node> proven = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
     /** regconfig / regdictionary Const nodes recorded as direct arguments; their type is not a plain use. */
     private final Set<TreeValue.Node> directConsts = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
 
-    private QueryTreeWalker(Set<Long> ignoredRelations, CatalogFilters filters) {
+    private QueryTreeWalker(Set<Long> ignoredRelations, CatalogFilters filters, ViewFilters views) {
         this.ignoredRelations = ignoredRelations;
         this.filters = filters;
+        this.views = views;
     }
 
     /**
@@ -55,7 +57,16 @@ final class QueryTreeWalker {
      * Everything else in that Query is walked as usual.
      */
     static References walk(TreeValue tree, Set<Long> ignoredRelations, CatalogFilters filters) {
-        QueryTreeWalker w = new QueryTreeWalker(ignoredRelations, filters);
+        return walk(tree, ignoredRelations, filters, ViewFilters.NONE);
+    }
+
+    /**
+     * As {@link #walk(TreeValue, Set, CatalogFilters)}, and a filtered system view read by a Query that
+     * {@link ViewFilterProof} proves to be this login's filter subquery goes to {@link References#filteredRelations}
+     * as well.
+     */
+    static References walk(TreeValue tree, Set<Long> ignoredRelations, CatalogFilters filters, ViewFilters views) {
+        QueryTreeWalker w = new QueryTreeWalker(ignoredRelations, filters, views);
         w.visit(tree);
         return w.refs;
     }
@@ -77,6 +88,7 @@ final class QueryTreeWalker {
         if (node.tag().equals("QUERY")) {
             query(node);
             proven.addAll(FilterProof.proven(node, filters));
+            proven.addAll(ViewFilterProof.proven(node, views));
         }
         if (node.tag().equals("FUNCEXPR")) {
             directConstArguments(node);

@@ -18,8 +18,11 @@ import java.util.Objects;
  * @param filters the login's catalog filters ({@link CatalogFilters}): a covered catalog read only through its
  *                filter subquery is not held to the selection; {@link CatalogFilters#NONE} refuses every catalog
  *                relation, as without a visible catalog
+ * @param views the login's filtered system views ({@link ViewFilters}): a system or information_schema view read only
+ *              through its filter subquery is not held to the selection; {@link ViewFilters#NONE} refuses them all
  */
-public record TableSelection(List<SelectedRelation> relations, boolean noneExists, CatalogFilters filters) {
+public record TableSelection(List<SelectedRelation> relations, boolean noneExists, CatalogFilters filters,
+                             ViewFilters views) {
 
     /** Every relation may be read. */
     public static final TableSelection NONE = new TableSelection(List.of(), false);
@@ -27,9 +30,15 @@ public record TableSelection(List<SelectedRelation> relations, boolean noneExist
     public TableSelection {
         relations = List.copyOf(Objects.requireNonNull(relations, "relations"));
         Objects.requireNonNull(filters, "filters");
+        Objects.requireNonNull(views, "views");
         if (noneExists && !relations.isEmpty()) {
             throw new IllegalArgumentException("noneExists with " + relations.size() + " existing relations");
         }
+    }
+
+    /** A selection with catalog filters and without filtered views. */
+    public TableSelection(List<SelectedRelation> relations, boolean noneExists, CatalogFilters filters) {
+        this(relations, noneExists, filters, ViewFilters.NONE);
     }
 
     /** A selection without catalog filters: every catalog relation is refused by the relation rule. */
@@ -39,7 +48,12 @@ public record TableSelection(List<SelectedRelation> relations, boolean noneExist
 
     /** This selection with the catalog filters of its visible catalog. */
     public TableSelection withFilters(CatalogFilters catalogFilters) {
-        return new TableSelection(relations, noneExists, catalogFilters);
+        return new TableSelection(relations, noneExists, catalogFilters, views);
+    }
+
+    /** This selection with the filters of its system views. */
+    public TableSelection withViews(ViewFilters viewFilters) {
+        return new TableSelection(relations, noneExists, filters, viewFilters);
     }
 
     public static TableSelection of(List<SelectedRelation> relations) {

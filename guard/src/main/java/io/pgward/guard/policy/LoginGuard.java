@@ -9,6 +9,8 @@ import io.pgward.guard.catalog.CatalogFilters;
 import io.pgward.guard.catalog.CatalogRewrite;
 import io.pgward.guard.catalog.CheckRequest;
 import io.pgward.guard.catalog.TableSelection;
+import io.pgward.guard.catalog.ViewColumns;
+import io.pgward.guard.catalog.ViewFilters;
 import io.pgward.guard.lexer.StatementText;
 import io.pgward.guard.selection.ColumnHints;
 import io.pgward.guard.selection.LiveSelection;
@@ -48,6 +50,8 @@ public final class LoginGuard {
     // The covered catalogs' columns on this server, for the filter subqueries; NONE (nothing filtered, every catalog
     // relation refused) without a selection or when they could not be read.
     private final CatalogColumns catalogColumns;
+    // The filtered system views' columns on this server; NONE (every such view refused) as for catalogColumns.
+    private final ViewColumns viewColumns;
     private final Executor executor;
     // The last resolution and its TableSelection: every statement asks for it, and it changes only with the schema.
     private volatile Converted converted;
@@ -67,6 +71,7 @@ public final class LoginGuard {
         this.executor = executor;
         this.selection = names.isEmpty() ? null : LiveSelection.resolve(control, names);
         this.catalogColumns = selection == null ? CatalogColumns.NONE : catalogColumns(control, login);
+        this.viewColumns = selection == null ? ViewColumns.NONE : viewColumns(control, login);
         if (selection != null) {
             report(selection.current());
             check.onSchemaChange(this::refreshLater);
@@ -80,6 +85,16 @@ public final class LoginGuard {
             log.warn("reading the catalogs' columns for login \"{}\" failed ({}); its catalog reads are refused",
                     login.name(), e.getMessage());
             return CatalogColumns.NONE;
+        }
+    }
+
+    private static ViewColumns viewColumns(HikariDataSource control, LoginPolicy login) {
+        try (Connection connection = control.getConnection()) {
+            return ViewColumns.read(connection);
+        } catch (SQLException | RuntimeException e) {
+            log.warn("reading the system views' columns for login \"{}\" failed ({}); its system view reads are "
+                    + "refused", login.name(), e.getMessage());
+            return ViewColumns.NONE;
         }
     }
 
@@ -142,7 +157,7 @@ public final class LoginGuard {
         }
         StatementText statement = reads.get(index);
         String rewritten = rewritable(statement)
-                ? CatalogRewrite.rewrite(statement, searchPath, table.filters()) : statement.text();
+                ? CatalogRewrite.rewrite(statement, searchPath, table.filters(), table.views()) : statement.text();
         CompletableFuture<Verdict> verdict = rewritten.equals(statement.text())
                 ? check.check(new CheckRequest(table, null, searchPath, standardConformingStrings, statement.text(),
                         parameterTypes), statement).toCompletableFuture()
@@ -264,7 +279,8 @@ public final class LoginGuard {
                 .map(r -> new io.pgward.guard.catalog.SelectedRelation(r.oid(), r.displayName())).toList(),
                 resolved.noneExists());
         if (resolved.isSet() && !resolved.noneExists()) {
-            table = table.withFilters(CatalogFilters.of(resolved.visible(), catalogColumns));
+            table = table.withFilters(CatalogFilters.of(resolved.visible(), catalogColumns))
+                    .withViews(ViewFilters.of(resolved.visible(), resolved.names(), viewColumns));
         }
         converted = new Converted(resolved, table);
         return table;

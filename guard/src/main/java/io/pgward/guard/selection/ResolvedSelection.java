@@ -20,9 +20,11 @@ import java.util.Optional;
  * @param visible what the login may see of the catalogs, read in the same snapshot as {@code relations} (used by the
  *                catalog rewrite, step 2 of {@code docs/filtered-catalog-design.md}); {@link VisibleCatalog#NONE}
  *                without a selection, where nothing is filtered and the value is not consulted
+ * @param names the names of {@code visible}'s relations, schemas and constraints, read in the same snapshot, which
+ *              the filtered system views and information_schema are keyed on; {@link VisibleNames#NONE} without them
  */
 public record ResolvedSelection(List<SelectedRelation> relations, List<String> missing, boolean noneExists,
-                                VisibleCatalog visible) {
+                                VisibleCatalog visible, VisibleNames names) {
 
     public static final ResolvedSelection NONE = new ResolvedSelection(List.of(), List.of(), false);
 
@@ -32,9 +34,16 @@ public record ResolvedSelection(List<SelectedRelation> relations, List<String> m
         relations = List.copyOf(relations);
         missing = List.copyOf(missing);
         Objects.requireNonNull(visible, "visible");
+        Objects.requireNonNull(names, "names");
         if (noneExists && !relations.isEmpty()) {
             throw new IllegalArgumentException("noneExists with relations");
         }
+    }
+
+    /** A resolution without the visible names ({@link VisibleNames#NONE}: the name-keyed views show nothing). */
+    public ResolvedSelection(List<SelectedRelation> relations, List<String> missing, boolean noneExists,
+                             VisibleCatalog visible) {
+        this(relations, missing, noneExists, visible, VisibleNames.NONE);
     }
 
     /** A resolution without visible sets ({@link VisibleCatalog#NONE}: built-ins only), as tests build by hand. */

@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>With the relations it reads their {@link VisibleCatalog} ({@link VisibleSets}), in the same snapshot: on a
  * connection in autocommit both queries run in one REPEATABLE READ, READ ONLY transaction, so the sets describe
- * exactly the relations resolved. A connection already in a transaction is used as it is.
+ * exactly the relations resolved; so do their {@link VisibleNames}. A connection already in a transaction is used as it is.
  */
 public final class SelectionResolver {
 
@@ -106,7 +106,8 @@ public final class SelectionResolver {
         }
         VisibleCatalog visible = VisibleSets.read(connection,
                 OidSet.of(relations.stream().mapToLong(SelectedRelation::oid).toArray()));
-        return new ResolvedSelection(relations, missing, relations.isEmpty(), visible);
+        return new ResolvedSelection(relations, missing, relations.isEmpty(), visible,
+                VisibleNames.read(connection, visible));
     }
 
     static List<String> strings(Array array) throws SQLException {
