@@ -35,7 +35,7 @@ import java.util.Set;
 public final class CatalogFilters {
 
     /** No filters: every catalog relation is refused as before. */
-    public static final CatalogFilters NONE = new CatalogFilters(Map.of(), "none");
+    public static final CatalogFilters NONE = new CatalogFilters(Map.of(), VisibleCatalog.NONE, "none");
 
     /** PostgreSQL's pg_catalog system columns, which {@code *} leaves out; a subquery carries those a statement names. */
     static final List<String> SYSTEM_COLUMNS = List.of("tableoid", "ctid", "xmin", "cmin", "xmax", "cmax");
@@ -103,10 +103,12 @@ public final class CatalogFilters {
 
     private final Map<String, Filter> byName;
     private final Map<Long, Filter> byRelid;
+    private final VisibleCatalog visible;
     private final String fingerprint;
 
-    private CatalogFilters(Map<String, Filter> byName, String fingerprint) {
+    private CatalogFilters(Map<String, Filter> byName, VisibleCatalog visible, String fingerprint) {
         this.byName = byName;
+        this.visible = visible;
         Map<Long, Filter> relids = new LinkedHashMap<>();
         byName.values().forEach(f -> relids.put(f.relid(), f));
         this.byRelid = Collections.unmodifiableMap(relids);
@@ -135,8 +137,13 @@ public final class CatalogFilters {
                 filters.put(catalog.relation(), new Filter(catalog, relid, list, List.copyOf(keys)));
             }
         }
-        return new CatalogFilters(Collections.unmodifiableMap(filters),
+        return new CatalogFilters(Collections.unmodifiableMap(filters), visible,
                 visible.fingerprint() + "/" + columns.hashCode() + "/" + filters.keySet());
+    }
+
+    /** The visible catalog the filters were made from; what the gated functions' constants are checked against. */
+    VisibleCatalog visible() {
+        return visible;
     }
 
     public boolean isEmpty() {

@@ -25,6 +25,11 @@ final class QueryTreeWalker {
      * a use of an object-identifier type: it resolves no name the statement gives and reaches no other object.
      */
     static final long PG_TYPEOF = 1619;
+    /** The nodes whose value an object-identifier type may be proven for, and the field holding their type. */
+    private static final Map<String, String> REG_USE_FIELDS = Map.of("CONST", "consttype", "VAR", "vartype",
+            "RELABELTYPE", "resulttype", "FUNCEXPR", "funcresulttype");
+    /** RTEKind RTE_CTE in parsenodes.h. */
+    private static final long RTE_CTE = 6;
     /** CmdType CMD_SELECT in nodes.h. */
     private static final long CMD_SELECT = 1;
 
@@ -35,6 +40,9 @@ final class QueryTreeWalker {
     private final Set<TreeValue.Node> proven = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
     /** regconfig / regdictionary Const nodes recorded as direct arguments; their type is not a plain use. */
     private final Set<TreeValue.Node> directConsts = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+
+    /** The Queries around the node being visited, innermost first; null outside every Query. */
+    private QueryScope scope;
 
     private QueryTreeWalker(Set<Long> ignoredRelations, CatalogFilters filters) {
         this.ignoredRelations = ignoredRelations;
@@ -74,9 +82,11 @@ final class QueryTreeWalker {
 
     private void node(TreeValue.Node node) {
         Map<String, Ref> oidFields = NodeTags.fields(node.tag());
+        QueryScope outer = scope;
         if (node.tag().equals("QUERY")) {
             query(node);
             proven.addAll(FilterProof.proven(node, filters));
+            scope = outer == null ? new QueryScope(node, null) : outer.enter(node);
         }
         if (node.tag().equals("FUNCEXPR")) {
             directConstArguments(node);
@@ -97,11 +107,49 @@ final class QueryTreeWalker {
             if (ref == Ref.RELATION && proven.contains(node)) {
                 // FilterProof read this field as the covered catalog's OID.
                 refs.filteredRelations.add(((TreeValue.Scalar) value).asLong());
-            } else if (!(ref == Ref.TYPE && directConsts.contains(node)) && !typeofResult) {
+            } else if (!(ref == Ref.TYPE && directConsts.contains(node)) && !typeofResult
+                    && !recordedForGates(node, name, ref, value)) {
                 collect(node, name, ref, value);
             }
             visit(value);
         }
+        scope = outer;
+    }
+
+    /**
+     * Notes what the gates need ({@link GatedUses}): every call, every other use of a function, and, when the tree
+     * is read with catalog filters, each node whose value is of an object-identifier type (returns true: the type
+     * is then not collected as a use, and GatedUses adds it back unless the value is proven). A CTE's column types
+     * are its query's output types, each checked where the query computes it, so its object-identifier entries
+     * are left out as well. A set operation's column types are not: PostgreSQL coerces a branch's output to them
+     * only when the statement runs, so a branch's integer would become a regclass unseen.
+     */
+    private boolean recordedForGates(TreeValue.Node node, String field, Ref ref, TreeValue value) {
+        if (ref == Ref.FUNCTION && value instanceof TreeValue.Scalar s && s.isNumber()) {
+            if (node.tag().equals("FUNCEXPR") && field.equals("funcid")) {
+                refs.calls.add(new References.Call(s.asLong(), node, scope));
+            } else if (s.asLong() != 0) {
+                refs.otherFunctionUses.add(s.asLong());
+            }
+            return false;
+        }
+        if (filters.isEmpty()) {
+            return false;
+        }
+        if (ref == Ref.TYPE && value instanceof TreeValue.Scalar s && s.isNumber()
+                && ObjectKind.ofRegType(s.asLong()) != null && REG_USE_FIELDS.get(node.tag()) != null
+                && REG_USE_FIELDS.get(node.tag()).equals(field)) {
+            refs.regUses.add(new References.RegUse(s.asLong(), node, scope));
+            return true;
+        }
+        boolean cteColumns = node.tag().equals("COMMONTABLEEXPR") && field.equals("ctecoltypes")
+                || (node.tag().equals("RTE") || node.tag().equals("RANGETBLENTRY")) && field.equals("coltypes")
+                && node.number("rtekind") == RTE_CTE;
+        if (ref == Ref.TYPE_LIST && cteColumns && value instanceof TreeValue.NumberList list) {
+            list.values().stream().filter(oid -> ObjectKind.ofRegType(oid) == null).forEach(oid -> add(Ref.TYPE, oid));
+            return true;
+        }
+        return false;
     }
 
     private void collect(TreeValue.Node node, String field, Ref ref, TreeValue value) {

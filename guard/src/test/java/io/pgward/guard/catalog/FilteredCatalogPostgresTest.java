@@ -202,14 +202,16 @@ class FilteredCatalogPostgresTest {
 
     @Test
     void statementsCallingDeniedOrObjectIdentifierThingsStayRefused() {
-        // pg_get_userbyid and pg_table_is_visible are L2's (not exercised here); the regclass constant is L3's.
+        // pgjdbc's getTables reads pg_description, which is not covered yet.
         Verdict.Refuse refuse = assertInstanceOf(Verdict.Refuse.class, verdict(rewrite(PGJDBC_GET_TABLES)));
         assertEquals(CatalogRefusals.RELATION, refuse.rule(), refuse.message());
         assertTrue(refuse.message().contains("it reads pg_catalog.pg_description, which"), refuse.message());
+        // A reg* column of a filter subquery is output only while every visible row names a visible object
+        // (GatedFunctionsPostgresTest); a reg* value computed from it is not.
+        assertEquals(Verdict.ALLOW, verdict(rewrite("SELECT typname, typinput FROM pg_type")));
         Verdict.Refuse regproc = assertInstanceOf(Verdict.Refuse.class,
-                verdict(rewrite("SELECT typname, typinput FROM pg_type")));
+                verdict(rewrite("SELECT typname, COALESCE(typinput, typoutput) FROM pg_type")));
         assertEquals(CatalogRefusals.OBJECT_IDENTIFIER_TYPE, regproc.rule(), regproc.message());
-        assertInstanceOf(Verdict.Refuse.class, verdict(rewrite("SELECT * FROM pg_type")));
     }
 
     @Test

@@ -1,0 +1,124 @@
+package io.pgward.guard.catalog;
+
+import io.pgward.guard.SqlStates;
+import io.pgward.guard.selection.VisibleCatalog;
+import io.pgward.guard.selection.VisibleCatalog.Catalog;
+
+/**
+ * What an argument of a gated catalog function, or a value of an object-identifier type, names; and how a login
+ * with a filtered catalog may see it. Kinds with a {@link Catalog} are visible as its set says; the others are
+ * visible when built in ({@code oid < 16384}: initdb made them, they hold no user's data), and kinds whose objects
+ * pgward cannot tell apart yet ({@link #STATISTICS}, {@link #DATABASE}) are never proven by a constant.
+ *
+ * <p>The texts are PostgreSQL's own for an absent object: by name as the regclass input or {@code to_regclass}
+ * family reports it, and by OID as {@code has_table_privilege} and friends do.
+ */
+enum ObjectKind {
+    RELATION(Catalog.PG_CLASS, "to_regclass", SqlStates.UNDEFINED_TABLE, "relation \"%s\" does not exist",
+            "relation with OID %d does not exist"),
+    TYPE(Catalog.PG_TYPE, "to_regtype", "42704", "type \"%s\" does not exist", "type with OID %d does not exist"),
+    NAMESPACE(Catalog.PG_NAMESPACE, "to_regnamespace", "3F000", "schema \"%s\" does not exist",
+            "schema with OID %d does not exist"),
+    ROLE(Catalog.PG_AUTHID, "to_regrole", "42704", "role \"%s\" does not exist", "role with OID %d does not exist"),
+    CONSTRAINT(Catalog.PG_CONSTRAINT, null, "42704", null, "constraint with OID %d does not exist"),
+    TRIGGER(Catalog.PG_TRIGGER, null, "42704", null, "trigger with OID %d does not exist"),
+    RULE(Catalog.PG_REWRITE, null, "42704", null, "rule with OID %d does not exist"),
+    COLLATION(Catalog.PG_COLLATION, "to_regcollation", "42704", "collation \"%s\" does not exist",
+            "collation with OID %d does not exist"),
+    /** Functions: built-in ones only (user functions are hidden, design section 3.4). */
+    FUNCTION(null, "to_regprocedure", "42883", "function %s does not exist", "function with OID %d does not exist"),
+    /** As {@link #FUNCTION}, named without an argument list (regproc). */
+    FUNCTION_NAME(null, "to_regproc", "42883", "function \"%s\" does not exist",
+            "function with OID %d does not exist"),
+    OPERATOR(null, "to_regoperator", "42883", "operator does not exist: %s", "operator with OID %d does not exist"),
+    OPERATOR_NAME(null, "to_regoper", "42883", "operator does not exist: %s", "operator with OID %d does not exist"),
+    LANGUAGE(null, null, "42704", null, "language with OID %d does not exist"),
+    TABLESPACE(null, null, "42704", null, "tablespace with OID %d does not exist"),
+    ACCESS_METHOD(null, null, "42704", null, "access method with OID %d does not exist"),
+    /** Operator classes and families, conversions, text search objects: built-in ones only. */
+    BUILT_IN(null, null, "42704", null, "object with OID %d does not exist"),
+    /** Extended statistics objects: no visible set yet, so only a filtered column could prove one. */
+    STATISTICS(null, null, "42704", null, "statistics object with OID %d does not exist"),
+    /** Databases: no visible set yet; never proven. */
+    DATABASE(null, null, "3D000", null, "database with OID %d does not exist");
+
+    private final Catalog catalog;
+    private final String resolver;
+    private final String sqlState;
+    private final String byName;
+    private final String byOid;
+
+    ObjectKind(Catalog catalog, String resolver, String sqlState, String byName, String byOid) {
+        this.catalog = catalog;
+        this.resolver = resolver;
+        this.sqlState = sqlState;
+        this.byName = byName;
+        this.byOid = byOid;
+    }
+
+    /** The catalog whose visible set decides, or null for a kind visible only when built in. */
+    Catalog catalog() {
+        return catalog;
+    }
+
+    /** Whether a constant could ever be proven: the kind has a visible set, or its built-ins are visible. */
+    boolean provableByConstant() {
+        return this != STATISTICS && this != DATABASE;
+    }
+
+    /**
+     * Whether the object with this OID is visible. 0 names nothing (every function here answers NULL or an
+     * "unknown" text for it) and is visible.
+     */
+    boolean visible(VisibleCatalog visible, long oid) {
+        if (oid == 0) {
+            return true;
+        }
+        if (!provableByConstant()) {
+            return false;
+        }
+        if (catalog == null) {
+            return oid < VisibleCatalog.FIRST_NORMAL_OBJECT_ID;
+        }
+        return visible.visible(catalog, oid);
+    }
+
+    /** Whether every built-in object of this kind is visible (a column proven to hold built-ins only proves it). */
+    boolean builtInsVisible() {
+        return provableByConstant() && (catalog == null || catalog.builtInsVisible());
+    }
+
+    /** The pg_catalog function that resolves a name of this kind to its OID, or null when names are not resolved. */
+    String resolver() {
+        return resolver;
+    }
+
+    String sqlState() {
+        return sqlState;
+    }
+
+    /** PostgreSQL's text for an absent object named {@code name}, or the OID form when the kind has no name form. */
+    String absentByName(String name, long oid) {
+        return byName == null ? absentByOid(oid) : byName.formatted(name);
+    }
+
+    String absentByOid(long oid) {
+        return byOid.formatted(oid);
+    }
+
+    /** The kind an object-identifier type names, by the type's pinned OID (pg_type.dat); null for any other type. */
+    static ObjectKind ofRegType(long type) {
+        return switch ((int) type) {
+            case 2205 -> RELATION;        // regclass
+            case 2206 -> TYPE;            // regtype
+            case 24 -> FUNCTION_NAME;     // regproc
+            case 2202 -> FUNCTION;        // regprocedure
+            case 2203 -> OPERATOR_NAME;   // regoper
+            case 2204 -> OPERATOR;        // regoperator
+            case 4089 -> NAMESPACE;       // regnamespace
+            case 4096 -> ROLE;            // regrole
+            case 4191 -> COLLATION;       // regcollation
+            default -> null;
+        };
+    }
+}
