@@ -11,7 +11,8 @@ import java.util.Map;
  * {@code markTargetListOrigins} does: through subquery and CTE target lists, join alias Vars, the grouping step of
  * PostgreSQL 18 and {@code varlevelsup} to outer Queries. Only RelabelType, which never changes a value's bits, is
  * looked through; every other expression (a cast through text, CASE, COALESCE, arithmetic, an aggregate, a
- * function, a sublink, a set operation, VALUES, a function in FROM, a recursive CTE) is {@link Unproven}.
+ * function, a sublink, a set operation, a function in FROM, a recursive CTE) is {@link Unproven}. A column of a
+ * VALUES list is proven when each row's entry is ({@link Each}).
  */
 final class ArgumentOrigin {
 
@@ -38,6 +39,10 @@ final class ArgumentOrigin {
     record Column(CatalogFilters.Filter filter, int attnum) implements Proof {
     }
 
+    /** The rows of a VALUES list: proven when every one is. */
+    record Each(List<Proof> proofs) implements Proof {
+    }
+
     record Unproven() implements Proof {
     }
 
@@ -47,6 +52,7 @@ final class ArgumentOrigin {
     private static final long RTE_RELATION = 0;
     private static final long RTE_SUBQUERY = 1;
     private static final long RTE_JOIN = 2;
+    private static final long RTE_VALUES = 5;
     private static final long RTE_CTE = 6;
     private static final long RTE_GROUP = 9;
     /** Deeper than any tree pgward reads whole; a bound against a cycle the tree format cannot express anyway. */
@@ -151,6 +157,16 @@ final class ArgumentOrigin {
         }
         if (kind == RTE_JOIN) {
             return of(entry(rte, "joinaliasvars", attno), at, depth + 1);
+        }
+        if (kind == RTE_VALUES) {
+            List<Proof> rows = new java.util.ArrayList<>();
+            for (TreeValue row : items(rte, "values_lists")) {
+                if (!(row instanceof TreeValue.NodeList values) || attno > values.items().size()) {
+                    return UNPROVEN;
+                }
+                rows.add(of(values.items().get((int) attno - 1), at, depth + 1));
+            }
+            return rows.size() == 1 ? rows.get(0) : rows.isEmpty() ? UNPROVEN : new Each(List.copyOf(rows));
         }
         if (kind == RTE_GROUP) {
             return of(entry(rte, "groupexprs", attno), at, depth + 1);

@@ -55,8 +55,14 @@ final class GatedFunctions {
      * @param resultVisible an object-identifier result of an allowed call names a visible object: the object the
      *                      argument names (to_regclass, regclass), or a member of a hierarchy whose every member is
      *                      visible (the partition functions under {@link Condition#HIERARCHIES_CLOSED})
+     * @param absentIsNull the function answers NULL for a name nothing has (to_regclass and the other to_reg*),
+     *                     where a hidden object gets an error: such a name gets the same error, so that the answer
+     *                     does not tell a hidden object from an absent one
      */
-    record Spec(List<Slot> slots, Condition condition, boolean resultVisible) {
+    record Spec(List<Slot> slots, Condition condition, boolean resultVisible, boolean absentIsNull) {
+        Spec(List<Slot> slots, Condition condition, boolean resultVisible) {
+            this(slots, condition, resultVisible, false);
+        }
     }
 
     /** obj_description's second argument: the pg_catalog relation whose object the first names. */
@@ -148,7 +154,7 @@ final class GatedFunctions {
                 "to_regproc", ObjectKind.FUNCTION_NAME, "to_regprocedure", ObjectKind.FUNCTION, "to_regoper",
                 ObjectKind.OPERATOR_NAME, "to_regoperator", ObjectKind.OPERATOR, "to_regcollation",
                 ObjectKind.COLLATION, "to_regtypemod", ObjectKind.TYPE);
-        resolvers.forEach((name, kind) -> spec(name, new Spec(List.of(named(kind)), Condition.NONE, true)));
+        resolvers.forEach((name, kind) -> spec(name, new Spec(List.of(named(kind)), Condition.NONE, true, true)));
         // regclass(text), the cast from text: resolves its argument as regclass input does.
         spec("regclass", new Spec(List.of(rel), Condition.NONE, true));
         gate("pg_relation_size", rel);

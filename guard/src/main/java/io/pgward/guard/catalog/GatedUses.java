@@ -37,7 +37,9 @@ import java.util.Set;
  * ({@code relation with OID 16455 does not exist}) otherwise. That is what a database without the object answers
  * for a reg* literal and has_*_privilege; where PostgreSQL would answer NULL instead (to_regclass, pg_get_indexdef
  * and the other deparse functions of an absent OID), the error is the closest pgward can give without changing the
- * statement: answering NULL means running a rewritten call, a later step.
+ * statement: answering NULL means running a rewritten call, a later step. For the same reason a to_reg* call
+ * with a name nothing has gets that error too: PostgreSQL would answer NULL, and an error for hidden objects
+ * beside a NULL for absent ones would tell them apart.
  *
  * <p>One instance serves one check.
  */
@@ -90,11 +92,14 @@ final class GatedUses {
                 continue;
             }
             ObjectKind kind = ObjectKind.ofRegType(use.type());
-            if (origins.of(use.node(), use.scope()) instanceof ArgumentOrigin.Constant c) {
-                if (!kind.visible(visible, c.oid())) {
-                    return Optional.of(absentObject(kind, c.oid()));
+            Proof proof = origins.of(use.node(), use.scope());
+            for (Proof one : proof instanceof ArgumentOrigin.Each each ? each.proofs() : List.of(proof)) {
+                if (one instanceof ArgumentOrigin.Constant c) {
+                    if (!kind.visible(visible, c.oid())) {
+                        return Optional.of(absentObject(kind, c.oid()));
+                    }
+                    visibleConstants.add(c.oid());
                 }
-                visibleConstants.add(c.oid());
             }
         }
         prefetch(statement.calls);
@@ -116,7 +121,7 @@ final class GatedUses {
                 }
                 if (proof instanceof ArgumentOrigin.Name n && kind.resolver() != null) {
                     long oid = resolve(kind, n.bytes());
-                    if (!kind.visible(visible, oid)) {
+                    if (!kind.visible(visible, oid) || oid == 0 && spec.absentIsNull()) {
                         return Optional.of(CatalogRefusals.absentObject(kind.sqlState(),
                                 kind.absentByName(n.text(), oid)));
                     }
@@ -194,7 +199,9 @@ final class GatedUses {
                     ObjectKind kind = kindAt(spec, args, i, call.scope());
                     yield kind != null && proven(proof, kind);
                 }
-                case GatedFunctions.Named named -> proven(proof, named.kind());
+                case GatedFunctions.Named named -> proven(proof, named.kind())
+                        && !(spec.absentIsNull() && proof instanceof ArgumentOrigin.Name n
+                        && resolve(named.kind(), n.bytes()) == 0);
                 case GatedFunctions.Plain p -> true;
             };
             if (!ok) {
@@ -210,6 +217,14 @@ final class GatedUses {
             case ArgumentOrigin.Constant c -> kind.visible(visible, c.oid());
             case ArgumentOrigin.Name n -> kind.resolver() != null && kind.visible(visible, resolve(kind, n.bytes()));
             case ArgumentOrigin.Column c -> columns.names(c.filter(), c.attnum(), kind);
+            case ArgumentOrigin.Each each -> {
+                for (Proof row : each.proofs()) {
+                    if (!proven(row, kind)) {
+                        yield false;
+                    }
+                }
+                yield true;
+            }
             case ArgumentOrigin.Unproven u -> false;
         };
     }

@@ -221,10 +221,21 @@ class GatedFunctionsPostgresTest {
         assertEquals(message, refuse.message());
     }
 
+    /** A hidden and an absent name answer alike, so the answer is no existence oracle. */
     @Test
-    void anAbsentNameIsLeftToPostgres() throws SQLException {
-        assertEquals(List.of("null"), assertAllowed("SELECT to_regclass('public.no_such_thing') IS NULL")
-                .stream().map(r -> r.equals("t") ? "null" : r).toList());
+    void anAbsentNameAnswersAsAHiddenOne() throws SQLException {
+        assertAbsent("SELECT to_regclass('hr.no_such_thing')", "42P01",
+                "relation \"hr.no_such_thing\" does not exist");
+        assertAbsent("SELECT to_regnamespace('hr')", "3F000", "schema \"hr\" does not exist");
+        assertAbsent("SELECT to_regnamespace('no_such_schema')", "3F000", "schema \"no_such_schema\" does not exist");
+        // where PostgreSQL itself fails for an absent name, it is left to PostgreSQL, whose error is the same
+        assertAllowed("SELECT 1 WHERE false AND has_table_privilege('public.no_such_thing', 'select')");
+        assertAbsent("SELECT 1 WHERE false AND has_table_privilege('public.secrets', 'select')", "42P01",
+                "relation \"public.secrets\" does not exist");
+        SQLException absent = org.junit.jupiter.api.Assertions.assertThrows(SQLException.class,
+                () -> rows("SELECT has_table_privilege('public.no_such_thing', 'select')", PATH));
+        assertTrue(absent.getMessage().contains("relation \"public.no_such_thing\" does not exist"),
+                absent.getMessage());
     }
 
     // ---- filtered columns -------------------------------------------------------------------------------------
@@ -281,6 +292,34 @@ class GatedFunctionsPostgresTest {
         assertTrue(rows.get(0).contains("nextval('orders_id_seq'::regclass)"), rows.toString());
     }
 
+    /** psql 15's "Referenced by" of {@code \d customers}: a partition function and a VALUES list, united. */
+    @Test
+    void psqlReferencedByOfASelectedTable() throws SQLException {
+        long customers = oid("SELECT 'public.customers'::regclass::oid");
+        List<String> rows = assertAllowed("""
+                SELECT conname, conrelid::pg_catalog.regclass AS ontable,
+                       pg_catalog.pg_get_constraintdef(oid, true) AS condef
+                  FROM pg_catalog.pg_constraint c
+                 WHERE confrelid IN (SELECT pg_catalog.pg_partition_ancestors('%d')
+                                     UNION ALL VALUES ('%d'::pg_catalog.regclass))
+                       AND contype = 'f' AND conparentid = 0
+                ORDER BY conname""".formatted(customers, customers));
+        assertEquals(List.of("orders_customer_id_fkey|orders|FOREIGN KEY (customer_id) REFERENCES customers(id)"),
+                rows);
+    }
+
+    @Test
+    void aValuesListIsProvenRowByRow() throws SQLException {
+        assertEquals(List.of("orders", "customers"), assertAllowed("SELECT x::regclass FROM (VALUES (" + orders
+                + "), ('customers'::regclass::oid)) v(x)"));
+        assertAbsent("SELECT x FROM (VALUES ('orders'::regclass), (" + secrets + "::regclass)) v(x)", "42P01",
+                "relation with OID " + secrets + " does not exist");
+        assertAbsent("SELECT x::regclass FROM (VALUES (" + orders + "), (" + secrets + ")) v(x)", "42P01",
+                "relation with OID " + secrets + " does not exist");
+        assertObjectIdentifierRefused("SELECT x::regclass FROM (VALUES (" + orders + "), (NULLIF(" + secrets
+                + ", 0))) v(x)", PATH);
+    }
+
     // ---- what stays refused -----------------------------------------------------------------------------------
 
     @Test
@@ -327,7 +366,6 @@ class GatedFunctionsPostgresTest {
         assertObjectIdentifierRefused("SELECT COALESCE(c.oid, 1)::regclass FROM pg_class c", PATH);
         assertObjectIdentifierRefused("SELECT c.relowner::regclass FROM pg_class c", PATH);
         assertObjectIdentifierRefused("SELECT array_agg(c.oid::regclass) FROM pg_class c", PATH);
-        assertObjectIdentifierRefused("SELECT x::regclass FROM (VALUES (" + orders + ")) v(x)", PATH);
     }
 
     @Test
