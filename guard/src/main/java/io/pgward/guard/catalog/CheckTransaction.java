@@ -451,7 +451,8 @@ final class CheckTransaction {
         CatalogFilters filters = request.selection().isSet() ? request.selection().filters() : CatalogFilters.NONE;
         References statement = QueryTreeWalker.walk(NodeTreeParser.parse(tree), Set.of(view), filters);
         GatedUses gates = filters.isEmpty() ? null
-                : new GatedUses(filters, catalog, this::resolveName, stringLiterals());
+                : new GatedUses(filters, catalog, this::resolveName, stringLiterals(),
+                        !QueryText.parameters(shape).isEmpty());
         if (gates != null) {
             // Before the relation rule: a reg* constant naming a hidden relation is a dependency on it, and the
             // answer for it is PostgreSQL's for an absent object, not a refusal that confirms it exists.

@@ -34,10 +34,12 @@ import java.util.Set;
  *
  * <p>A constant naming a hidden object gets PostgreSQL's error for an absent object, before anything runs: by name
  * ({@code relation "hr.salaries" does not exist}, 42P01) when the statement spells it in a string, by OID
- * ({@code relation with OID 16455 does not exist}) otherwise. That is what a database without the object answers
- * for a reg* literal and has_*_privilege; where PostgreSQL would answer NULL instead (to_regclass, pg_get_indexdef
- * and the other deparse functions of an absent OID), the error is the closest pgward can give without changing the
- * statement: answering NULL means running a rewritten call, a later step. For the same reason a to_reg* call
+ * ({@code relation with OID 16455 does not exist}, the text of PostgreSQL's privilege checks for an OID that names
+ * nothing) otherwise. By name, that is what a database without the object answers for a reg* literal,
+ * has_*_privilege and pg_get_viewdef of a name; where PostgreSQL would answer NULL instead (to_regclass, and the
+ * deparse, size and privilege functions of an absent OID), the error is the closest pgward can give without
+ * changing the statement: answering NULL means running a rewritten call, a later step. Every OID that is not
+ * visible gets the error, whether hidden or unused, so that the answer does not tell them apart. For the same reason a to_reg* call
  * with a name nothing has gets that error too: PostgreSQL would answer NULL, and an error for hidden objects
  * beside a NULL for absent ones would tell them apart.
  *
@@ -55,7 +57,13 @@ final class GatedUses {
     private static final Set<String> EXPRESSION_COLUMNS = Set.of("adbin", "conbin", "indexprs", "indpred",
             "relpartbound", "typdefaultbin");
 
-    private final CatalogFilters filters;
+    /** How many of a statement's strings are resolved to find the one that names a hidden object. */
+    private static final int MAX_LITERALS_SEARCHED = 32;
+    /** How many names one check resolves; a name beyond them is not proven (the call is refused). */
+    private static final int MAX_NAMES = 256;
+    /** Not an OID (OIDs are unsigned 32-bit): a name left unresolved. */
+    private static final long UNRESOLVED = -1;
+
     private final VisibleCatalog visible;
     private final CatalogReader catalog;
     private final NameResolver names;
@@ -66,13 +74,18 @@ final class GatedUses {
     private final Map<ObjectKind, Map<String, Long>> resolved = new EnumMap<>(ObjectKind.class);
     private final Map<GatedFunctions.Condition, Boolean> conditions = new EnumMap<>(GatedFunctions.Condition.class);
     private final Set<Long> visibleConstants = new LinkedHashSet<>();
+    private int resolvedNames;
+    private final boolean parameters;
 
     /**
      * @param literals the values of the statement's string literals, in order: where a hidden object's name is
      *                 looked for, to word the error as PostgreSQL would
+     * @param parameters the statement has {@code $n} parameters, which the check analyses as typed NULLs: then a
+     *                   NULL constant may be a parameter's value, and proves nothing
      */
-    GatedUses(CatalogFilters filters, CatalogReader catalog, NameResolver names, List<String> literals) {
-        this.filters = filters;
+    GatedUses(CatalogFilters filters, CatalogReader catalog, NameResolver names, List<String> literals,
+              boolean parameters) {
+        this.parameters = parameters;
         this.visible = filters.visible();
         this.catalog = catalog;
         this.names = names;
@@ -121,7 +134,7 @@ final class GatedUses {
                 }
                 if (proof instanceof ArgumentOrigin.Name n && kind.resolver() != null) {
                     long oid = resolve(kind, n.bytes());
-                    if (!kind.visible(visible, oid) || oid == 0 && spec.absentIsNull()) {
+                    if (oid != UNRESOLVED && (!kind.visible(visible, oid) || oid == 0 && spec.absentIsNull())) {
                         return Optional.of(CatalogRefusals.absentObject(kind.sqlState(),
                                 kind.absentByName(n.text(), oid)));
                     }
@@ -192,7 +205,7 @@ final class GatedUses {
             }
             Proof proof = origins.of(args.get(i), call.scope());
             boolean ok = switch (slot) {
-                case GatedFunctions.Expression e -> proof instanceof ArgumentOrigin.NullConstant
+                case GatedFunctions.Expression e -> proof instanceof ArgumentOrigin.NullConstant && !parameters
                         || proof instanceof ArgumentOrigin.Column c && expressionColumn(c);
                 case GatedFunctions.CatalogName n -> kindAt(spec, args, 0, call.scope()) != null;
                 case GatedFunctions.Described d -> {
@@ -213,9 +226,12 @@ final class GatedUses {
 
     private boolean proven(Proof proof, ObjectKind kind) throws SQLException {
         return switch (proof) {
-            case ArgumentOrigin.NullConstant n -> true;
+            case ArgumentOrigin.NullConstant n -> !parameters;
             case ArgumentOrigin.Constant c -> kind.visible(visible, c.oid());
-            case ArgumentOrigin.Name n -> kind.resolver() != null && kind.visible(visible, resolve(kind, n.bytes()));
+            case ArgumentOrigin.Name n -> {
+                long oid = kind.resolver() == null ? UNRESOLVED : resolve(kind, n.bytes());
+                yield oid != UNRESOLVED && kind.visible(visible, oid);
+            }
             case ArgumentOrigin.Column c -> columns.names(c.filter(), c.attnum(), kind);
             case ArgumentOrigin.Each each -> {
                 for (Proof row : each.proofs()) {
@@ -270,11 +286,19 @@ final class GatedUses {
         }
     }
 
+    /**
+     * The OID {@code name} resolves to, 0 when nothing has it, or {@link #UNRESOLVED} once the check has resolved
+     * {@link #MAX_NAMES} names (one round trip each): a statement may hold any number of them.
+     */
     private long resolve(ObjectKind kind, byte[] name) throws SQLException {
         String key = Arrays.toString(name);
         Map<String, Long> byName = resolved.computeIfAbsent(kind, k -> new HashMap<>());
         Long oid = byName.get(key);
         if (oid == null) {
+            if (resolvedNames >= MAX_NAMES) {
+                return UNRESOLVED;
+            }
+            resolvedNames++;
             oid = names.resolve(kind, name);
             byName.put(key, oid);
         }
@@ -284,7 +308,8 @@ final class GatedUses {
     /** The error for a hidden object: by the name the statement spells it with in a string, else by OID. */
     private Verdict.Refuse absentObject(ObjectKind kind, long oid) throws SQLException {
         if (kind.resolver() != null) {
-            for (String literal : literals) {
+            // One round trip per string: a bounded number, however many the statement has.
+            for (String literal : literals.subList(0, Math.min(literals.size(), MAX_LITERALS_SEARCHED))) {
                 if (resolve(kind, literal.getBytes(StandardCharsets.UTF_8)) == oid) {
                     return CatalogRefusals.absentObject(kind.sqlState(), kind.absentByName(literal, oid));
                 }

@@ -99,7 +99,67 @@ enum ObjectKind {
 
     /** PostgreSQL's text for an absent object named {@code name}, or the OID form when the kind has no name form. */
     String absentByName(String name, long oid) {
-        return byName == null ? absentByOid(oid) : byName.formatted(name);
+        if (byName == null) {
+            return absentByOid(oid);
+        }
+        // A relation or schema name is parsed as a qualified identifier, and PostgreSQL names it as parsed.
+        return byName.formatted(this == RELATION || this == NAMESPACE ? parsedName(name) : name);
+    }
+
+    /**
+     * {@code name} read as PostgreSQL's stringToQualifiedNameList reads it (parts split at dots outside double
+     * quotes, unquoted parts folded to lower case, quoted ones unescaped) and joined with dots; the text itself
+     * when it does not read as one.
+     */
+    static String parsedName(String name) {
+        StringBuilder out = new StringBuilder();
+        int i = 0;
+        while (true) {
+            while (i < name.length() && Character.isWhitespace(name.charAt(i))) {
+                i++;
+            }
+            if (i < name.length() && name.charAt(i) == '"') {
+                int end = i + 1;
+                StringBuilder part = new StringBuilder();
+                while (end < name.length()) {
+                    if (name.charAt(end) == '"') {
+                        if (end + 1 < name.length() && name.charAt(end + 1) == '"') {
+                            part.append('"');
+                            end += 2;
+                            continue;
+                        }
+                        break;
+                    }
+                    part.append(name.charAt(end++));
+                }
+                if (end >= name.length() || part.isEmpty()) {
+                    return name;
+                }
+                out.append(part);
+                i = end + 1;
+            } else {
+                int start = i;
+                while (i < name.length() && name.charAt(i) != '.' && name.charAt(i) != '"'
+                        && !Character.isWhitespace(name.charAt(i))) {
+                    i++;
+                }
+                if (i == start) {
+                    return name;
+                }
+                out.append(name.substring(start, i).toLowerCase(java.util.Locale.ROOT));
+            }
+            while (i < name.length() && Character.isWhitespace(name.charAt(i))) {
+                i++;
+            }
+            if (i == name.length()) {
+                return out.toString();
+            }
+            if (name.charAt(i) != '.') {
+                return name;
+            }
+            out.append('.');
+            i++;
+        }
     }
 
     String absentByOid(long oid) {

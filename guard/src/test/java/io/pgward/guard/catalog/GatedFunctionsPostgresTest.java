@@ -354,6 +354,29 @@ class GatedFunctionsPostgresTest {
         assertGateRefused("SELECT shobj_description(1, 'pg_database')", "shobj_description");
     }
 
+    /** The check reads a parameter as a typed NULL: a NULL proves nothing in a statement that has parameters. */
+    @Test
+    void aParameterIsNeverProven() throws SQLException {
+        assertAllowed("SELECT pg_get_userbyid(NULL), format_type(23, NULL), NULL::regclass");
+        assertGateRefused("SELECT pg_get_userbyid(NULL), $1::int", "pg_get_userbyid");
+        assertGateRefused("SELECT pg_get_userbyid($1)", "pg_get_userbyid");
+        assertGateRefused("SELECT to_regclass($1)", "to_regclass");
+        assertObjectIdentifierRefused("SELECT $1::regclass", PATH);
+        assertObjectIdentifierRefused("SELECT c.relname FROM pg_class c WHERE c.oid = $1::regclass", PATH);
+    }
+
+    @Test
+    void aNameIsResolvedAsPostgresReadsTheString() {
+        assertAbsent("SELECT to_regclass(E'hr.sal\\x61ries')", "42P01", "relation \"hr.salaries\" does not exist");
+        assertAbsent("SELECT to_regclass(U&'hr.sal\\0061ries')", "42P01",
+                "relation \"hr.salaries\" does not exist");
+        assertAbsent("SELECT to_regclass($$hr.salaries$$::varchar)", "42P01",
+                "relation \"hr.salaries\" does not exist");
+        assertAbsent("SELECT pg_get_viewdef('\"public\".\"v_leak\"', true)", "42P01",
+                "relation \"public.v_leak\" does not exist");
+        assertAbsent("SELECT 'HR.Salaries'::regclass", "42P01", "relation \"hr.salaries\" does not exist");
+    }
+
     @Test
     void anUnprovenObjectIdentifierValueStaysRefused() {
         // a name read into regclass at run time would find hr.orders first
