@@ -101,6 +101,29 @@ class FilteredCatalogIT {
         }
     }
 
+    /** Design 3.2: catalog helpers on visible objects run; a hidden one is absent, as in a database without it. */
+    @Test
+    void gatedFunctionsDescribeVisibleObjectsOnlyInBothProtocols() throws SQLException {
+        for (String mode : List.of("simple", "extended")) {
+            try (Connection c = connect(mode); Statement s = c.createStatement()) {
+                List<String> owned = column(s, "SELECT c.oid::pg_catalog.regclass::text || ':' || "
+                        + "pg_catalog.pg_get_userbyid(c.relowner) FROM pg_catalog.pg_class c "
+                        + "WHERE pg_catalog.pg_table_is_visible(c.oid) AND c.relkind = 'r' "
+                        + "AND c.relnamespace = 'public'::regnamespace ORDER BY 1");
+                assertEquals(List.of("customers", "order_items", "orders", "products"),
+                        owned.stream().map(o -> o.substring(0, o.indexOf(':'))).toList(), mode);
+                assertTrue(column(s, "SELECT pg_catalog.pg_get_viewdef('v_sales'::regclass)").getFirst()
+                        .contains("FROM orders"), mode);
+                for (String hidden : List.of("SELECT 'hr.salaries'::regclass", "SELECT to_regclass('payment_tokens')",
+                        "SELECT has_table_privilege('public.payment_tokens', 'select')")) {
+                    SQLException e = assertThrows(SQLException.class, () -> column(s, hidden), hidden);
+                    assertEquals("42P01", e.getSQLState(), hidden);
+                    assertTrue(e.getMessage().contains("does not exist"), e.getMessage());
+                }
+            }
+        }
+    }
+
     @Test
     void noConditionRunsOnAHiddenRow() throws SQLException {
         // Unfiltered, this is a division by zero: the condition meets payment_tokens's row.

@@ -222,6 +222,16 @@ class GatedFunctionsPostgresTest {
     }
 
     /** A hidden and an absent name answer alike, so the answer is no existence oracle. */
+    /** An allow on a visible OID is never shared with the same statement naming a hidden one (ShapeSharing). */
+    @Test
+    void anAllowIsNotSharedWithAnotherConstantOfTheSameShape() throws SQLException {
+        assertAllowed("SELECT " + orders + "::regclass, pg_get_indexdef(" + orders + "::oid) IS NULL");
+        assertAbsent("SELECT " + secrets + "::regclass, pg_get_indexdef(" + orders + "::oid) IS NULL", "42P01",
+                "relation with OID " + secrets + " does not exist");
+        assertAbsent("SELECT " + orders + "::regclass, pg_get_indexdef(" + secrets + "::oid) IS NULL", "42P01",
+                "relation with OID " + secrets + " does not exist");
+    }
+
     @Test
     void anAbsentNameAnswersAsAHiddenOne() throws SQLException {
         assertAbsent("SELECT to_regclass('hr.no_such_thing')", "42P01",
@@ -352,6 +362,10 @@ class GatedFunctionsPostgresTest {
         assertGateRefused("SELECT obj_description(c.oid, c.relname) FROM pg_class c", "obj_description");
         assertGateRefused("SELECT obj_description(c.oid) FROM pg_class c", "obj_description");
         assertGateRefused("SELECT shobj_description(1, 'pg_database')", "shobj_description");
+        // other sessions' activity, and database-wide statistics, are not an object's
+        assertGateRefused("SELECT * FROM pg_stat_get_activity(NULL)", "pg_stat_get_activity");
+        assertGateRefused("SELECT pg_stat_get_db_numbackends(1)", "pg_stat_get_db_numbackends");
+        assertGateRefused("SELECT has_database_privilege(1, 'connect')", "has_database_privilege");
     }
 
     /** The check reads a parameter as a typed NULL: a NULL proves nothing in a statement that has parameters. */
