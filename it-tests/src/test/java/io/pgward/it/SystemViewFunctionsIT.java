@@ -61,7 +61,7 @@ class SystemViewFunctionsIT {
         "pg_config|SELECT * FROM pg_config()",
         "pg_available_extensions|SELECT * FROM pg_available_extensions()",
         "pg_stat_activity|SELECT * FROM pg_stat_get_activity(NULL)",
-        "pg_stat_user_tables|SELECT pg_stat_get_live_tuples('public.orders'::regclass)",
+        "pg_stat_user_tables|SELECT pg_stat_get_live_tuples(g::oid) FROM generate_series(1, 100000) g",
         "pg_backend_memory_contexts|SELECT * FROM pg_get_backend_memory_contexts()",
         "pg_replication_slots|SELECT * FROM pg_get_replication_slots()",
         "pg_timezone_names|SELECT * FROM pg_timezone_names()",
@@ -94,6 +94,21 @@ class SystemViewFunctionsIT {
                             mode + " reader " + function + ": " + e.getMessage());
                 }
             }
+        }
+    }
+
+    /**
+     * A relation's statistics function is a gated catalog function (design 3.2): it runs on a selected relation,
+     * and a relation outside the selection is absent.
+     */
+    @org.junit.jupiter.api.Test
+    void aRelationsStatisticsFunctionRunsOnASelectedRelationOnly() throws Exception {
+        try (Connection c = proxy.connect("analyst"); Statement s = c.createStatement()) {
+            s.execute("SELECT pg_stat_get_live_tuples('public.orders'::regclass)");
+            SQLException e = assertThrows(SQLException.class,
+                    () -> s.execute("SELECT pg_stat_get_live_tuples('pg_catalog.pg_statistic'::regclass)"));
+            assertTrue(e.getMessage().contains("is not allowed while a table selection is set")
+                    || e.getMessage().contains("does not exist"), e.getMessage());
         }
     }
 

@@ -157,15 +157,16 @@ final class GatedFunctions {
         resolvers.forEach((name, kind) -> spec(name, new Spec(List.of(named(kind)), Condition.NONE, true, true)));
         // regclass(text), the cast from text: resolves its argument as regclass input does.
         spec("regclass", new Spec(List.of(rel), Condition.NONE, true));
-        gate("pg_relation_size", rel);
-        gate("pg_relation_size", rel, p);
+        Slot data = named(ObjectKind.RELATION_DATA);
+        gate("pg_relation_size", data);
+        gate("pg_relation_size", data, p);
         for (String size : List.of("pg_total_relation_size", "pg_table_size", "pg_indexes_size")) {
-            gate(size, rel);
+            gate(size, data);
         }
         for (String partition : List.of("pg_partition_tree", "pg_partition_ancestors", "pg_partition_root")) {
             spec(partition, new Spec(List.of(rel), Condition.HIERARCHIES_CLOSED, true));
         }
-        RELATION_STATISTICS.forEach(s -> gate("pg_stat_get_" + s, rel));
+        RELATION_STATISTICS.forEach(s -> gate("pg_stat_get_" + s, data));
     }
 
     private GatedFunctions() {

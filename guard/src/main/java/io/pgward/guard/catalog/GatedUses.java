@@ -128,13 +128,14 @@ final class GatedUses {
                     continue;
                 }
                 Proof proof = origins.of(args.get(i), call.scope());
+                ObjectKind shown = kind.existence();
                 if (proof instanceof ArgumentOrigin.Constant c && kind.provableByConstant()
-                        && !kind.visible(visible, c.oid())) {
-                    return Optional.of(absentObject(kind, c.oid()));
+                        && !shown.visible(visible, c.oid())) {
+                    return Optional.of(absentObject(shown, c.oid()));
                 }
                 if (proof instanceof ArgumentOrigin.Name n && kind.resolver() != null) {
-                    long oid = resolve(kind, n.bytes());
-                    if (oid != UNRESOLVED && (!kind.visible(visible, oid) || oid == 0 && spec.absentIsNull())) {
+                    long oid = resolve(shown, n.bytes());
+                    if (oid != UNRESOLVED && (!shown.visible(visible, oid) || oid == 0 && spec.absentIsNull())) {
                         return Optional.of(CatalogRefusals.absentObject(kind.sqlState(),
                                 kind.absentByName(n.text(), oid)));
                     }

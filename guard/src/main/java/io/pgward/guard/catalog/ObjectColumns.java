@@ -68,7 +68,7 @@ final class ObjectColumns {
         for (CoveredCatalog.Key key : filter.catalog().keys()) {
             if (key.column().equals(column)) {
                 return key.catalog() == null ? kind.builtInsVisible()
-                        : kind.catalog() == key.catalog();
+                        : kind.catalog() == key.catalog() && (kind.builtInsVisible() || !key.catalog().builtInsVisible());
             }
         }
         ObjectKind referenced = REFERENCES.get(filter.catalog().relation() + "." + column);
@@ -109,6 +109,6 @@ final class ObjectColumns {
         }
         String listed = quoted + " OPERATOR(pg_catalog.=) ANY ('" + visible.oids(kind.catalog()).arrayLiteral()
                 + "'::pg_catalog.oid[])";
-        return kind.catalog().builtInsVisible() ? "(" + builtIn + " OR " + listed + ")" : "(" + listed + ")";
+        return kind.builtInsVisible() ? "(" + builtIn + " OR " + listed + ")" : "(" + listed + ")";
     }
 }

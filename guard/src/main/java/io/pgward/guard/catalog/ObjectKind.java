@@ -16,6 +16,12 @@ import io.pgward.guard.selection.VisibleCatalog.Catalog;
 enum ObjectKind {
     RELATION(Catalog.PG_CLASS, "to_regclass", SqlStates.UNDEFINED_TABLE, "relation \"%s\" does not exist",
             "relation with OID %d does not exist"),
+    /**
+     * A relation whose size or statistics a function reads: a user relation of the selection's visible set only. A
+     * built-in catalog's size and row counts grow with every object in the database, hidden ones too.
+     */
+    RELATION_DATA(Catalog.PG_CLASS, "to_regclass", SqlStates.UNDEFINED_TABLE, "relation \"%s\" does not exist",
+            "relation with OID %d does not exist"),
     TYPE(Catalog.PG_TYPE, "to_regtype", "42704", "type \"%s\" does not exist", "type with OID %d does not exist"),
     NAMESPACE(Catalog.PG_NAMESPACE, "to_regnamespace", "3F000", "schema \"%s\" does not exist",
             "schema with OID %d does not exist"),
@@ -80,12 +86,20 @@ enum ObjectKind {
         if (catalog == null) {
             return oid < VisibleCatalog.FIRST_NORMAL_OBJECT_ID;
         }
-        return visible.visible(catalog, oid);
+        return builtInsVisible() ? visible.visible(catalog, oid) : visible.oids(catalog).contains(oid);
     }
 
     /** Whether every built-in object of this kind is visible (a column proven to hold built-ins only proves it). */
     boolean builtInsVisible() {
-        return provableByConstant() && (catalog == null || catalog.builtInsVisible());
+        return provableByConstant() && this != RELATION_DATA && (catalog == null || catalog.builtInsVisible());
+    }
+
+    /**
+     * The kind whose visibility decides whether a constant names an absent object: a built-in catalog is not
+     * absent because its size may not be read.
+     */
+    ObjectKind existence() {
+        return this == RELATION_DATA ? RELATION : this;
     }
 
     /** The pg_catalog function that resolves a name of this kind to its OID, or null when names are not resolved. */
@@ -103,7 +117,7 @@ enum ObjectKind {
             return absentByOid(oid);
         }
         // A relation or schema name is parsed as a qualified identifier, and PostgreSQL names it as parsed.
-        return byName.formatted(this == RELATION || this == NAMESPACE ? parsedName(name) : name);
+        return byName.formatted(existence() == RELATION || this == NAMESPACE ? parsedName(name) : name);
     }
 
     /**

@@ -254,7 +254,7 @@ class GatedFunctionsPostgresTest {
     void aFilteredCatalogColumnProvesItsObject() throws SQLException {
         List<String> rows = assertAllowed("SELECT c.relname, pg_get_userbyid(c.relowner), "
                 + "pg_table_is_visible(c.oid), obj_description(c.oid, 'pg_class'), c.oid::regclass, "
-                + "c.oid::regclass::text, pg_relation_size(c.oid) >= 0 FROM pg_catalog.pg_class c "
+                + "c.oid::regclass::text FROM pg_catalog.pg_class c "
                 + "WHERE c.relkind IN ('r', 'v', 'm') AND c.relnamespace = 'public'::regnamespace ORDER BY 1");
         assertEquals(List.of("customers", "mv_region", "orders", "v_sales"),
                 rows.stream().map(r -> r.substring(0, r.indexOf('|'))).toList());
@@ -265,6 +265,22 @@ class GatedFunctionsPostgresTest {
                 + "AND d.adnum = a.attnum");
         assertAllowed("SELECT t.typname, t.typinput, format_type(t.oid, NULL), pg_type_is_visible(t.oid) "
                 + "FROM pg_type t WHERE t.typnamespace = 'public'::regnamespace");
+    }
+
+    /** A built-in catalog's size and row counts grow with every object, hidden ones too. */
+    @Test
+    void sizesAndStatisticsAreOfSelectedRelationsOnly() throws SQLException {
+        assertAllowed("SELECT pg_relation_size('orders'), pg_stat_get_live_tuples('public.customers'::regclass)");
+        assertGateRefused("SELECT pg_relation_size('pg_class')", "pg_relation_size");
+        assertGateRefused("SELECT pg_stat_get_live_tuples('pg_catalog.pg_attribute'::regclass)",
+                "pg_stat_get_live_tuples");
+        assertGateRefused("SELECT c.relname, pg_table_size(c.oid) FROM pg_class c "
+                + "WHERE c.relnamespace = 'public'::regnamespace", "pg_table_size");
+        assertGateRefused("SELECT pg_total_relation_size(i.indrelid) FROM pg_index i", "pg_total_relation_size");
+        assertAbsent("SELECT pg_relation_size('public.secrets')", "42P01",
+                "relation \"public.secrets\" does not exist");
+        assertAbsent("SELECT pg_stat_get_numscans(" + secrets + ")", "42P01",
+                "relation with OID " + secrets + " does not exist");
     }
 
     @Test
