@@ -103,6 +103,29 @@ class FilteredCatalogIT {
         }
     }
 
+    /** Design 3.2: catalog helpers on visible objects run; a hidden one is absent, as in a database without it. */
+    @Test
+    void gatedFunctionsDescribeVisibleObjectsOnlyInBothProtocols() throws SQLException {
+        for (String mode : List.of("simple", "extended")) {
+            try (Connection c = connect(mode); Statement s = c.createStatement()) {
+                List<String> owned = column(s, "SELECT c.oid::pg_catalog.regclass::text || ':' || "
+                        + "pg_catalog.pg_get_userbyid(c.relowner) FROM pg_catalog.pg_class c "
+                        + "WHERE pg_catalog.pg_table_is_visible(c.oid) AND c.relkind = 'r' "
+                        + "AND c.relnamespace = 'public'::regnamespace ORDER BY 1");
+                assertEquals(List.of("customers", "order_items", "orders", "products"),
+                        owned.stream().map(o -> o.substring(0, o.indexOf(':'))).toList(), mode);
+                assertTrue(column(s, "SELECT pg_catalog.pg_get_viewdef('v_sales'::regclass)").getFirst()
+                        .contains("orders o"), mode);
+                for (String hidden : List.of("SELECT 'hr.salaries'::regclass", "SELECT to_regclass('payment_tokens')",
+                        "SELECT has_table_privilege('public.payment_tokens', 'select')")) {
+                    SQLException e = assertThrows(SQLException.class, () -> column(s, hidden), hidden);
+                    assertEquals("42P01", e.getSQLState(), hidden);
+                    assertTrue(e.getMessage().contains("does not exist"), e.getMessage());
+                }
+            }
+        }
+    }
+
     @Test
     void noConditionRunsOnAHiddenRow() throws SQLException {
         // Unfiltered, this is a division by zero: the condition meets payment_tokens's row.
@@ -132,8 +155,10 @@ class FilteredCatalogIT {
             assertTrue(explain.getMessage().startsWith("ERROR: pgward refused this query: it reads "
                     + "pg_catalog.pg_class, which this login's table selection does not include."),
                     explain.getMessage());
+            // A gated function of a filtered column runs; one of anything else is refused, in the client's words.
+            assertFalse(column(s, "SELECT pg_catalog.pg_get_userbyid(relowner) FROM pg_class").isEmpty());
             SQLException userById = assertThrows(SQLException.class,
-                    () -> s.executeQuery("SELECT pg_catalog.pg_get_userbyid(relowner) FROM pg_class"));
+                    () -> s.executeQuery("SELECT pg_catalog.pg_get_userbyid(COALESCE(relowner, 10)) FROM pg_class"));
             assertEquals(SqlState.INSUFFICIENT_PRIVILEGE, userById.getSQLState());
             assertFalse(userById.getMessage().contains("OFFSET 0"), userById.getMessage());
             // A lookalike of the filter is itself rewritten: it narrows the filtered rows, it never widens them.

@@ -99,7 +99,7 @@ class SystemViewFunctionsIT {
     @ParameterizedTest(name = "{0} / {1}")
     @CsvSource(delimiter = '|', value = {
         "pg_settings|SELECT name, setting FROM pg_show_all_settings()",
-        "pg_stat_user_tables|SELECT pg_stat_get_live_tuples('public.orders'::regclass)",
+        "pg_stat_user_tables|SELECT pg_stat_get_live_tuples(g::oid) FROM generate_series(1, 100000) g",
     })
     void aFilteredViewRunsAndTheFunctionItIsBuiltOnStaysRefused(String view, String function) throws Exception {
         for (String mode : List.of("simple", "extended")) {
@@ -111,6 +111,21 @@ class SystemViewFunctionsIT {
                 assertEquals(SqlState.INSUFFICIENT_PRIVILEGE, e.getSQLState(),
                         mode + " " + function + ": " + e.getMessage());
             }
+        }
+    }
+
+    /**
+     * A relation's statistics function is a gated catalog function (design 3.2): it runs on a selected relation,
+     * and a relation outside the selection is absent.
+     */
+    @org.junit.jupiter.api.Test
+    void aRelationsStatisticsFunctionRunsOnASelectedRelationOnly() throws Exception {
+        try (Connection c = proxy.connect("analyst"); Statement s = c.createStatement()) {
+            s.execute("SELECT pg_stat_get_live_tuples('public.orders'::regclass)");
+            SQLException e = assertThrows(SQLException.class,
+                    () -> s.execute("SELECT pg_stat_get_live_tuples('pg_catalog.pg_statistic'::regclass)"));
+            assertTrue(e.getMessage().contains("is not allowed while a table selection is set")
+                    || e.getMessage().contains("does not exist"), e.getMessage());
         }
     }
 

@@ -33,7 +33,7 @@ import java.util.function.Predicate;
 public final class CatalogFilters {
 
     /** No filters: every catalog relation is refused as before. */
-    public static final CatalogFilters NONE = new CatalogFilters(Map.of(), "none");
+    public static final CatalogFilters NONE = new CatalogFilters(Map.of(), VisibleCatalog.NONE, "none");
 
     /** PostgreSQL's pg_catalog system columns, which {@code *} leaves out; a subquery carries those a statement names. */
     static final List<String> SYSTEM_COLUMNS = List.of("tableoid", "ctid", "xmin", "cmin", "xmax", "cmax");
@@ -95,11 +95,13 @@ public final class CatalogFilters {
 
     private final Map<String, Filter> byName;
     private final Map<Long, Filter> byRelid;
+    private final VisibleCatalog visible;
     private final String fingerprint;
     private final AtomicReference<FilterReferences> references = new AtomicReference<>();
 
-    private CatalogFilters(Map<String, Filter> byName, String fingerprint) {
+    private CatalogFilters(Map<String, Filter> byName, VisibleCatalog visible, String fingerprint) {
         this.byName = byName;
+        this.visible = visible;
         Map<Long, Filter> relids = new LinkedHashMap<>();
         byName.values().forEach(f -> relids.put(f.relid(), f));
         this.byRelid = Collections.unmodifiableMap(relids);
@@ -125,7 +127,7 @@ public final class CatalogFilters {
                         catalog.rows().condition(visible), roles, columns.table(catalog.relation())));
             }
         }
-        return new CatalogFilters(Collections.unmodifiableMap(filters),
+        return new CatalogFilters(Collections.unmodifiableMap(filters), visible,
                 visible.fingerprint() + "/" + columns.hashCode() + "/" + filters.keySet());
     }
 
@@ -143,6 +145,11 @@ public final class CatalogFilters {
     FilterReferences remember(FilterReferences read) {
         references.compareAndSet(null, read);
         return references.get();
+    }
+
+    /** The visible catalog the filters were made from; what the gated functions' constants are checked against. */
+    VisibleCatalog visible() {
+        return visible;
     }
 
     public boolean isEmpty() {

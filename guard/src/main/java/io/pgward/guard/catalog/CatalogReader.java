@@ -170,6 +170,14 @@ final class CatalogReader {
                 rs -> new Operator(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getLong(4)));
     }
 
+    /** The answer of a query of one boolean and no parameters, sent with the safe search_path. */
+    boolean answers(String sql) throws SQLException {
+        beforeQuery.run();
+        try (PreparedStatement ps = connection.prepareStatement(sql); ResultSet rs = ps.executeQuery()) {
+            return rs.next() && rs.getBoolean(1);
+        }
+    }
+
     /** Whether an operator with one of these names exists outside pg_catalog. */
     boolean operatorOutsideCatalogNamed(Collection<String> names) throws SQLException {
         if (names.isEmpty()) {

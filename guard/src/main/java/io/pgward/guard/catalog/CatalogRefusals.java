@@ -25,6 +25,8 @@ public final class CatalogRefusals {
     public static final String OBJECT_IDENTIFIER_TYPE = "object-identifier-type";
     public static final String DENIED_BUILT_IN = "denied-built-in";
     public static final String RISKY_DOMAIN = "risky-domain";
+    /** A constant names an object the login's filtered catalog hides: PostgreSQL's error for an absent one. */
+    public static final String ABSENT_OBJECT = "absent-object";
     public static final String NONE_EXISTS = "selection-gone";
     public static final String NO_TEMP = "no-temp-privilege";
     public static final String STANDBY = "read-only-standby";
@@ -76,6 +78,11 @@ public final class CatalogRefusals {
     static Verdict.Refuse deniedBuiltIn(String name) {
         return refuse(DENIED_BUILT_IN, Verdict.Refuse.PREFIX + name
                 + " is not allowed while a table selection is set.");
+    }
+
+    /** PostgreSQL's own error for an absent object, with its SQLSTATE (42P01, 42704, 42883, 3F000, ...). */
+    static Verdict.Refuse absentObject(String sqlState, String message) {
+        return new Verdict.Refuse(sqlState, message, 0, ABSENT_OBJECT);
     }
 
     static Verdict.Refuse riskyDomains(List<String> domains) {

@@ -16,6 +16,7 @@ import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import org.postgresql.core.Parser;
@@ -450,28 +451,46 @@ final class CheckTransaction {
         CatalogFilters filters = request.selection().isSet() ? request.selection().filters() : CatalogFilters.NONE;
         TreeValue parsed = NodeTreeParser.parse(tree);
         if (!filters.isEmpty() && filters.references() == null && FilterReferences.readsCovered(parsed, filters)) {
-            // FilterProof needs PostgreSQL's trees of the filters: read once per set of filters, in this
-            // transaction, with the safe search_path in effect.
             filters.remember(FilterReferences.read(connection, filters));
         }
         ViewFilters views = request.selection().isSet() ? request.selection().views() : ViewFilters.NONE;
         References statement = QueryTreeWalker.walk(parsed, Set.of(view), filters, views);
-        // PostgreSQL records a dependency on every relation an RTE reads, filter subqueries' catalogs included. A
-        // catalog the walk saw only inside proven filters is not read otherwise: a reference the walk cannot see
-        // (a regclass constant) is of an object-identifier type, which the code rules refuse with a selection.
+        GatedUses gates = filters.isEmpty() ? null
+                : new GatedUses(filters, catalog, this::resolveName, stringLiterals(),
+                        !QueryText.parameters(shape).isEmpty());
+        if (gates != null) {
+            // Before the relation rule: a reg* constant naming a hidden relation is a dependency on it, and the
+            // answer for it is PostgreSQL's for an absent object, not a refusal that confirms it exists.
+            Optional<Verdict.Refuse> absent = gates.absent(statement);
+            if (absent.isPresent()) {
+                return absent.get();
+            }
+        }
+        Set<Long> constants = gates == null ? Set.of() : gates.visibleConstants();
+        // PostgreSQL records a dependency on every relation an RTE reads, filter subqueries' catalogs included, and
+        // on every object a reg* constant names. A catalog the walk saw only inside proven filters is not read
+        // otherwise, nor is an object only a proven reg* constant names; any other reg* value is refused by the
+        // code rules with a selection.
         // A filtered system view so seen is left out of the relations read as well, so its definition (PostgreSQL's
         // own code, calling built-ins the rules deny to statements) is not walked by reachedCode.
         Set<Long> walked = Set.copyOf(statement.relations);
+        Set<Long> walkedFunctions = Set.copyOf(statement.functions);
+        Set<Long> walkedTypes = Set.copyOf(statement.types);
         for (long[] dependency : dependencies) {
             long oid = dependency[1];
             if (dependency[0] == CatalogReader.PG_PROC) {
-                statement.functions.add(oid);
+                if (!(constants.contains(oid) && !walkedFunctions.contains(oid))) {
+                    statement.functions.add(oid);
+                }
             } else if (dependency[0] == CatalogReader.PG_OPERATOR) {
                 statement.operators.add(oid);
             } else if (dependency[0] == CatalogReader.PG_TYPE) {
-                statement.types.add(oid);
+                if (!(constants.contains(oid) && !walkedTypes.contains(oid))) {
+                    statement.types.add(oid);
+                }
             } else if (dependency[0] == CatalogReader.PG_CLASS && oid != view
-                    && !(statement.filteredRelations.contains(oid) && !walked.contains(oid))) {
+                    && !((statement.filteredRelations.contains(oid) || constants.contains(oid))
+                    && !walked.contains(oid))) {
                 statement.relations.add(oid);
             }
         }
@@ -496,12 +515,36 @@ final class CheckTransaction {
             // Executing it could coerce a value to a risky domain, or it reads a column of one.
             return CatalogRefusals.riskyDomains(domainReach.domainNames());
         }
-        Verdict verdict = new CodeRules(catalog, selection.isSet()).check(code).<Verdict>map(r -> r)
+        Verdict verdict = new CodeRules(catalog, selection.isSet(), gates).check(code).<Verdict>map(r -> r)
                 .orElse(Verdict.ALLOW);
         if (verdict == Verdict.ALLOW) {
             shareableByShape = ShapeSharing.shareable(statement, catalog);
         }
         return verdict;
+    }
+
+    /** The values of the statement's string literals, in order. */
+    private List<String> stringLiterals() {
+        return shape.tokens().stream().filter(t -> t.kind() == io.pgward.guard.lexer.Token.Kind.STRING)
+                .map(io.pgward.guard.lexer.Token::value).toList();
+    }
+
+    /**
+     * Resolves a name as the session would (its search_path and role), for the gates: the OID, or 0 when no object
+     * has that name. The name's bytes are in the server's encoding, as the statement's tree holds them.
+     */
+    private long resolveName(ObjectKind kind, byte[] name) throws SQLException {
+        if (!sessionPath) {
+            settings(sessionSettings());
+            sessionPath = true;
+        }
+        try (PreparedStatement ps = connection.prepareStatement("SELECT pg_catalog." + kind.resolver()
+                + "(pg_catalog.convert_from(?, pg_catalog.getdatabaseencoding()))::pg_catalog.oid")) {
+            ps.setBytes(1, name);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getLong(1) : 0;
+            }
+        }
     }
 
     /** The relations whose row types (or arrays or domains of them) the statement uses. */
@@ -560,6 +603,8 @@ final class CheckTransaction {
                 code.operators.addAll(refs.operators);
                 code.types.addAll(refs.types);
                 code.directConstArguments.addAll(refs.directConstArguments);
+                code.calls.addAll(refs.calls);
+                code.otherFunctionUses.addAll(refs.otherFunctionUses);
                 work.addAll(refs.relations);
             }
         }

@@ -28,6 +28,8 @@ import java.util.Set;
  *       (arrays by their element type, domains by their base type too). With a table selection, the
  *       object-identifier types are refused, except a regconfig or regdictionary constant passed directly to
  *       one of the text-search functions that take it.</li>
+ *   <li>With a filtered catalog, the gated functions and the other object-identifier types are allowed where
+ *       {@link GatedUses} proves that they name visible objects only.</li>
  * </ul>
  *
  * One instance serves one check: what it reads from the catalog is kept only for that transaction.
@@ -42,12 +44,19 @@ final class CodeRules {
 
     private final CatalogReader catalog;
     private final boolean selection;
+    /** The gates of a login with a filtered catalog; null without one (every gated function is then denied). */
+    private final GatedUses gates;
     private final Map<Long, CatalogReader.Function> functions = new HashMap<>();
     private final Map<Long, Boolean> userFunctionVerdicts = new HashMap<>();
 
     CodeRules(CatalogReader catalog, boolean selection) {
+        this(catalog, selection, null);
+    }
+
+    CodeRules(CatalogReader catalog, boolean selection, GatedUses gates) {
         this.catalog = catalog;
         this.selection = selection;
+        this.gates = gates;
     }
 
     Optional<Verdict.Refuse> check(References code) throws SQLException {
@@ -66,7 +75,7 @@ final class CodeRules {
         for (long oid : functionOids) {
             CatalogReader.Function f = function(oid);
             if (f.builtIn()) {
-                if (selection && DeniedBuiltIns.denied(f.name())) {
+                if (selection && DeniedBuiltIns.denied(f.name()) && !(gates != null && gates.allows(f, code))) {
                     return Optional.of(CatalogRefusals.deniedBuiltIn(f.name()));
                 }
             } else if (!userFunctionPasses(f)) {
@@ -74,6 +83,11 @@ final class CodeRules {
             }
         }
         Set<Long> used = new LinkedHashSet<>(code.types);
+        if (gates != null) {
+            used.addAll(gates.unprovenTypes(code));
+        } else {
+            code.regUses.forEach(use -> used.add(use.type()));
+        }
         for (References.DirectConstArgument arg : code.directConstArguments) {
             CatalogReader.Function f = function(arg.function());
             if (!(f.builtIn() && TEXT_SEARCH_FUNCTIONS.contains(f.name()))) {

@@ -25,6 +25,13 @@ final class QueryTreeWalker {
      * a use of an object-identifier type: it resolves no name the statement gives and reaches no other object.
      */
     static final long PG_TYPEOF = 1619;
+    /** The nodes whose value an object-identifier type may be proven for, and the field holding their type. */
+    private static final Map<String, String> REG_USE_FIELDS = Map.of("CONST", "consttype", "VAR", "vartype",
+            "RELABELTYPE", "resulttype", "FUNCEXPR", "funcresulttype");
+    /** RTEKind RTE_VALUES and RTE_CTE in parsenodes.h; ParamKind PARAM_SUBLINK in primnodes.h. */
+    private static final long RTE_VALUES = 5;
+    private static final long RTE_CTE = 6;
+    private static final long PARAM_SUBLINK = 2;
     /** CmdType CMD_SELECT in nodes.h. */
     private static final long CMD_SELECT = 1;
 
@@ -36,6 +43,9 @@ final class QueryTreeWalker {
     private final Set<TreeValue.Node> proven = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
     /** regconfig / regdictionary Const nodes recorded as direct arguments; their type is not a plain use. */
     private final Set<TreeValue.Node> directConsts = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+
+    /** The Queries around the node being visited, innermost first; null outside every Query. */
+    private QueryScope scope;
 
     private QueryTreeWalker(Set<Long> ignoredRelations, CatalogFilters filters, ViewFilters views) {
         this.ignoredRelations = ignoredRelations;
@@ -85,10 +95,12 @@ final class QueryTreeWalker {
 
     private void node(TreeValue.Node node) {
         Map<String, Ref> oidFields = NodeTags.fields(node.tag());
+        QueryScope outer = scope;
         if (node.tag().equals("QUERY")) {
             query(node);
             proven.addAll(FilterProof.proven(node, filters));
             proven.addAll(ViewFilterProof.proven(node, views));
+            scope = outer == null ? new QueryScope(node, null) : outer.enter(node);
         }
         if (node.tag().equals("FUNCEXPR")) {
             directConstArguments(node);
@@ -109,11 +121,71 @@ final class QueryTreeWalker {
             if (ref == Ref.RELATION && proven.contains(node)) {
                 // FilterProof read this field as the covered catalog's OID.
                 refs.filteredRelations.add(((TreeValue.Scalar) value).asLong());
-            } else if (!(ref == Ref.TYPE && directConsts.contains(node)) && !typeofResult) {
+            } else if (!(ref == Ref.TYPE && directConsts.contains(node)) && !typeofResult
+                    && !recordedForGates(node, name, ref, value)) {
                 collect(node, name, ref, value);
             }
             visit(value);
         }
+        scope = outer;
+    }
+
+    /**
+     * Notes what the gates need ({@link GatedUses}): every call, every other use of a function, and, when the tree
+     * is read with catalog filters, each node whose value is of an object-identifier type (returns true: the type
+     * is then not collected as a use, and GatedUses adds it back unless the value is proven). A CTE's and a VALUES
+     * list's column types, and a sublink's output Param, are the types of values checked where they are computed
+     * (parse analysis coerces each VALUES entry to its column's type), so their object-identifier entries are left
+     * out as well. A set operation's column type is left out only when every branch outputs that very type
+     * ({@link SetOperationColumns}): otherwise PostgreSQL coerces a branch's value when the statement runs, and an
+     * integer would become a regclass unseen.
+     */
+    private boolean recordedForGates(TreeValue.Node node, String field, Ref ref, TreeValue value) {
+        if (ref == Ref.FUNCTION && value instanceof TreeValue.Scalar s && s.isNumber()) {
+            if (node.tag().equals("FUNCEXPR") && field.equals("funcid")) {
+                refs.calls.add(new References.Call(s.asLong(), node, scope));
+            } else if (s.asLong() != 0) {
+                refs.otherFunctionUses.add(s.asLong());
+            }
+            return false;
+        }
+        if (filters.isEmpty()) {
+            return false;
+        }
+        if (ref == Ref.TYPE && value instanceof TreeValue.Scalar s && s.isNumber()
+                && ObjectKind.ofRegType(s.asLong()) != null && REG_USE_FIELDS.get(node.tag()) != null
+                && REG_USE_FIELDS.get(node.tag()).equals(field)) {
+            if (!setOperationOutput(node, s.asLong())) {
+                refs.regUses.add(new References.RegUse(s.asLong(), node, scope));
+            }
+            return true;
+        }
+        if (ref == Ref.TYPE && node.tag().equals("PARAM") && field.equals("paramtype")
+                && node.number("paramkind") == PARAM_SUBLINK && value instanceof TreeValue.Scalar s
+                && s.isNumber() && ObjectKind.ofRegType(s.asLong()) != null) {
+            // The output of a sublink's query, each value of which is checked where that query computes it.
+            return true;
+        }
+        boolean rte = node.tag().equals("RTE") || node.tag().equals("RANGETBLENTRY");
+        boolean derived = node.tag().equals("COMMONTABLEEXPR") && field.equals("ctecoltypes")
+                || rte && field.equals("coltypes")
+                && (node.number("rtekind") == RTE_CTE || node.number("rtekind") == RTE_VALUES);
+        if (ref == Ref.TYPE_LIST && derived && value instanceof TreeValue.NumberList list) {
+            list.values().stream().filter(oid -> ObjectKind.ofRegType(oid) == null).forEach(oid -> add(Ref.TYPE, oid));
+            return true;
+        }
+        if (ref == Ref.TYPE_LIST && node.tag().equals("SETOPERATIONSTMT") && field.equals("colTypes")
+                && value instanceof TreeValue.NumberList list && scope != null) {
+            for (int i = 0; i < list.values().size(); i++) {
+                long type = list.values().get(i);
+                if (ObjectKind.ofRegType(type) == null || !SetOperationColumns.everyBranchIs(scope.query(), node, i,
+                        type)) {
+                    add(Ref.TYPE, type);
+                }
+            }
+            return true;
+        }
+        return false;
     }
 
     private void collect(TreeValue.Node node, String field, Ref ref, TreeValue value) {
@@ -171,6 +243,21 @@ final class QueryTreeWalker {
             return Ref.RELATION;
         }
         return Ref.NONE;
+    }
+
+    /**
+     * Whether {@code node} is a Var of a set operation's own target list (the only place such a Query has Vars of
+     * its own level) for a column whose every branch outputs a value of {@code type}: each of those values is
+     * recorded and checked in its branch, so the Var, which reads the leftmost branch only, adds nothing.
+     */
+    private boolean setOperationOutput(TreeValue.Node node, long type) {
+        if (!node.tag().equals("VAR") || node.number("varlevelsup") != 0 || scope == null) {
+            return false;
+        }
+        TreeValue operation = scope.query().field("setOperations").orElse(TreeValue.Null.INSTANCE);
+        long attno = node.number("varattno");
+        return operation instanceof TreeValue.Node op && attno >= 1
+                && SetOperationColumns.everyBranchIs(scope.query(), op, (int) attno - 1, type);
     }
 
     /** A Query that does more than read is refused here too, whatever L2 concluded. */

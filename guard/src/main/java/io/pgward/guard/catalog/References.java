@@ -17,6 +17,18 @@ final class References {
     record DirectConstArgument(long function, long type) {
     }
 
+    /** A FuncExpr calling {@code function}, and the Queries around it, for the gates ({@link GatedUses}). */
+    record Call(long function, TreeValue.Node expression, QueryScope scope) {
+    }
+
+    /**
+     * A node whose value is of the object-identifier type {@code type} (a Const, Var, RelabelType or FuncExpr),
+     * recorded instead of a use of the type when the statement is read with catalog filters: {@link GatedUses}
+     * decides whether its value is proven to name a visible object.
+     */
+    record RegUse(long type, TreeValue.Node node, QueryScope scope) {
+    }
+
     final Set<Long> relations = new LinkedHashSet<>();
     /** Covered catalogs read only through a proven filter subquery (FilterProof); not in {@link #relations}. */
     final Set<Long> filteredRelations = new LinkedHashSet<>();
@@ -26,6 +38,11 @@ final class References {
     final List<DirectConstArgument> directConstArguments = new ArrayList<>();
     /** The type of every Const node, direct arguments included: what a literal's value is read as. */
     final Set<Long> constTypes = new LinkedHashSet<>();
+    /** Every FuncExpr call, in order. */
+    final List<Call> calls = new ArrayList<>();
+    /** Functions named by a node other than a FuncExpr's funcid (an aggregate, an operator's function, ...). */
+    final Set<Long> otherFunctionUses = new LinkedHashSet<>();
+    final List<RegUse> regUses = new ArrayList<>();
     /** Query nodes that do not only read (not SELECT, a utility statement, FOR UPDATE, a data-modifying CTE). */
     final List<String> nonReading = new ArrayList<>();
 
@@ -38,5 +55,8 @@ final class References {
         directConstArguments.addAll(other.directConstArguments);
         constTypes.addAll(other.constTypes);
         nonReading.addAll(other.nonReading);
+        calls.addAll(other.calls);
+        otherFunctionUses.addAll(other.otherFunctionUses);
+        regUses.addAll(other.regUses);
     }
 }

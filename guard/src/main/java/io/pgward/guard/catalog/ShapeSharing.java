@@ -69,6 +69,10 @@ final class ShapeSharing {
         if (!statement.filteredRelations.isEmpty()) {
             return false;
         }
+        // So does a gated reg* value: the same shape with another OID may name a hidden object.
+        if (!statement.regUses.isEmpty()) {
+            return false;
+        }
         if (!statement.functions.isEmpty()) {
             Map<Long, CatalogReader.Function> functions = catalog.functions(statement.functions);
             for (long oid : statement.functions) {

@@ -61,7 +61,7 @@ final class AstScan {
     }
 
     /** The first problem in the tree, or null when it is a plain read. */
-    Finding scan(Statement root) {
+    Finding scan(Statement root, ReadOnlyPolicy.CatalogFunctions catalogFunctions) {
         if (!(root instanceof Select)) {
             return new Finding(Refusals.STATEMENT_KIND, kindOf(root), null);
         }
@@ -73,7 +73,7 @@ final class AstScan {
             if (!seen.add(node)) {
                 continue;
             }
-            Finding finding = inspect(node);
+            Finding finding = inspect(node, catalogFunctions);
             if (finding != null) {
                 return finding;
             }
@@ -90,7 +90,7 @@ final class AstScan {
         return null;
     }
 
-    private Finding inspect(Object node) {
+    private Finding inspect(Object node, ReadOnlyPolicy.CatalogFunctions catalogFunctions) {
         if (node instanceof Statement s && !(node instanceof Select)) {
             return new Finding(Refusals.DML_IN_CTE, kindOf(s) + " inside WITH", null);
         }
@@ -109,7 +109,7 @@ final class AstScan {
             case NextValExpression n -> "nextval";
             default -> null;
         };
-        if (function != null && denied.denies(function)) {
+        if (function != null && denied.denies(function, catalogFunctions)) {
             return new Finding(Refusals.DENIED_FUNCTION, "the function " + function + "()", function);
         }
         return null;

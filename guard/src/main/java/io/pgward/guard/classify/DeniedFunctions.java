@@ -91,7 +91,16 @@ final class DeniedFunctions {
         return Optional.empty();
     }
 
-    boolean denies(String name) {
-        return familyOf(name).isPresent();
+    /** Families a table selection brings, which a login without one is not held to. */
+    static final String SELECTION = "selection";
+    static final String GATED = "gated";
+
+    /** Whether {@code name} is refused for a login whose catalog functions are judged as {@code mode} says. */
+    boolean denies(String name, ReadOnlyPolicy.CatalogFunctions mode) {
+        return familyOf(name).map(family -> switch (family) {
+            case SELECTION -> mode != ReadOnlyPolicy.CatalogFunctions.UNRESTRICTED;
+            case GATED -> mode == ReadOnlyPolicy.CatalogFunctions.DENIED;
+            default -> true;
+        }).orElse(false);
     }
 }

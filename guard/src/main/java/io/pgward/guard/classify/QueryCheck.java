@@ -67,7 +67,7 @@ final class QueryCheck {
         } catch (JSQLParserException e) {
             return unparseable(e, text, tokens);
         }
-        AstScan.Finding finding = ast.scan(tree);
+        AstScan.Finding finding = ast.scan(tree, policy.catalogFunctions());
         if (finding == null) {
             return Verdict.ALLOW;
         }
@@ -112,7 +112,7 @@ final class QueryCheck {
             }
             if (next != null && TokenReader.isSymbol(next, "(") && TokenReader.identifier(t) != null
                     && !cteNames.contains(i) && !(i > 0 && tokens.get(i - 1).isWord("as"))
-                    && denied.denies(t.value())) {
+                    && denied.denies(t.value(), policy.catalogFunctions())) {
                 return Refusals.notAllowed(Refusals.DENIED_FUNCTION, "the function " + t.value() + "()",
                         policy, t);
             }

@@ -83,7 +83,7 @@ public final class GuardPipeline implements AutoCloseable {
      * lets a caller keep the slow path off a thread that must not block.
      */
     public ReadOnlyGuard.Classification cached(String sql, boolean standardConformingStrings, LoginPolicy login) {
-        return guard.cached(sql, standardConformingStrings, login.readOnlyPolicy());
+        return guard.cached(sql, standardConformingStrings, login.readOnlyPolicy(checksCatalog()));
     }
 
     /**
@@ -94,7 +94,7 @@ public final class GuardPipeline implements AutoCloseable {
      */
     public ReadOnlyGuard.Classification classify(String sql, boolean standardConformingStrings, LoginPolicy login,
                                                  Set<String> declaredCursors) {
-        return guard.check(sql, standardConformingStrings, login.readOnlyPolicy(), declaredCursors);
+        return guard.check(sql, standardConformingStrings, login.readOnlyPolicy(checksCatalog()), declaredCursors);
     }
 
     /**

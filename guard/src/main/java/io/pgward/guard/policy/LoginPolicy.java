@@ -23,9 +23,17 @@ public record LoginPolicy(String name, String backendUser, String backendPasswor
         Objects.requireNonNull(tablesKey, "tablesKey");
     }
 
-    /** The policy layer L2 judges with. */
-    public ReadOnlyPolicy readOnlyPolicy() {
-        return new ReadOnlyPolicy(name, statementTimeout);
+    /**
+     * The policy layer L2 judges with. Without a selection the login sees what its backend role may read, so the
+     * functions a selection restricts are not refused; with one, the gated functions are left to the catalog check
+     * when one follows, and refused when none does.
+     *
+     * @param catalogCheck every statement L2 allows is then proven by the catalog check (layer L3)
+     */
+    public ReadOnlyPolicy readOnlyPolicy(boolean catalogCheck) {
+        ReadOnlyPolicy.CatalogFunctions functions = tables.isEmpty() ? ReadOnlyPolicy.CatalogFunctions.UNRESTRICTED
+                : catalogCheck ? ReadOnlyPolicy.CatalogFunctions.GATED : ReadOnlyPolicy.CatalogFunctions.DENIED;
+        return new ReadOnlyPolicy(name, statementTimeout, functions);
     }
 
     @Override

@@ -25,7 +25,7 @@ class AstScanTest {
     }
 
     private static AstScan.Finding scan(String sql) throws Exception {
-        return SCAN.scan(PARSER.parse(sql));
+        return SCAN.scan(PARSER.parse(sql), ReadOnlyPolicy.CatalogFunctions.DENIED);
     }
 
     @ParameterizedTest

@@ -40,7 +40,35 @@ class DeniedFunctionsTest {
         "pg_type_is_visible",
     })
     void deniesEveryListedFamily(String name) {
-        assertTrue(DENIED.denies(name), name);
+        assertTrue(DENIED.denies(name, ReadOnlyPolicy.CatalogFunctions.DENIED), name);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"pg_get_viewdef", "pg_get_expr", "pg_get_userbyid", "has_table_privilege",
+        "to_regclass", "pg_table_is_visible", "obj_description", "pg_relation_size", "pg_stat_get_live_tuples",
+        "pg_partition_ancestors"})
+    void leavesTheGatedFunctionsToTheCatalogCheckOfASelection(String name) {
+        assertFalse(DENIED.denies(name, ReadOnlyPolicy.CatalogFunctions.GATED), name);
+        assertTrue(DENIED.denies(name, ReadOnlyPolicy.CatalogFunctions.DENIED), name);
+        assertFalse(DENIED.denies(name, ReadOnlyPolicy.CatalogFunctions.UNRESTRICTED), name);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"shobj_description", "pg_relation_filepath", "pg_tablespace_location",
+        "pg_describe_object", "pg_database_size", "currtid2"})
+    void refusesTheRestOfTheSelectionFamilyOnlyWithASelection(String name) {
+        assertTrue(DENIED.denies(name, ReadOnlyPolicy.CatalogFunctions.GATED), name);
+        assertTrue(DENIED.denies(name, ReadOnlyPolicy.CatalogFunctions.DENIED), name);
+        assertFalse(DENIED.denies(name, ReadOnlyPolicy.CatalogFunctions.UNRESTRICTED), name);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"nextval", "txid_current", "pg_read_file", "lo_get", "set_config", "query_to_xml",
+        "pg_sleep", "dblink", "pg_sequence_last_value"})
+    void refusesTheOtherFamiliesWhateverTheSelection(String name) {
+        for (ReadOnlyPolicy.CatalogFunctions mode : ReadOnlyPolicy.CatalogFunctions.values()) {
+            assertTrue(DENIED.denies(name, mode), name + " " + mode);
+        }
     }
 
     @ParameterizedTest
@@ -51,14 +79,17 @@ class DeniedFunctionsTest {
         "NEXTVAL", "lower", "xpath", "current_setting", "pg_backend_pid", "log", "lpad", "row_to_json",
     })
     void allowsEverythingElse(String name) {
-        assertFalse(DENIED.denies(name), name);
+        for (ReadOnlyPolicy.CatalogFunctions mode : ReadOnlyPolicy.CatalogFunctions.values()) {
+            assertFalse(DENIED.denies(name, mode), name);
+        }
     }
 
     @Test
     void reportsTheFamily() {
         assertEquals(Optional.of("sequence"), DENIED.familyOf("currval"));
         assertEquals(Optional.of("wal-and-replication"), DENIED.familyOf("pg_create_logical_replication_slot"));
-        assertEquals(Optional.of("selection"), DENIED.familyOf("pg_function_is_visible"));
+        assertEquals(Optional.of("gated"), DENIED.familyOf("pg_function_is_visible"));
+        assertEquals(Optional.of("selection"), DENIED.familyOf("pg_relation_filepath"));
     }
 
     @Test

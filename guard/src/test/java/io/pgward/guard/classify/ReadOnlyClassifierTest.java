@@ -185,6 +185,36 @@ class ReadOnlyClassifierTest {
         assertRefused(sql, Refusals.DENIED_FUNCTION);
     }
 
+    /** The catalog helpers a selection restricts: left to L3 with one, not restricted at all without one. */
+    @ParameterizedTest
+    @ValueSource(strings = {
+        "SELECT pg_get_viewdef('v_leak'::regclass)",
+        "SELECT c.relname, pg_catalog.pg_get_userbyid(c.relowner) FROM pg_catalog.pg_class c",
+        "SELECT to_regclass('hr.salaries'), has_table_privilege('secrets', 'SELECT')",
+        "SELECT * FROM t WHERE pg_table_is_visible(t.oid) AND obj_description(t.oid, 'pg_class') IS NULL",
+        "SELECT pg_relation_size('t'), pg_stat_get_live_tuples('t'::regclass)",
+    })
+    void gatedFunctionsDependOnTheSelectionAndTheCatalogCheck(String sql) {
+        for (ReadOnlyPolicy.CatalogFunctions mode : List.of(ReadOnlyPolicy.CatalogFunctions.GATED,
+                ReadOnlyPolicy.CatalogFunctions.UNRESTRICTED)) {
+            Verdict d = CLASSIFIER.classify(statement(sql), new ReadOnlyPolicy("analyst", null, mode));
+            assertInstanceOf(Verdict.Allow.class, d, () -> sql + " " + mode + ": " + d);
+        }
+        assertRefused(sql, Refusals.DENIED_FUNCTION);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"SELECT pg_relation_filepath('t')", "SELECT shobj_description(1, 'pg_database')",
+        "SELECT pg_tablespace_location(1663)"})
+    void theRestOfTheSelectionFamilyAppliesOnlyWithASelection(String sql) {
+        Verdict gated = CLASSIFIER.classify(statement(sql), new ReadOnlyPolicy("analyst", null,
+                ReadOnlyPolicy.CatalogFunctions.GATED));
+        assertEquals(Refusals.DENIED_FUNCTION, assertInstanceOf(Verdict.Refuse.class, gated).rule());
+        Verdict unrestricted = CLASSIFIER.classify(statement(sql), new ReadOnlyPolicy("analyst", null,
+                ReadOnlyPolicy.CatalogFunctions.UNRESTRICTED));
+        assertInstanceOf(Verdict.Allow.class, unrestricted, () -> sql + ": " + unrestricted);
+    }
+
     @Test
     void namesTheDeniedFunctionAndPointsAtTheCall() {
         Verdict.Refuse r = assertRefused("SELECT id FROM orders ORDER BY pg_catalog.NEXTVAL('s')",

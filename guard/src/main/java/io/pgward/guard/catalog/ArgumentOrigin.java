@@ -1,0 +1,234 @@
+package io.pgward.guard.catalog;
+
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Where the value of an expression in a stored parse tree comes from, as far as it can be proven to name one
+ * object: a constant (an OID, or a name PostgreSQL will resolve at run time), or a column of a proven filter
+ * subquery ({@link FilterProof}), whose every row is visible. Follows a Var as PostgreSQL's
+ * {@code markTargetListOrigins} does: through subquery and CTE target lists, join alias Vars, the grouping step of
+ * PostgreSQL 18 and {@code varlevelsup} to outer Queries. Only RelabelType, which never changes a value's bits, is
+ * looked through; every other expression (a cast through text, CASE, COALESCE, arithmetic, an aggregate, a
+ * function, a sublink, a set operation, a function in FROM, a recursive CTE) is {@link Unproven}. A column of a
+ * VALUES list is proven when each row's entry is ({@link Each}).
+ */
+final class ArgumentOrigin {
+
+    /** What an expression is proven to be. */
+    sealed interface Proof {
+    }
+
+    /** A constant object identifier (an oid, int4 or reg* Const, as PostgreSQL reads it as an oid). */
+    record Constant(long oid) implements Proof {
+    }
+
+    /** A constant string a function resolves as a name at run time; its bytes in the server's encoding. */
+    record Name(byte[] bytes) implements Proof {
+        String text() {
+            return new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
+        }
+    }
+
+    /** A NULL constant: the function describes nothing. */
+    record NullConstant() implements Proof {
+    }
+
+    /** A column of a proven filter subquery of {@code filter}'s catalog: its value comes from a visible row. */
+    record Column(CatalogFilters.Filter filter, int attnum) implements Proof {
+    }
+
+    /** The rows of a VALUES list: proven when every one is. */
+    record Each(List<Proof> proofs) implements Proof {
+    }
+
+    record Unproven() implements Proof {
+    }
+
+    static final Proof UNPROVEN = new Unproven();
+
+    /** RTEKind in parsenodes.h, the same in 14 to 18 (18 adds RTE_GROUP). */
+    private static final long RTE_RELATION = 0;
+    private static final long RTE_SUBQUERY = 1;
+    private static final long RTE_JOIN = 2;
+    private static final long RTE_VALUES = 5;
+    private static final long RTE_CTE = 6;
+    private static final long RTE_GROUP = 9;
+    /** Deeper than any tree pgward reads whole; a bound against a cycle the tree format cannot express anyway. */
+    private static final int MAX_DEPTH = 256;
+    private static final long OID = 26;
+    private static final long INT4 = 23;
+    private static final long NAME = 19;
+    private static final long TEXT = 25;
+    private static final long VARCHAR = 1043;
+
+    private final CatalogFilters filters;
+    private final Map<TreeValue.Node, List<TreeValue.Node>> proven = new IdentityHashMap<>();
+
+    ArgumentOrigin(CatalogFilters filters) {
+        this.filters = filters;
+    }
+
+    /** What {@code expression}, found in {@code scope}'s Query, is proven to be. */
+    Proof of(TreeValue expression, QueryScope scope) {
+        try {
+            return of(expression, scope, 0);
+        } catch (NodeTreeException | ClassCastException | NumberFormatException e) {
+            return UNPROVEN;
+        }
+    }
+
+    private Proof of(TreeValue expression, QueryScope scope, int depth) {
+        if (depth > MAX_DEPTH || scope == null || !(expression instanceof TreeValue.Node node)) {
+            return UNPROVEN;
+        }
+        return switch (node.tag()) {
+            case "CONST" -> constant(node);
+            case "RELABELTYPE" -> of(node.field("arg").orElse(null), scope, depth + 1);
+            case "VAR" -> var(node, scope, depth);
+            default -> UNPROVEN;
+        };
+    }
+
+    private static Proof constant(TreeValue.Node constant) {
+        if ("true".equals(constant.scalar("constisnull"))) {
+            return new NullConstant();
+        }
+        long type = constant.number("consttype");
+        if (!(constant.field("constvalue").orElse(null) instanceof TreeValue.Datum datum)) {
+            return UNPROVEN;
+        }
+        byte[] b = datum.bytes();
+        if (type == OID || type == INT4 || ObjectKind.ofRegType(type) != null) {
+            if (!"true".equals(constant.scalar("constbyval")) || datum.length() != 4 || b.length < 4) {
+                return UNPROVEN;
+            }
+            return new Constant((b[0] & 0xFFL) | (b[1] & 0xFFL) << 8 | (b[2] & 0xFFL) << 16 | (b[3] & 0xFFL) << 24);
+        }
+        if (type == TEXT || type == VARCHAR) {
+            return varlena(b, datum.length());
+        }
+        if (type == NAME) {
+            int end = 0;
+            while (end < b.length && b[end] != 0) {
+                end++;
+            }
+            return new Name(java.util.Arrays.copyOf(b, end));
+        }
+        return UNPROVEN;
+    }
+
+    /** A varlena datum with a 4-byte or 1-byte header (postgres.h); compressed or external ones are not read. */
+    private static Proof varlena(byte[] b, int length) {
+        if (length < 1 || b.length < length) {
+            return UNPROVEN;
+        }
+        if ((b[0] & 1) == 1) {
+            int total = (b[0] & 0xFF) >>> 1;
+            return total >= 1 && total <= length ? new Name(java.util.Arrays.copyOfRange(b, 1, total)) : UNPROVEN;
+        }
+        if ((b[0] & 3) != 0 || length < 4) {
+            return UNPROVEN;
+        }
+        long total = ((b[0] & 0xFFL) | (b[1] & 0xFFL) << 8 | (b[2] & 0xFFL) << 16 | (b[3] & 0xFFL) << 24) >>> 2;
+        return total >= 4 && total <= length ? new Name(java.util.Arrays.copyOfRange(b, 4, (int) total)) : UNPROVEN;
+    }
+
+    private Proof var(TreeValue.Node var, QueryScope scope, int depth) {
+        QueryScope at = scope.up(var.number("varlevelsup"));
+        long attno = var.number("varattno");
+        if (at == null || attno <= 0) {
+            return UNPROVEN;
+        }
+        TreeValue.Node rte = item(at.query(), "rtable", var.number("varno"));
+        if (rte == null) {
+            return UNPROVEN;
+        }
+        long kind = rte.number("rtekind");
+        if (kind == RTE_RELATION) {
+            if (!provenFilters(at.query()).contains(rte)) {
+                return UNPROVEN;
+            }
+            return new Column(filters.byRelid(rte.number("relid")), (int) attno);
+        }
+        if (kind == RTE_SUBQUERY) {
+            return output(node(rte.field("subquery").orElse(null)), attno, at, depth);
+        }
+        if (kind == RTE_JOIN) {
+            return of(entry(rte, "joinaliasvars", attno), at, depth + 1);
+        }
+        if (kind == RTE_VALUES) {
+            List<Proof> rows = new java.util.ArrayList<>();
+            for (TreeValue row : items(rte, "values_lists")) {
+                if (!(row instanceof TreeValue.NodeList values) || attno > values.items().size()) {
+                    return UNPROVEN;
+                }
+                rows.add(of(values.items().get((int) attno - 1), at, depth + 1));
+            }
+            return rows.size() == 1 ? rows.get(0) : rows.isEmpty() ? UNPROVEN : new Each(List.copyOf(rows));
+        }
+        if (kind == RTE_GROUP) {
+            return of(entry(rte, "groupexprs", attno), at, depth + 1);
+        }
+        if (kind == RTE_CTE) {
+            QueryScope owner = at.up(rte.number("ctelevelsup"));
+            TreeValue.Node cte = owner == null ? null : cte(owner.query(), rte.scalar("ctename"));
+            if (cte == null || "true".equals(cte.scalar("cterecursive"))) {
+                return UNPROVEN;
+            }
+            return output(node(cte.field("ctequery").orElse(null)), attno, owner, depth);
+        }
+        return UNPROVEN;
+    }
+
+    /** Output column {@code attno} of {@code query}, a Query nested in {@code outer}; a set operation is unproven. */
+    private Proof output(TreeValue.Node query, long attno, QueryScope outer, int depth) {
+        if (query == null || !query.tag().equals("QUERY")
+                || !(query.field("setOperations").orElse(TreeValue.Null.INSTANCE) instanceof TreeValue.Null)) {
+            return UNPROVEN;
+        }
+        for (TreeValue item : items(query, "targetList")) {
+            TreeValue.Node entry = node(item);
+            if (entry != null && entry.number("resno") == attno && !"true".equals(entry.scalar("resjunk"))) {
+                return of(entry.field("expr").orElse(null), outer.enter(query), depth + 1);
+            }
+        }
+        return UNPROVEN;
+    }
+
+    private List<TreeValue.Node> provenFilters(TreeValue.Node query) {
+        return proven.computeIfAbsent(query, q -> FilterProof.proven(q, filters));
+    }
+
+    private static TreeValue.Node cte(TreeValue.Node query, String name) {
+        if (name == null) {
+            return null;
+        }
+        for (TreeValue item : items(query, "cteList")) {
+            TreeValue.Node cte = node(item);
+            if (cte != null && name.equals(cte.scalar("ctename"))) {
+                return cte;
+            }
+        }
+        return null;
+    }
+
+    /** Item {@code oneBased} of a list field, or null. */
+    private static TreeValue.Node item(TreeValue.Node node, String field, long oneBased) {
+        return node(entry(node, field, oneBased));
+    }
+
+    private static TreeValue entry(TreeValue.Node node, String field, long oneBased) {
+        List<TreeValue> list = items(node, field);
+        return oneBased >= 1 && oneBased <= list.size() ? list.get((int) oneBased - 1) : null;
+    }
+
+    private static List<TreeValue> items(TreeValue.Node node, String field) {
+        return node.field(field).orElse(null) instanceof TreeValue.NodeList list ? list.items() : List.of();
+    }
+
+    private static TreeValue.Node node(TreeValue value) {
+        return value instanceof TreeValue.Node n ? n : null;
+    }
+}

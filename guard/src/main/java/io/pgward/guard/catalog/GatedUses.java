@@ -1,0 +1,360 @@
+package io.pgward.guard.catalog;
+
+import io.pgward.guard.Verdict;
+import io.pgward.guard.catalog.ArgumentOrigin.Proof;
+import io.pgward.guard.catalog.GatedFunctions.Slot;
+import io.pgward.guard.selection.VisibleCatalog;
+import java.nio.charset.StandardCharsets;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The gates of a login with a filtered catalog (design section 3.2): which calls of the gated catalog functions
+ * ({@link GatedFunctions}) and which object-identifier values ({@code reg*}) of one checked statement name only
+ * objects the login sees. An argument or value is proven when it is
+ * <ul>
+ *   <li>a constant OID (oid, int4 or reg*; a reg* literal is resolved by PostgreSQL while the statement is
+ *       analysed, so its OID is in the tree) of a visible object,</li>
+ *   <li>a constant name (to_regclass('x'), has_table_privilege('x', ...)), resolved here with the session's
+ *       search_path to an absent or a visible object, or</li>
+ *   <li>a column of a filter subquery that holds, in every visible row, a visible object of the kind the argument
+ *       names ({@link ArgumentOrigin}, {@link ObjectColumns}).</li>
+ * </ul>
+ * Anything else is not: a gated function so called is refused with the selection's text, and an unproven reg* value
+ * with seed 003's (a name read into a reg* type at run time, {@code c.relname::regclass}, could reach a hidden
+ * relation of the same name earlier on search_path).
+ *
+ * <p>A constant naming a hidden object gets PostgreSQL's error for an absent object, before anything runs: by name
+ * ({@code relation "hr.salaries" does not exist}, 42P01) when the statement spells it in a string, by OID
+ * ({@code relation with OID 16455 does not exist}, the text of PostgreSQL's privilege checks for an OID that names
+ * nothing) otherwise. By name, that is what a database without the object answers for a reg* literal,
+ * has_*_privilege and pg_get_viewdef of a name; where PostgreSQL would answer NULL instead (to_regclass, and the
+ * deparse, size and privilege functions of an absent OID), the error is the closest pgward can give without
+ * changing the statement: answering NULL means running a rewritten call, a later step. Every OID that is not
+ * visible gets the error, whether hidden or unused, so that the answer does not tell them apart. For the same reason a to_reg* call
+ * with a name nothing has gets that error too: PostgreSQL would answer NULL, and an error for hidden objects
+ * beside a NULL for absent ones would tell them apart.
+ *
+ * <p>One instance serves one check.
+ */
+final class GatedUses {
+
+    /** Resolves a name as the session would, to an OID, or 0 when nothing has that name. */
+    @FunctionalInterface
+    interface NameResolver {
+        long resolve(ObjectKind kind, byte[] name) throws SQLException;
+    }
+
+    /** The pg_node_tree columns of covered catalogs: pg_get_expr's first argument. */
+    private static final Set<String> EXPRESSION_COLUMNS = Set.of("adbin", "conbin", "indexprs", "indpred",
+            "relpartbound", "typdefaultbin");
+
+    /** How many of a statement's strings are resolved to find the one that names a hidden object. */
+    private static final int MAX_LITERALS_SEARCHED = 32;
+    /** How many names one check resolves; a name beyond them is not proven (the call is refused). */
+    private static final int MAX_NAMES = 256;
+    /** Not an OID (OIDs are unsigned 32-bit): a name left unresolved. */
+    private static final long UNRESOLVED = -1;
+
+    private final VisibleCatalog visible;
+    private final CatalogReader catalog;
+    private final NameResolver names;
+    private final List<String> literals;
+    private final ArgumentOrigin origins;
+    private final ObjectColumns columns;
+    private final Map<Long, CatalogReader.Function> functions = new HashMap<>();
+    private final Map<ObjectKind, Map<String, Long>> resolved = new EnumMap<>(ObjectKind.class);
+    private final Map<GatedFunctions.Condition, Boolean> conditions = new EnumMap<>(GatedFunctions.Condition.class);
+    private final Set<Long> visibleConstants = new LinkedHashSet<>();
+    private int resolvedNames;
+    private final boolean parameters;
+
+    /**
+     * @param literals the values of the statement's string literals, in order: where a hidden object's name is
+     *                 looked for, to word the error as PostgreSQL would
+     * @param parameters the statement has {@code $n} parameters, which the check analyses as typed NULLs: then a
+     *                   NULL constant may be a parameter's value, and proves nothing
+     */
+    GatedUses(CatalogFilters filters, CatalogReader catalog, NameResolver names, List<String> literals,
+              boolean parameters) {
+        this.parameters = parameters;
+        this.visible = filters.visible();
+        this.catalog = catalog;
+        this.names = names;
+        this.literals = literals;
+        this.origins = new ArgumentOrigin(filters);
+        this.columns = new ObjectColumns(visible, catalog);
+    }
+
+    /**
+     * The first constant of the statement that names a hidden object, as PostgreSQL's error for an absent one: a
+     * reg* constant anywhere, or an object argument of a gated call. Also notes the reg* constants that name
+     * visible objects ({@link #visibleConstants}).
+     */
+    Optional<Verdict.Refuse> absent(References statement) throws SQLException {
+        for (References.RegUse use : statement.regUses) {
+            if (use.node().tag().equals("FUNCEXPR")) {
+                continue;
+            }
+            ObjectKind kind = ObjectKind.ofRegType(use.type());
+            Proof proof = origins.of(use.node(), use.scope());
+            for (Proof one : proof instanceof ArgumentOrigin.Each each ? each.proofs() : List.of(proof)) {
+                if (one instanceof ArgumentOrigin.Constant c) {
+                    if (!kind.visible(visible, c.oid())) {
+                        return Optional.of(absentObject(kind, c.oid()));
+                    }
+                    visibleConstants.add(c.oid());
+                }
+            }
+        }
+        prefetch(statement.calls);
+        for (References.Call call : statement.calls) {
+            GatedFunctions.Spec spec = spec(call);
+            if (spec == null) {
+                continue;
+            }
+            List<TreeValue> args = arguments(call);
+            for (int i = 0; i < args.size(); i++) {
+                ObjectKind kind = kindAt(spec, args, i, call.scope());
+                if (kind == null) {
+                    continue;
+                }
+                Proof proof = origins.of(args.get(i), call.scope());
+                ObjectKind shown = kind.existence();
+                if (proof instanceof ArgumentOrigin.Constant c && kind.provableByConstant()
+                        && !shown.visible(visible, c.oid())) {
+                    return Optional.of(absentObject(shown, c.oid()));
+                }
+                if (proof instanceof ArgumentOrigin.Name n && kind.resolver() != null) {
+                    long oid = resolve(shown, n.bytes());
+                    if (oid != UNRESOLVED && (!shown.visible(visible, oid) || oid == 0 && spec.absentIsNull())) {
+                        return Optional.of(CatalogRefusals.absentObject(kind.sqlState(),
+                                kind.absentByName(n.text(), oid)));
+                    }
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** OIDs of reg* constants found visible by {@link #absent}: a dependency on one of them is not a read. */
+    Set<Long> visibleConstants() {
+        return visibleConstants;
+    }
+
+    /**
+     * Whether every use of the built-in {@code function} in {@code code} is a call the gates prove: it is gated
+     * with that many arguments, each argument that names an object is proven, and the call's condition holds.
+     */
+    boolean allows(CatalogReader.Function function, References code) throws SQLException {
+        if (code.otherFunctionUses.contains(function.oid())) {
+            return false;
+        }
+        functions.putIfAbsent(function.oid(), function);
+        boolean called = false;
+        for (References.Call call : code.calls) {
+            if (call.function() == function.oid()) {
+                called = true;
+                if (!proven(call)) {
+                    return false;
+                }
+            }
+        }
+        return called;
+    }
+
+    /** The object-identifier types of the values among {@code code}'s that are not proven; the type rules refuse them. */
+    Set<Long> unprovenTypes(References code) throws SQLException {
+        Set<Long> unproven = new LinkedHashSet<>();
+        prefetch(code.calls);
+        for (References.RegUse use : code.regUses) {
+            if (!proven(use)) {
+                unproven.add(use.type());
+            }
+        }
+        return unproven;
+    }
+
+    private boolean proven(References.RegUse use) throws SQLException {
+        if (use.node().tag().equals("FUNCEXPR")) {
+            References.Call call = new References.Call(use.node().number("funcid"), use.node(), use.scope());
+            prefetch(List.of(call));
+            GatedFunctions.Spec spec = spec(call);
+            return spec != null && spec.resultVisible() && proven(call);
+        }
+        return proven(origins.of(use.node(), use.scope()), ObjectKind.ofRegType(use.type()));
+    }
+
+    private boolean proven(References.Call call) throws SQLException {
+        GatedFunctions.Spec spec = spec(call);
+        if (spec == null) {
+            return false;
+        }
+        List<TreeValue> args = arguments(call);
+        for (int i = 0; i < args.size(); i++) {
+            Slot slot = spec.slots().get(i);
+            if (slot instanceof GatedFunctions.Plain) {
+                continue;
+            }
+            Proof proof = origins.of(args.get(i), call.scope());
+            boolean ok = switch (slot) {
+                case GatedFunctions.Expression e -> proof instanceof ArgumentOrigin.NullConstant && !parameters
+                        || proof instanceof ArgumentOrigin.Column c && expressionColumn(c);
+                case GatedFunctions.CatalogName n -> kindAt(spec, args, 0, call.scope()) != null;
+                case GatedFunctions.Described d -> {
+                    ObjectKind kind = kindAt(spec, args, i, call.scope());
+                    yield kind != null && proven(proof, kind);
+                }
+                case GatedFunctions.Named named -> proven(proof, named.kind())
+                        && !(spec.absentIsNull() && proof instanceof ArgumentOrigin.Name n
+                        && resolve(named.kind(), n.bytes()) == 0);
+                case GatedFunctions.Plain p -> true;
+            };
+            if (!ok) {
+                return false;
+            }
+        }
+        return condition(spec.condition());
+    }
+
+    private boolean proven(Proof proof, ObjectKind kind) throws SQLException {
+        return switch (proof) {
+            case ArgumentOrigin.NullConstant n -> !parameters;
+            case ArgumentOrigin.Constant c -> kind.visible(visible, c.oid());
+            case ArgumentOrigin.Name n -> {
+                long oid = kind.resolver() == null ? UNRESOLVED : resolve(kind, n.bytes());
+                yield oid != UNRESOLVED && kind.visible(visible, oid);
+            }
+            case ArgumentOrigin.Column c -> columns.names(c.filter(), c.attnum(), kind);
+            case ArgumentOrigin.Each each -> {
+                for (Proof row : each.proofs()) {
+                    if (!proven(row, kind)) {
+                        yield false;
+                    }
+                }
+                yield true;
+            }
+            case ArgumentOrigin.Unproven u -> false;
+        };
+    }
+
+    /** What argument {@code i} of a call names, or null when it names nothing (or nothing pgward can tell). */
+    private ObjectKind kindAt(GatedFunctions.Spec spec, List<TreeValue> args, int i, QueryScope scope) {
+        Slot slot = spec.slots().get(i);
+        if (slot instanceof GatedFunctions.Named named) {
+            return named.kind();
+        }
+        if (slot instanceof GatedFunctions.Described) {
+            int at = spec.slots().indexOf(Slot.CATALOG_NAME);
+            if (at >= 0 && at < args.size() && origins.of(args.get(at), scope) instanceof ArgumentOrigin.Name n) {
+                return GatedFunctions.DESCRIBED_CATALOGS.get(n.text());
+            }
+        }
+        return null;
+    }
+
+    private boolean expressionColumn(ArgumentOrigin.Column column) {
+        return column.filter() != null && column.filter().columns().stream().anyMatch(c -> c.attnum() == column.attnum()
+                && EXPRESSION_COLUMNS.contains(c.name()));
+    }
+
+    private GatedFunctions.Spec spec(References.Call call) {
+        CatalogReader.Function f = functions.get(call.function());
+        if (f == null || !f.builtIn()) {
+            return null;
+        }
+        return GatedFunctions.spec(f.name(), arguments(call).size());
+    }
+
+    private static List<TreeValue> arguments(References.Call call) {
+        return call.expression().field("args").orElse(null) instanceof TreeValue.NodeList list ? list.items()
+                : List.of();
+    }
+
+    private void prefetch(List<References.Call> calls) throws SQLException {
+        List<Long> missing = calls.stream().map(References.Call::function).filter(f -> !functions.containsKey(f))
+                .distinct().toList();
+        if (!missing.isEmpty()) {
+            functions.putAll(catalog.functions(missing));
+        }
+    }
+
+    /**
+     * The OID {@code name} resolves to, 0 when nothing has it, or {@link #UNRESOLVED} once the check has resolved
+     * {@link #MAX_NAMES} names (one round trip each): a statement may hold any number of them.
+     */
+    private long resolve(ObjectKind kind, byte[] name) throws SQLException {
+        String key = Arrays.toString(name);
+        Map<String, Long> byName = resolved.computeIfAbsent(kind, k -> new HashMap<>());
+        Long oid = byName.get(key);
+        if (oid == null) {
+            if (resolvedNames >= MAX_NAMES) {
+                return UNRESOLVED;
+            }
+            resolvedNames++;
+            oid = names.resolve(kind, name);
+            byName.put(key, oid);
+        }
+        return oid;
+    }
+
+    /** The error for a hidden object: by the name the statement spells it with in a string, else by OID. */
+    private Verdict.Refuse absentObject(ObjectKind kind, long oid) throws SQLException {
+        if (kind.resolver() != null) {
+            // One round trip per string: a bounded number, however many the statement has.
+            for (String literal : literals.subList(0, Math.min(literals.size(), MAX_LITERALS_SEARCHED))) {
+                if (resolve(kind, literal.getBytes(StandardCharsets.UTF_8)) == oid) {
+                    return CatalogRefusals.absentObject(kind.sqlState(), kind.absentByName(literal, oid));
+                }
+            }
+        }
+        return CatalogRefusals.absentObject(kind.sqlState(), kind.absentByOid(oid));
+    }
+
+    private boolean condition(GatedFunctions.Condition condition) throws SQLException {
+        if (condition == GatedFunctions.Condition.NONE) {
+            return true;
+        }
+        Boolean known = conditions.get(condition);
+        if (known == null) {
+            String relations = "'" + visible.oids(VisibleCatalog.Catalog.PG_CLASS).arrayLiteral()
+                    + "'::pg_catalog.oid[]";
+            known = !catalog.answers(switch (condition) {
+                case VIEWS_READ_VISIBLE -> viewsReadHidden(relations);
+                case HIERARCHIES_CLOSED -> "SELECT EXISTS (SELECT FROM pg_catalog.pg_inherits i WHERE (i.inhrelid "
+                        + "OPERATOR(pg_catalog.=) ANY (" + relations + ")) OPERATOR(pg_catalog.<>) (i.inhparent "
+                        + "OPERATOR(pg_catalog.=) ANY (" + relations + ")))";
+                case NONE -> throw new IllegalStateException();
+            });
+            conditions.put(condition, known);
+        }
+        return known;
+    }
+
+    /**
+     * Whether a visible view's or rule's definition depends on a user relation, type or function the login does not
+     * see: pg_get_viewdef and pg_get_ruledef would print its name.
+     */
+    private String viewsReadHidden(String relations) {
+        String types = "'" + visible.oids(VisibleCatalog.Catalog.PG_TYPE).arrayLiteral() + "'::pg_catalog.oid[]";
+        return "SELECT EXISTS (SELECT FROM pg_catalog.pg_rewrite r JOIN pg_catalog.pg_depend d "
+                + "ON d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_rewrite'::pg_catalog.regclass "
+                + "AND d.objid OPERATOR(pg_catalog.=) r.oid "
+                + "WHERE r.ev_class OPERATOR(pg_catalog.=) ANY (" + relations + ") "
+                + "AND d.refobjid OPERATOR(pg_catalog.>=) '" + VisibleCatalog.FIRST_NORMAL_OBJECT_ID
+                + "'::pg_catalog.oid AND ("
+                + "d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass "
+                + "AND NOT d.refobjid OPERATOR(pg_catalog.=) ANY (" + relations + ") "
+                + "OR d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_type'::pg_catalog.regclass "
+                + "AND NOT d.refobjid OPERATOR(pg_catalog.=) ANY (" + types + ") "
+                + "OR d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass))";
+    }
+}
