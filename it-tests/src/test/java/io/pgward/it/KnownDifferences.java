@@ -38,8 +38,11 @@ final class KnownDifferences {
 
     /** The file for this PostgreSQL major, in the source tree (so that a rewrite lands where it is committed). */
     static KnownDifferences load(int major) throws IOException {
-        Path file = Path.of(System.getProperty("basedir", ".")).toAbsolutePath()
-                .resolve("src/test/resources/io/pgward/it/catalog-oracle/known-differences-pg" + major + ".txt");
+        return load(Path.of(System.getProperty("basedir", ".")).toAbsolutePath()
+                .resolve("src/test/resources/io/pgward/it/catalog-oracle/known-differences-pg" + major + ".txt"), major);
+    }
+
+    static KnownDifferences load(Path file, int major) throws IOException {
         Map<String, Map<String, String>> byClient = new TreeMap<>();
         if (Files.exists(file)) {
             for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
