@@ -9,11 +9,12 @@ import java.util.regex.Pattern;
  * The words of the demo's hidden objects that an analyst must never see, and the check that finds them in what
  * a client printed through pgward: rows, listings and error texts alike.
  *
- * <p>A hidden relation's word is a leak when pgward's output shows it more often than the oracle's output of
- * the same item: the oracle database holds no hidden object, so whatever it prints with such a word can only
- * be the client's own text echoed back ({@code \d hr.salaries} answers "Did not find any relation named
- * "hr.salaries""). Hidden roles are cluster-wide, so the oracle sees them too; their names are leaks wherever
- * they appear.
+ * <p>A hidden relation's word is a leak when pgward's output shows it more often than both the oracle's output
+ * of the same item and, when pgward's output is only an error, the item's own input (the command or
+ * statement the client sent, where the test knows it): the oracle database holds no hidden object, so whatever it prints with such a word can only be the
+ * client's own text echoed back ({@code \d hr.salaries} answers "Did not find any relation named
+ * "hr.salaries""), and an error may repeat what the client wrote where PostgreSQL's own error does not.
+ * Hidden roles are cluster-wide, so the oracle sees them too; their names are leaks wherever they appear.
  */
 final class CatalogLeaks {
 
@@ -46,11 +47,16 @@ final class CatalogLeaks {
     private CatalogLeaks() {
     }
 
-    /** The forbidden words pgward's output shows beyond the oracle's, e.g. {@code salaries ×2}; empty when none. */
+    /** As below, for an item whose input the test does not know. */
     static List<String> leaks(String throughPgward, String onOracle) {
+        return leaks(throughPgward, onOracle, "");
+    }
+
+    /** The forbidden words pgward's output shows beyond the oracle's and the input's, e.g. {@code salaries ×2}. */
+    static List<String> leaks(String throughPgward, String onOracle, String input) {
         List<String> found = new ArrayList<>();
         for (Pattern word : EXCUSABLE) {
-            int extra = count(word, throughPgward) - count(word, onOracle);
+            int extra = count(word, throughPgward) - Math.max(count(word, onOracle), count(word, input));
             if (extra > 0) {
                 found.add(name(word) + " ×" + extra);
             }

@@ -72,7 +72,9 @@ class CatalogOracleIT {
 
     @Test
     void psqlDescribeCommands() throws Exception {
-        compare("psql", PsqlItems.run(oracle), PsqlItems.run(pgward));
+        Map<String, String> commands = new java.util.LinkedHashMap<>();
+        PsqlItems.commands().forEach(command -> commands.put(command, command));
+        comparison.check("psql", commands, PsqlItems.run(oracle), PsqlItems.run(pgward));
     }
 
     @Test
@@ -111,12 +113,12 @@ class CatalogOracleIT {
 
     @Test
     void toolCatalogCorpus() throws Exception {
-        compare("corpus", CorpusItems.run(oracle), CorpusItems.run(pgward));
+        comparison.check("corpus", CorpusItems.corpus(), CorpusItems.run(oracle), CorpusItems.run(pgward));
     }
 
     @Test
     void hostileCatalogProbes() throws Exception {
-        compare("probes", CorpusItems.probes(oracle), CorpusItems.probes(pgward));
+        comparison.check("probes", CorpusItems.probes(), CorpusItems.probes(oracle), CorpusItems.probes(pgward));
     }
 
     private static void compare(String client, Map<String, String> onOracle, Map<String, String> throughPgward)

@@ -32,6 +32,11 @@ final class CorpusItems {
     }
 
     static Map<String, String> run(Target target) throws IOException, SQLException {
+        return run(target, corpus());
+    }
+
+    /** The corpus's statements by item. */
+    static Map<String, String> corpus() throws IOException {
         Path file = corpusFile();
         if (!Files.exists(file)) {
             throw new AssertionError("no catalog corpus at " + file + ": run with -Dpgward.shared.dir=<shared>");
@@ -42,11 +47,16 @@ final class CorpusItems {
             JsonNode entry = corpus.get(i);
             statements.put(String.format("#%02d %s", i + 1, entry.get("tool").asText()), entry.get("sql").asText());
         }
-        return run(target, statements);
+        return statements;
+    }
+
+    /** The hostile statements of {@code catalog-oracle/probes.sql}, run on target. */
+    static Map<String, String> probes(Target target) throws IOException, SQLException {
+        return run(target, probes());
     }
 
     /** The hostile statements of {@code catalog-oracle/probes.sql}, by their names. */
-    static Map<String, String> probes(Target target) throws IOException, SQLException {
+    static Map<String, String> probes() throws IOException {
         Map<String, String> statements = new LinkedHashMap<>();
         String text;
         try (var in = CorpusItems.class.getResourceAsStream("catalog-oracle/probes.sql")) {
@@ -59,7 +69,7 @@ final class CorpusItems {
                 statements.put(lines.getFirst().substring(3), String.join("\n", lines.subList(1, lines.size())));
             }
         }
-        return run(target, statements);
+        return statements;
     }
 
     /** Each statement in turn on one connection; item → its results or its error. */

@@ -53,7 +53,7 @@ final class KnownDifferences {
                 if (parts.length != 3) {
                     throw new IllegalStateException(file + ": not 'client | item | reason': " + line);
                 }
-                byClient.computeIfAbsent(parts[0], c -> new TreeMap<>()).put(unescape(parts[1]), parts[2]);
+                byClient.computeIfAbsent(parts[0], c -> new TreeMap<>()).put(parts[1], parts[2]);
             }
         }
         return new KnownDifferences(file, major, byClient);
@@ -84,7 +84,7 @@ final class KnownDifferences {
                 "# that no longer occurs. Rewritten by a run with -D" + REWRITE_PROPERTY + "=true; edit the reasons",
                 "# freely, they are kept while the item still differs."));
         byClient.forEach((client, items) -> items.forEach((item, reason) ->
-                lines.add(client + SEPARATOR + escape(item) + SEPARATOR + reason)));
+                lines.add(client + SEPARATOR + checked(item) + SEPARATOR + reason)));
         Files.createDirectories(file.getParent());
         Files.write(file, lines, StandardCharsets.UTF_8);
     }
@@ -94,14 +94,10 @@ final class KnownDifferences {
     }
 
     /** Items are names the test chooses (psql commands, method names, corpus numbers): one line, no separator. */
-    private static String escape(String item) {
+    private static String checked(String item) {
         if (item.contains(SEPARATOR) || item.contains("\n")) {
             throw new IllegalArgumentException("an item name must fit on a line without ' | ': " + item);
         }
-        return item;
-    }
-
-    private static String unescape(String item) {
         return item;
     }
 }

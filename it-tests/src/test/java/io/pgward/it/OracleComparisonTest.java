@@ -55,4 +55,16 @@ class OracleComparisonTest {
                 () -> c.check("psql", Map.of("\\dt", "orders"), Map.of("\\dt", "orders\nsalaries")));
         assertTrue(e.getMessage().contains("LEAK psql \\dt: salaries ×1"), e.getMessage());
     }
+
+    @Test
+    void anErrorMayEchoTheClientsOwnTextButRowsMayNot() throws Exception {
+        String sql = "SELECT relname FROM pg_class WHERE relname = 'salaries'";
+        OracleComparison error = comparison("probes | q | differs");
+        assertDoesNotThrow(() -> error.check("probes", Map.of("q", sql), Map.of("q", "ERROR 3F000: no schema"),
+                Map.of("q", "ERROR 42501: it reads salaries")));
+        OracleComparison rows = comparison("probes | r | differs");
+        AssertionFailedError e = assertThrows(AssertionFailedError.class, () -> rows.check("probes", Map.of("r", sql),
+                Map.of("r", "relname\n(0 rows)"), Map.of("r", "relname\nsalaries\n(1 rows)")));
+        assertTrue(e.getMessage().contains("LEAK probes r: salaries ×1"), e.getMessage());
+    }
 }

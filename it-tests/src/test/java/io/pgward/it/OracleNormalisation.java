@@ -31,7 +31,7 @@ final class OracleNormalisation {
         steps.add(s -> drizzleFile.matcher(s).replaceAll(Matcher.quoteReplacement("➜ <file>")));
     }
 
-    String apply(String client, String item, String output) {
+    String apply(String output) {
         String s = output;
         for (UnaryOperator<String> step : steps) {
             s = step.apply(s);

@@ -62,6 +62,15 @@ SELECT a.attrelid > 0, a.attname FROM pg_attribute a WHERE a.attrelid IN (SELECT
 -- a regclass constant naming a hidden relation
 SELECT 'hr.salaries'::regclass::oid
 
+-- a regclass constant naming an absent relation in the hidden schema
+SELECT 'hr.nosuch'::regclass::oid
+
+-- a regclass constant naming a hidden relation in public
+SELECT 'public.payment_tokens'::regclass::oid
+
+-- a regclass constant naming an absent relation in public
+SELECT 'public.nosuch'::regclass::oid
+
 -- to_regclass of a hidden relation
 SELECT to_regclass('public.payment_tokens') IS NULL
 
