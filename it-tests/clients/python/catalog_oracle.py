@@ -53,8 +53,10 @@ def sqlalchemy_items(url):
     item(out, "schemas", lambda: inspector.get_schema_names())
     item(out, "tables", lambda: sorted(inspector.get_table_names()))
     item(out, "views", lambda: sorted(inspector.get_view_names()))
-    item(out, "materialized views",
-         lambda: sorted(engine.dialect.get_view_names(engine.connect(), include=("materialized",))))
+    def materialized_views():
+        with engine.connect() as connection:
+            return sorted(engine.dialect.get_view_names(connection, include=("materialized",)))
+    item(out, "materialized views", materialized_views)
     item(out, "enums", lambda: inspector.get_enums())
     for relation in TABLES + VIEWS + MATVIEWS:
         item(out, f"columns {relation}", lambda r=relation: [
