@@ -92,5 +92,14 @@ SELECT tablename, attname FROM pg_stats WHERE schemaname NOT IN ('pg_catalog', '
 -- a prepared statement over the catalog
 PREPARE p(name) AS SELECT relname FROM pg_class WHERE relname = $1; EXECUTE p('salaries')
 
+-- roles
+SELECT rolname FROM pg_roles ORDER BY 1
+
+-- the schema's access privileges (pgward_app may create in public)
+SELECT nspname, nspacl::text FROM pg_namespace WHERE nspname = 'public'
+
+-- a table's access privileges and owner
+SELECT relname, relacl::text, relowner > 0 FROM pg_class WHERE relname = 'orders' AND relnamespace = 2200
+
 -- search_path pointing at the hidden schema
 SET search_path = hr, public; SELECT count(*) FROM pg_class WHERE relname = 'orders'
