@@ -4,11 +4,13 @@ import io.pgward.testkit.PostgresTest;
 import io.pgward.testkit.SampleData;
 import io.pgward.testkit.TestDatabase;
 import io.pgward.wire.config.PgwardConfig;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -72,7 +74,7 @@ class CatalogOracleIT {
 
     @Test
     void psqlDescribeCommands() throws Exception {
-        Map<String, String> commands = new java.util.LinkedHashMap<>();
+        Map<String, String> commands = new LinkedHashMap<>();
         PsqlItems.commands().forEach(command -> commands.put(command, command));
         comparison.check("psql", commands, PsqlItems.run(oracle), PsqlItems.run(pgward));
     }
@@ -122,7 +124,7 @@ class CatalogOracleIT {
     }
 
     private static void compare(String client, Map<String, String> onOracle, Map<String, String> throughPgward)
-            throws java.io.IOException {
+            throws IOException {
         comparison.check(client, onOracle, throughPgward);
     }
 

@@ -2,6 +2,8 @@ package io.pgward.it;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -59,8 +61,8 @@ final class CorpusItems {
     static Map<String, String> probes() throws IOException {
         Map<String, String> statements = new LinkedHashMap<>();
         String text;
-        try (var in = CorpusItems.class.getResourceAsStream("catalog-oracle/probes.sql")) {
-            text = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        try (InputStream in = CorpusItems.class.getResourceAsStream("catalog-oracle/probes.sql")) {
+            text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
         for (String block : text.split("\n\\s*\n")) {
             List<String> lines = block.strip().lines().toList();
