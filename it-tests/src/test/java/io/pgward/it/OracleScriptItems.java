@@ -39,10 +39,14 @@ final class OracleScriptItems {
                 nodeDirectory()), "node clients on " + target);
     }
 
-    /** {@code drizzle-kit pull}: what it printed (spinner left out) and the schema files it generated. */
+    /**
+     * {@code drizzle-kit pull}: what it printed (spinner left out) and the schema files it generated. It exits 1
+     * without a word when a query fails, so {@code report-query-errors.cjs} prints each failed query's error.
+     */
     static Map<String, String> drizzle(Target target, Path out) throws IOException {
         Path node = requireNode();
-        RealClients.Result result = RealClients.run(List.of(node.toString(), "node_modules/drizzle-kit/bin.cjs",
+        RealClients.Result result = RealClients.run(List.of(node.toString(), "--require", "./report-query-errors.cjs",
+                "node_modules/drizzle-kit/bin.cjs",
                 "pull", "--dialect", "postgresql", "--url", target.uri(), "--out", out.toString()), nodeDirectory());
         List<String> printed = new ArrayList<>();
         for (String line : ANSI.matcher(result.out() + "\n" + result.err()).replaceAll("").split("[\r\n]+")) {
