@@ -75,8 +75,9 @@ enum CoveredCatalog {
     PG_EVENT_TRIGGER("pg_event_trigger", new NoRows()),
     PG_DB_ROLE_SETTING("pg_db_role_setting", new NoRows()),
     PG_SHDESCRIPTION("pg_shdescription", new NoRows()),
+    /** A membership among visible roles, granted by a visible role. */
     PG_AUTH_MEMBERS("pg_auth_members", new AllOf(new Keyed("roleid", Catalog.PG_AUTHID),
-            new Keyed("member", Catalog.PG_AUTHID))),
+            new Keyed("member", Catalog.PG_AUTHID), new Keyed("grantor", Catalog.PG_AUTHID))),
     PG_ROLES("pg_roles", new Keyed("oid", Catalog.PG_AUTHID), Map.of("rolconfig", NullAs.TEXT_ARRAY)),
     PG_USER("pg_user", new Keyed("usesysid", Catalog.PG_AUTHID), Map.of("useconfig", NullAs.TEXT_ARRAY));
 

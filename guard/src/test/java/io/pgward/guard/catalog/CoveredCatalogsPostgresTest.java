@@ -45,6 +45,8 @@ class CoveredCatalogsPostgresTest {
     private static final String HIDDEN_ROLE = "pgward_cov_hidden_owner";
     /** Owns a selected relation, so it is visible; a member of HIDDEN_ROLE and of nothing visible. */
     private static final String VISIBLE_ROLE = "pgward_cov_visible_owner";
+    /** Owns a selected view; VISIBLE_ROLE is its member. */
+    private static final String SECOND_VISIBLE_ROLE = "pgward_cov_view_owner";
 
     private static TestDatabase db;
     private static CatalogCheck check;
@@ -56,7 +58,7 @@ class CoveredCatalogsPostgresTest {
         db = database;
         try (Connection c = db.connect(); Statement s = c.createStatement()) {
             GuardFixture.load(c);
-            for (String role : List.of(HIDDEN_ROLE, VISIBLE_ROLE)) {
+            for (String role : List.of(HIDDEN_ROLE, VISIBLE_ROLE, SECOND_VISIBLE_ROLE)) {
                 s.execute("DO $$ BEGIN CREATE ROLE " + role + "; EXCEPTION WHEN duplicate_object THEN NULL; END $$");
             }
             for (String sql : List.of(
@@ -71,6 +73,8 @@ class CoveredCatalogsPostgresTest {
                     "ALTER TABLE hr.owned OWNER TO " + HIDDEN_ROLE,
                     "ALTER MATERIALIZED VIEW public.mv_region OWNER TO " + VISIBLE_ROLE,
                     "GRANT " + HIDDEN_ROLE + " TO " + VISIBLE_ROLE,
+                    "ALTER VIEW public.v_sales OWNER TO " + SECOND_VISIBLE_ROLE,
+                    "GRANT " + SECOND_VISIBLE_ROLE + " TO " + VISIBLE_ROLE,
                     "GRANT SELECT ON public.orders TO " + HIDDEN_ROLE,
                     "GRANT SELECT ON public.orders TO " + VISIBLE_ROLE,
                     "GRANT SELECT ON public.customers TO PUBLIC",
@@ -275,8 +279,10 @@ class CoveredCatalogsPostgresTest {
         assertHides(users, HIDDEN_ROLE, "analyst");
         assertShows(users, db.user());
         assertEquals(List.of(), rows("SELECT rolname FROM pg_roles WHERE rolconfig IS NOT NULL"));
-        // VISIBLE_ROLE is a member of HIDDEN_ROLE: the membership names a hidden role and is not shown.
-        assertEquals(List.of("0"), rows("SELECT count(*) FROM pg_auth_members"));
+        // VISIBLE_ROLE is a member of HIDDEN_ROLE: the membership names a hidden role and is not shown; its
+        // membership in SECOND_VISIBLE_ROLE (visible by owning a selected view) is.
+        assertEquals(List.of(SECOND_VISIBLE_ROLE + "|" + VISIBLE_ROLE), rows("SELECT g.rolname, m.rolname "
+                + "FROM pg_auth_members a JOIN pg_roles g ON g.oid = a.roleid JOIN pg_roles m ON m.oid = a.member"));
         assertNotEquals("0", run("SELECT count(*) FROM pg_auth_members m JOIN pg_roles r ON r.oid = m.roleid "
                 + "WHERE r.rolname = '" + HIDDEN_ROLE + "'").getFirst());
     }
