@@ -43,10 +43,11 @@ public final class CatalogFilters {
      *
      * @param condition the WHERE condition ({@link RowFilter#condition})
      * @param roles the visible roles, which ACL columns keep
+     * @param computed the select-list item of each column not served as it is (masked ACLs, withheld columns)
      * @param table the catalog is a table, with system columns (pg_roles and pg_user are views)
      */
     record Filter(CoveredCatalog catalog, long relid, List<CatalogColumns.Column> columns, String condition,
-                  OidSet roles, boolean table) {
+                  OidSet roles, Map<String, String> computed, boolean table) {
 
         /**
          * The subquery, in parentheses: the catalog's columns in order, and after them the system columns the
@@ -84,12 +85,7 @@ public final class CatalogFilters {
         }
 
         private String item(CatalogColumns.Column column) {
-            String name = quote(column.name());
-            String nulledType = catalog.nulledColumns().get(column.name());
-            if (nulledType != null) {
-                return "NULL::" + nulledType + " AS " + name;
-            }
-            return column.acl() ? AclMask.expression(name, roles) + " AS " + name : name;
+            return computed.getOrDefault(column.name(), quote(column.name()));
         }
     }
 
@@ -124,11 +120,32 @@ public final class CatalogFilters {
                     .anyMatch(c -> c.name().equals(key) && !c.acl()));
             if (relid != 0 && keysPresent) {
                 filters.put(catalog.relation(), new Filter(catalog, relid, list,
-                        catalog.rows().condition(visible), roles, columns.table(catalog.relation())));
+                        catalog.rows().condition(visible), roles, computed(catalog, list, visible),
+                        columns.table(catalog.relation())));
             }
         }
         return new CatalogFilters(Collections.unmodifiableMap(filters), visible,
                 visible.fingerprint() + "/" + columns.hashCode() + "/" + filters.keySet());
+    }
+
+    /** The select-list items of the columns of {@code catalog} that are not served as they are. */
+    private static Map<String, String> computed(CoveredCatalog catalog, List<CatalogColumns.Column> columns,
+                                                VisibleCatalog visible) {
+        Map<String, String> items = new LinkedHashMap<>();
+        for (CatalogColumns.Column column : columns) {
+            String name = quote(column.name());
+            CoveredCatalog.Withheld withheld = catalog.withheldColumns().get(column.name());
+            if (withheld != null && withheld.shownWith() == null) {
+                items.put(column.name(), "NULL::" + withheld.type() + " AS " + name);
+            } else if (withheld != null) {
+                items.put(column.name(), "CASE WHEN " + new RowFilter.Keyed("oid", withheld.shownWith())
+                        .condition(visible) + " THEN " + name + " END AS " + name);
+            } else if (column.acl()) {
+                items.put(column.name(), AclMask.expression(name, visible.oids(VisibleCatalog.Catalog.PG_AUTHID))
+                        + " AS " + name);
+            }
+        }
+        return Collections.unmodifiableMap(items);
     }
 
     /** Every filter, in {@link CoveredCatalog} order. */

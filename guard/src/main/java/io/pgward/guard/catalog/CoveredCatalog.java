@@ -22,9 +22,10 @@ import java.util.Map;
  * built-in rows or none (design section 3.4).
  *
  * <p>pg_roles and pg_user are views over pg_authid (which stays refused): their rows are the visible roles, and
- * their per-role settings are NULL ({@link #nulledColumns}), since those may name schemas, paths and values the
+ * their per-role settings are NULL ({@link #withheldColumns}), since those may name schemas, paths and values the
  * login has no business with. Stored query trees that may read other relations (rule actions, policy expressions)
- * are NULL too: a tree carries the names and column names of every relation it reads. The trees of defaults,
+ * are NULL unless they read visible relations alone: a tree carries the names and column names of every relation it
+ * reads. The trees of defaults,
  * checks, index expressions and partition bounds cannot hold a subquery, name other objects by OID only and are
  * served as they are.
  */
@@ -49,13 +50,15 @@ enum CoveredCatalog {
     PG_RANGE("pg_range", new Keyed("rngtypid", Catalog.PG_TYPE)),
     PG_SEQUENCE("pg_sequence", new Keyed("seqrelid", Catalog.PG_CLASS)),
     PG_TRIGGER("pg_trigger", new Keyed("oid", Catalog.PG_TRIGGER)),
-    /** A policy's expressions may read other relations, whose names and columns their trees carry: NULL. */
-    PG_POLICY("pg_policy", new Keyed("polrelid", Catalog.PG_CLASS), Map.of("polqual", NullAs.NODE_TREE,
-            "polwithcheck", NullAs.NODE_TREE)),
+    /** A policy's expressions are shown only when they read visible relations alone. */
+    PG_POLICY("pg_policy", new Keyed("polrelid", Catalog.PG_CLASS), Map.of(
+            "polqual", new Withheld(NullAs.NODE_TREE, Catalog.POLICY_EXPRESSIONS),
+            "polwithcheck", new Withheld(NullAs.NODE_TREE, Catalog.POLICY_EXPRESSIONS))),
     PG_STATISTIC_EXT("pg_statistic_ext", new Keyed("stxrelid", Catalog.PG_CLASS)),
-    /** A view's stored query names what it reads, hidden relations too (design 3.2): NULL, as the action. */
-    PG_REWRITE("pg_rewrite", new Keyed("oid", Catalog.PG_REWRITE), Map.of("ev_qual", NullAs.NODE_TREE,
-            "ev_action", NullAs.NODE_TREE)),
+    /** A view's stored query names what it reads (design 3.2): shown only when it reads visible relations alone. */
+    PG_REWRITE("pg_rewrite", new Keyed("oid", Catalog.PG_REWRITE), Map.of(
+            "ev_qual", new Withheld(NullAs.NODE_TREE, Catalog.RULE_ACTIONS),
+            "ev_action", new Withheld(NullAs.NODE_TREE, Catalog.RULE_ACTIONS))),
     PG_PUBLICATION("pg_publication", new NoRows()),
     PG_PUBLICATION_REL("pg_publication_rel", new NoRows()),
     /** PostgreSQL 15 and later. */
@@ -75,10 +78,11 @@ enum CoveredCatalog {
     PG_EVENT_TRIGGER("pg_event_trigger", new NoRows()),
     PG_DB_ROLE_SETTING("pg_db_role_setting", new NoRows()),
     PG_SHDESCRIPTION("pg_shdescription", new NoRows()),
+    /** A membership among visible roles, granted by a visible role. */
     PG_AUTH_MEMBERS("pg_auth_members", new AllOf(new Keyed("roleid", Catalog.PG_AUTHID),
-            new Keyed("member", Catalog.PG_AUTHID))),
-    PG_ROLES("pg_roles", new Keyed("oid", Catalog.PG_AUTHID), Map.of("rolconfig", NullAs.TEXT_ARRAY)),
-    PG_USER("pg_user", new Keyed("usesysid", Catalog.PG_AUTHID), Map.of("useconfig", NullAs.TEXT_ARRAY));
+            new Keyed("member", Catalog.PG_AUTHID), new Keyed("grantor", Catalog.PG_AUTHID))),
+    PG_ROLES("pg_roles", new Keyed("oid", Catalog.PG_AUTHID), Map.of("rolconfig", new Withheld(NullAs.TEXT_ARRAY, null))),
+    PG_USER("pg_user", new Keyed("usesysid", Catalog.PG_AUTHID), Map.of("useconfig", new Withheld(NullAs.TEXT_ARRAY, null)));
 
     /** The types of the NULLs served for columns that are withheld. */
     private static final class NullAs {
@@ -86,18 +90,25 @@ enum CoveredCatalog {
         static final String TEXT_ARRAY = "pg_catalog.text[]";
     }
 
+    /**
+     * A column served as NULL of {@code type}, except in the rows whose {@code oid} is visible in {@code shownWith}
+     * (always NULL when that is null).
+     */
+    record Withheld(String type, Catalog shownWith) {
+    }
+
     private final String relation;
     private final RowFilter rows;
-    private final Map<String, String> nulledColumns;
+    private final Map<String, Withheld> withheldColumns;
 
     CoveredCatalog(String relation, RowFilter rows) {
         this(relation, rows, Map.of());
     }
 
-    CoveredCatalog(String relation, RowFilter rows, Map<String, String> nulledColumns) {
+    CoveredCatalog(String relation, RowFilter rows, Map<String, Withheld> withheldColumns) {
         this.relation = relation;
         this.rows = rows;
-        this.nulledColumns = nulledColumns;
+        this.withheldColumns = withheldColumns;
     }
 
     /** The relation's name in pg_catalog. */
@@ -109,9 +120,9 @@ enum CoveredCatalog {
         return rows;
     }
 
-    /** Columns served as a NULL of the given type, by name. */
-    Map<String, String> nulledColumns() {
-        return nulledColumns;
+    /** Columns withheld, by name. */
+    Map<String, Withheld> withheldColumns() {
+        return withheldColumns;
     }
 
     static CoveredCatalog byName(String relation) {

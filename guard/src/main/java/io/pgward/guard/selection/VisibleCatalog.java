@@ -57,7 +57,14 @@ public final class VisibleCatalog {
         /** User collations of visible columns and types. */
         PG_COLLATION("pg_collation", true),
         /** Roles (pg_roles, pg_authid): the owners of visible objects and the session's role. */
-        PG_AUTHID("pg_authid", false);
+        PG_AUTHID("pg_authid", false),
+        /**
+         * Rules of visible relations whose actions read only visible relations: their stored trees, which carry the
+         * names and columns of what they read, may be shown. Built-in rules (the system views') are.
+         */
+        RULE_ACTIONS("pg_rewrite", true),
+        /** Policies of visible relations whose expressions read only visible relations: their trees may be shown. */
+        POLICY_EXPRESSIONS("pg_policy", false);
 
         private final String relation;
         private final boolean builtInsVisible;

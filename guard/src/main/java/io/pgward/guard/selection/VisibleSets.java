@@ -32,6 +32,9 @@ import java.util.Map;
  *   <li><b>Defaults, rules, triggers</b>: those of visible relations; a trigger only when its function is built in
  *       and its constraint, if any, is visible (a user trigger function is hidden, section 3.4).</li>
  *   <li><b>Collations</b>: user collations of visible relations' columns, visible types and ranges.</li>
+ *   <li><b>Rule actions and policy expressions</b> shown: those of visible relations whose recorded
+ *       dependencies (pg_depend, which lists every relation a stored tree reads, in subqueries too) are all visible
+ *       relations. The others name hidden relations and their columns.</li>
  *   <li><b>Roles</b>: the owners of visible relations, user types, schemas and collations and of the current
  *       database (the one row of pg_database a login sees), and the current role.</li>
  * </ul>
@@ -125,7 +128,19 @@ final class VisibleSets {
                              WHERE l.oid IN (SELECT oid FROM coll)
                          UNION SELECT d.datdba::pg_catalog.int8 FROM pg_catalog.pg_database d
                              WHERE d.datname = pg_catalog.current_database()
-                         UNION SELECT oid::pg_catalog.int8 FROM me)""";
+                         UNION SELECT oid::pg_catalog.int8 FROM me),
+                   ARRAY(SELECT r.oid::pg_catalog.int8 FROM pg_catalog.pg_rewrite r
+                         WHERE r.ev_class IN (SELECT oid FROM allrel) AND NOT EXISTS (
+                             SELECT FROM pg_catalog.pg_depend d
+                             WHERE d.classid = 'pg_catalog.pg_rewrite'::pg_catalog.regclass AND d.objid = r.oid
+                               AND d.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass
+                               AND d.refobjid >= 16384 AND d.refobjid NOT IN (SELECT oid FROM allrel))),
+                   ARRAY(SELECT p.oid::pg_catalog.int8 FROM pg_catalog.pg_policy p
+                         WHERE p.polrelid IN (SELECT oid FROM allrel) AND NOT EXISTS (
+                             SELECT FROM pg_catalog.pg_depend d
+                             WHERE d.classid = 'pg_catalog.pg_policy'::pg_catalog.regclass AND d.objid = p.oid
+                               AND d.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass
+                               AND d.refobjid >= 16384 AND d.refobjid NOT IN (SELECT oid FROM allrel)))""";
 
     private VisibleSets() {
     }

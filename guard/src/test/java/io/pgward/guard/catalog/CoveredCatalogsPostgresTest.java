@@ -45,6 +45,8 @@ class CoveredCatalogsPostgresTest {
     private static final String HIDDEN_ROLE = "pgward_cov_hidden_owner";
     /** Owns a selected relation, so it is visible; a member of HIDDEN_ROLE and of nothing visible. */
     private static final String VISIBLE_ROLE = "pgward_cov_visible_owner";
+    /** Owns a selected view; VISIBLE_ROLE is its member. */
+    private static final String SECOND_VISIBLE_ROLE = "pgward_cov_view_owner";
 
     private static TestDatabase db;
     private static CatalogCheck check;
@@ -56,7 +58,7 @@ class CoveredCatalogsPostgresTest {
         db = database;
         try (Connection c = db.connect(); Statement s = c.createStatement()) {
             GuardFixture.load(c);
-            for (String role : List.of(HIDDEN_ROLE, VISIBLE_ROLE)) {
+            for (String role : List.of(HIDDEN_ROLE, VISIBLE_ROLE, SECOND_VISIBLE_ROLE)) {
                 s.execute("DO $$ BEGIN CREATE ROLE " + role + "; EXCEPTION WHEN duplicate_object THEN NULL; END $$");
             }
             for (String sql : List.of(
@@ -71,6 +73,8 @@ class CoveredCatalogsPostgresTest {
                     "ALTER TABLE hr.owned OWNER TO " + HIDDEN_ROLE,
                     "ALTER MATERIALIZED VIEW public.mv_region OWNER TO " + VISIBLE_ROLE,
                     "GRANT " + HIDDEN_ROLE + " TO " + VISIBLE_ROLE,
+                    "ALTER VIEW public.v_sales OWNER TO " + SECOND_VISIBLE_ROLE,
+                    "GRANT " + SECOND_VISIBLE_ROLE + " TO " + VISIBLE_ROLE,
                     "GRANT SELECT ON public.orders TO " + HIDDEN_ROLE,
                     "GRANT SELECT ON public.orders TO " + VISIBLE_ROLE,
                     "GRANT SELECT ON public.customers TO PUBLIC",
@@ -91,13 +95,16 @@ class CoveredCatalogsPostgresTest {
                     "SELECT lo_create(9999)",
                     "COMMENT ON LARGE OBJECT 9999 IS 'hidden: large object comment'",
                     "CREATE POLICY orders_reads_hidden ON public.orders USING (status <> "
-                            + "(SELECT max(emp) FROM hr.salaries))")) {
+                            + "(SELECT max(emp) FROM hr.salaries))",
+                    "CREATE VIEW public.v_sales_reads_hidden AS SELECT o.id, s.salary FROM public.orders o, "
+                            + "hr.salaries s")) {
                 s.execute(sql);
             }
-            ResolvedSelection resolved = SelectionResolver.resolve(c, SelectedNames.parse("tables",
-                    GuardFixture.SELECTED));
+            List<String> selected = new ArrayList<>(GuardFixture.SELECTED);
+            selected.add("public.v_sales_reads_hidden");
+            ResolvedSelection resolved = SelectionResolver.resolve(c, SelectedNames.parse("tables", selected));
             filters = CatalogFilters.of(resolved.visible(), CatalogColumns.read(c));
-            selection = GuardFixture.selection(c).withFilters(filters);
+            selection = GuardFixture.selection(c, selected).withFilters(filters);
         }
         check = new CatalogCheck(CatalogCheck.controlPool(db.jdbcUrl(), db.user(), db.password(), 2),
                 new CatalogCheck.Options(Duration.ofSeconds(5), 1000, Duration.ZERO));
@@ -220,8 +227,15 @@ class CoveredCatalogsPostgresTest {
         // A policy's expression may read a hidden relation, whose name and columns its tree carries.
         assertTrue(run("SELECT polqual FROM pg_policy WHERE polname = 'orders_reads_hidden'").getFirst()
                 .contains("salaries"));
-        assertEquals(List.of("null|null|null|null"), rows("SELECT DISTINCT p.polqual, p.polwithcheck, "
-                + "r.ev_action, r.ev_qual FROM pg_policy p, pg_rewrite r"));
+        assertEquals(List.of("null"), rows("SELECT polqual FROM pg_policy WHERE polname = 'orders_reads_hidden'"));
+        assertTrue(text(rows("SELECT polqual FROM pg_policy WHERE polname = 'orders_visible_policy'"))
+                .contains(":varattno"), "a policy reading its own table alone is shown");
+        // v_sales reads orders alone, v_leak (hidden) reads secrets; mv_region_reads_hidden reads hr.salaries.
+        List<String> actions = rows("SELECT c.relname, r.ev_action IS NOT NULL FROM pg_rewrite r "
+                + "JOIN pg_class c ON c.oid = r.ev_class WHERE c.oid >= 16384 ORDER BY 1");
+        assertEquals(List.of("mv_region|t", "v_sales|t", "v_sales_reads_hidden|f"), actions);
+        assertHides(rows("SELECT ev_action FROM pg_rewrite"), "salaries", "secrets", "token");
+        assertShows(rows("SELECT ev_action FROM pg_rewrite WHERE ev_class < 16384"), ":relid");
         assertHides(rows("SELECT rulename FROM pg_rewrite"), "secrets_hidden_rule");
         assertShows(rows("SELECT rulename FROM pg_rewrite WHERE ev_class >= 16384"), "_RETURN");
         assertEquals(List.of("orders_visible_stx"), rows("SELECT stxname FROM pg_statistic_ext"));
@@ -275,8 +289,10 @@ class CoveredCatalogsPostgresTest {
         assertHides(users, HIDDEN_ROLE, "analyst");
         assertShows(users, db.user());
         assertEquals(List.of(), rows("SELECT rolname FROM pg_roles WHERE rolconfig IS NOT NULL"));
-        // VISIBLE_ROLE is a member of HIDDEN_ROLE: the membership names a hidden role and is not shown.
-        assertEquals(List.of("0"), rows("SELECT count(*) FROM pg_auth_members"));
+        // VISIBLE_ROLE is a member of HIDDEN_ROLE: the membership names a hidden role and is not shown; its
+        // membership in SECOND_VISIBLE_ROLE (visible by owning a selected view) is.
+        assertEquals(List.of(SECOND_VISIBLE_ROLE + "|" + VISIBLE_ROLE), rows("SELECT g.rolname, m.rolname "
+                + "FROM pg_auth_members a JOIN pg_roles g ON g.oid = a.roleid JOIN pg_roles m ON m.oid = a.member"));
         assertNotEquals("0", run("SELECT count(*) FROM pg_auth_members m JOIN pg_roles r ON r.oid = m.roleid "
                 + "WHERE r.rolname = '" + HIDDEN_ROLE + "'").getFirst());
     }
