@@ -204,7 +204,9 @@ public final class ViewFilters {
             return List.of(new In(nameAttnum, ElementType.NAME, Set.of()));
         }
         if (groups.size() == 1) {
-            return List.copyOf(groups.getFirst());
+            // In a fixed order, so the same filter is the same text in every run.
+            Map.Entry<String, SortedSet<String>> only = bySchema.entrySet().iterator().next();
+            return List.of(new Eq(schemaAttnum, only.getKey()), new In(nameAttnum, ElementType.NAME, only.getValue()));
         }
         return List.of(new AnyGroup(Set.copyOf(groups)));
     }

@@ -418,6 +418,20 @@ class FilteredViewsPostgresTest {
         assertTrue(columns.stream().anyMatch(r -> r.contains("|customers|email|")), columns.toString());
     }
 
+    /** information_schema's pure built-ins are built-ins for every login; the one that reads pg_index is not. */
+    @Test
+    void informationSchemaPureFunctionsAreBuiltIns() {
+        for (TableSelection login : List.of(TableSelection.NONE, selection)) {
+            assertEquals(Verdict.ALLOW, check.checkNow(CheckRequest.of(login, null, PATH,
+                    "SELECT (information_schema._pg_expandarray(ARRAY[3, 1])).x")));
+            assertEquals(Verdict.ALLOW, check.checkNow(CheckRequest.of(login, null, PATH,
+                    "SELECT information_schema._pg_char_max_length(1043, 14)")));
+            Verdict.Refuse refuse = assertInstanceOf(Verdict.Refuse.class, check.checkNow(CheckRequest.of(login, null,
+                    PATH, "SELECT information_schema._pg_index_position(1, 1::int2)")));
+            assertEquals(CatalogRefusals.FUNCTION, refuse.rule(), refuse.message());
+        }
+    }
+
     @Test
     void pgjdbcPrimaryKeysCallInformationSchemaExpandArray() throws SQLException {
         String sql = "SELECT a.attname, a.atttypid, atttypmod FROM pg_catalog.pg_class ct   JOIN "

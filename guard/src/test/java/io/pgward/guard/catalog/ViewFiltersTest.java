@@ -1,0 +1,64 @@
+package io.pgward.guard.catalog;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.SortedSet;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+
+/** The text of a view filter: what ViewFilterProof reads back (FilteredViewsPostgresTest proves it on PostgreSQL). */
+class ViewFiltersTest {
+
+    private static final List<ViewColumns.Column> COLUMNS = List.of(
+            new ViewColumns.Column("table_catalog", 1, "information_schema.sql_identifier", false),
+            new ViewColumns.Column("table_schema", 2, "information_schema.sql_identifier", false),
+            new ViewColumns.Column("table_name", 3, "information_schema.sql_identifier", false));
+
+    private static SortedMap<String, SortedSet<String>> names(String... schemaAndNames) {
+        SortedMap<String, SortedSet<String>> map = new TreeMap<>();
+        for (int i = 0; i < schemaAndNames.length; i += 2) {
+            map.computeIfAbsent(schemaAndNames[i], k -> new TreeSet<>()).add(schemaAndNames[i + 1]);
+        }
+        return map;
+    }
+
+    private static String condition(List<ViewFilters.Conjunct> conjuncts) {
+        return new ViewFilters.Filter(FilteredView.IS_TABLES, 1, COLUMNS, conjuncts).condition();
+    }
+
+    @Test
+    void aPairKeyIsWrittenPerSchemaNeverAsTwoIndependentLists() {
+        List<ViewFilters.Conjunct> one = ViewFilters.pairs(2, 3, names("public", "orders", "public", "customers"));
+        assertEquals("(\"table_schema\" OPERATOR(pg_catalog.=) E'public'::pg_catalog.name) AND (\"table_name\" "
+                + "OPERATOR(pg_catalog.=) ANY (E'{\"customers\",\"orders\"}'::pg_catalog.name[]))", condition(one));
+        List<ViewFilters.Conjunct> two = ViewFilters.pairs(2, 3, names("public", "orders", "sales", "orders"));
+        ViewFilters.AnyGroup groups = assertInstanceOf(ViewFilters.AnyGroup.class, two.getFirst());
+        assertEquals(2, groups.groups().size());
+        assertEquals("((\"table_schema\" OPERATOR(pg_catalog.=) E'public'::pg_catalog.name AND \"table_name\" "
+                + "OPERATOR(pg_catalog.=) ANY (E'{\"orders\"}'::pg_catalog.name[])) OR (\"table_schema\" "
+                + "OPERATOR(pg_catalog.=) E'sales'::pg_catalog.name AND \"table_name\" OPERATOR(pg_catalog.=) "
+                + "ANY (E'{\"orders\"}'::pg_catalog.name[])))", condition(two));
+        List<ViewFilters.Conjunct> none = ViewFilters.pairs(2, 3, names());
+        assertEquals(List.of(new ViewFilters.In(3, ViewFilters.ElementType.NAME, Set.of())), none);
+        assertEquals("(\"table_name\" OPERATOR(pg_catalog.=) ANY (E'{}'::pg_catalog.name[]))", condition(none));
+    }
+
+    @Test
+    void namesAreQuotedForTheArrayAndEscapedForTheString() {
+        assertEquals("{\"a\\\\b\",\"we\\\"ird, {x}\"}", ViewFilters.arrayLiteral(Set.of("we\"ird, {x}", "a\\b")));
+        assertEquals("E'it''s \\\\ here'", ViewFilters.literal("it's \\ here"));
+        String masked = new ViewFilters.Filter(FilteredView.IS_VIEWS, 1, List.of(
+                new ViewColumns.Column("table_name", 1, "information_schema.sql_identifier", false),
+                new ViewColumns.Column("view_definition", 2, "information_schema.character_data", false)),
+                List.of(new ViewFilters.In(1, ViewFilters.ElementType.NAME, Set.of("v")))).subquery(Set.of(), false);
+        assertTrue(masked.startsWith("(SELECT \"table_name\", NULL::information_schema.character_data AS "
+                + "\"view_definition\" FROM information_schema.views WHERE "), masked);
+        assertTrue(masked.endsWith(" OFFSET 0)"), masked);
+    }
+}
