@@ -73,7 +73,7 @@ final class ObjectColumns {
         if (referenced == null || !sameObjects(referenced, kind)) {
             return false;
         }
-        String key = filter.catalog().relation() + "." + column;
+        String key = filter.catalog().relation() + "." + column + ":" + kind;
         Boolean known = closed.get(key);
         if (known == null) {
             known = !catalog.answers("SELECT EXISTS (SELECT FROM pg_catalog." + filter.catalog().relation()

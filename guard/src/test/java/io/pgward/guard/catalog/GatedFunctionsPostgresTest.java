@@ -277,6 +277,9 @@ class GatedFunctionsPostgresTest {
         assertGateRefused("SELECT c.relname, pg_table_size(c.oid) FROM pg_class c "
                 + "WHERE c.relnamespace = 'public'::regnamespace", "pg_table_size");
         assertGateRefused("SELECT pg_total_relation_size(i.indrelid) FROM pg_index i", "pg_total_relation_size");
+        // the same column, proven for one kind in a statement, is asked again for the other
+        assertGateRefused("SELECT pg_table_is_visible(i.indrelid), pg_table_size(i.indrelid) FROM pg_index i",
+                "pg_table_size");
         assertAbsent("SELECT pg_relation_size('public.secrets')", "42P01",
                 "relation \"public.secrets\" does not exist");
         assertAbsent("SELECT pg_stat_get_numscans(" + secrets + ")", "42P01",
