@@ -1,5 +1,6 @@
 package io.pgward.guard.catalog;
 
+import io.pgward.guard.Hints;
 import io.pgward.guard.SqlStates;
 import io.pgward.guard.Verdict;
 import java.util.List;
@@ -53,7 +54,7 @@ public final class CatalogRefusals {
         return refuse(RELATION, Verdict.Refuse.PREFIX + "it reads " + String.join(", ", notSelected)
                 + ", which this login's table selection does not include. Selected: "
                 + String.join(", ", selection.relations().stream().map(SelectedRelation::qualifiedName).toList())
-                + ".");
+                + ".").withHint(Hints.relations());
     }
 
     static Verdict.Refuse function(String qualifiedName) {
@@ -70,12 +71,25 @@ public final class CatalogRefusals {
 
     static Verdict.Refuse objectIdentifierType(String name) {
         return refuse(OBJECT_IDENTIFIER_TYPE, Verdict.Refuse.PREFIX + "type " + name
-                + " is not allowed while a table selection is set.");
+                + " is not allowed while a table selection is set.").withHint(Hints.relations());
     }
 
     static Verdict.Refuse deniedBuiltIn(String name) {
         return refuse(DENIED_BUILT_IN, Verdict.Refuse.PREFIX + name
-                + " is not allowed while a table selection is set.");
+                + " is not allowed while a table selection is set.").withHint(Hints.relations());
+    }
+
+    /**
+     * A refusal for code the user never wrote, found in the definition of a view, or in a row-security policy,
+     * that the statement reaches through {@code read}: says where, then why.
+     */
+    static Verdict.Refuse inDefinition(Verdict.Refuse inside, String read, String definedOn, boolean policy) {
+        String why = inside.message().startsWith(Verdict.Refuse.PREFIX)
+                ? inside.message().substring(Verdict.Refuse.PREFIX.length()) : inside.message();
+        return new Verdict.Refuse(inside.sqlState(), Verdict.Refuse.PREFIX + "it reads " + read
+                + (read.equals(definedOn) ? "" : ", which reaches " + definedOn) + "; inside "
+                + (policy ? "a row-security policy of " : "the definition of ") + definedOn + ": " + why,
+                0, inside.rule(), null, inside.hint());
     }
 
     static Verdict.Refuse riskyDomains(List<String> domains) {
@@ -84,18 +98,19 @@ public final class CatalogRefusals {
     }
 
     static Verdict.Refuse noneExists() {
-        return new Verdict.Refuse(UNDEFINED_TABLE, "None of the selected tables or views exist any more.", 0,
-                NONE_EXISTS);
+        return new Verdict.Refuse(UNDEFINED_TABLE, Verdict.Refuse.PREFIX
+                + "none of the selected tables or views exist any more.", 0, NONE_EXISTS);
     }
 
     static Verdict.Refuse noTemp(boolean selection) {
-        return refuse(NO_TEMP, "pgward could not check this query" + (selection ? " against the table selection" : "")
+        return refuse(NO_TEMP, Verdict.Refuse.PREFIX + "it could not be checked"
+                + (selection ? " against the table selection" : "")
                 + ": this database login has no TEMP privilege on the database");
     }
 
     static Verdict.Refuse standby() {
         return new Verdict.Refuse(READ_ONLY_TRANSACTION,
-                "pgward could not check this query: the database is a read-only standby", 0, STANDBY);
+                Verdict.Refuse.PREFIX + "it could not be checked: the database is a read-only standby", 0, STANDBY);
     }
 
     static Verdict.Refuse notOneStatement() {

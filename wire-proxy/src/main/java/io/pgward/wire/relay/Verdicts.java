@@ -99,7 +99,8 @@ final class Verdicts {
             return PgError.error(SqlState.IN_FAILED_SQL_TRANSACTION,
                     "current transaction is aborted, commands ignored until end of transaction block").encode(alloc);
         }
-        return new PgError("ERROR", refusal.sqlState(), refusal.message(), null, null, refusal.position())
+        return new PgError("ERROR", refusal.sqlState(), refusal.message(), refusal.detail(), refusal.hint(),
+                refusal.position())
                 .encode(alloc);
     }
 
