@@ -34,6 +34,11 @@ public final class CatalogRefusals {
     /** PostgreSQL rejected the statement while it was analysed; the refusal carries PostgreSQL's error. */
     public static final String POSTGRES_ERROR = "postgres-error";
     /**
+     * PostgreSQL's grammar rejected a text pgward's own layers refused ({@code ServerGrammar}); the refusal carries
+     * PostgreSQL's error, which it gives before anything else, in an aborted transaction too.
+     */
+    public static final String GRAMMAR = "postgres-grammar";
+    /**
      * The statement is beyond the catalog check's bounds: PostgreSQL's analysis did not finish within the check's
      * statement_timeout, or the parse tree it stored is larger or deeper than pgward reads. SQLSTATE 54001.
      */

@@ -1,7 +1,6 @@
 package io.pgward.guard.catalog;
 
 import io.pgward.guard.lexer.Token;
-import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -22,10 +21,13 @@ import java.util.Set;
  * relation has. So when any identifier the statement writes is the name of a relation outside the selection that
  * is not built in, the statement gets the refusal a valid statement reading it gets, whatever PostgreSQL said.
  *
- * <p>By name and in any schema, not by resolution (there is none after an error): a column or alias that shares a
+ * <p>By name, not by resolution (there is none after an error). In each dotted chain of identifiers the first is
+ * taken as a bare relation name in any schema (a search_path can make it one), and each adjacent pair as
+ * {@code schema.relation} ({@code shadow.orders} is not {@code public.orders}): a column or alias that shares a
  * hidden relation's name also withholds PostgreSQL's error, which fails closed. Names are compared as PostgreSQL
- * stores them (the lexer's folded values, truncated to the length of a name by the cast to {@code name}). A syntax
- * error needs none of this: PostgreSQL's grammar knows nothing of the catalog.
+ * stores them (the lexer's folded values, truncated to the length of a name by the cast to {@code name}). A
+ * syntax error needs none of this: PostgreSQL's grammar knows nothing of the catalog. The query runs outside the
+ * check's transaction, with the control connection's own search_path, so every name in it is qualified.
  */
 final class HiddenRelationNames {
 
@@ -34,8 +36,11 @@ final class HiddenRelationNames {
 
     private static final String HIDDEN = """
             SELECT pg_catalog.quote_ident(n.nspname) || '.' || pg_catalog.quote_ident(c.relname)
-            FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-            WHERE c.relname OPERATOR(pg_catalog.=) ANY (CAST(? AS pg_catalog.name[]))
+            FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
+            WHERE (c.relname OPERATOR(pg_catalog.=) ANY (CAST(? AS pg_catalog.name[]))
+                   OR EXISTS (SELECT FROM pg_catalog.unnest(CAST(? AS pg_catalog.name[]),
+                                                            CAST(? AS pg_catalog.name[])) AS p(s, r)
+                              WHERE p.s OPERATOR(pg_catalog.=) n.nspname AND p.r OPERATOR(pg_catalog.=) c.relname))
               AND c.oid OPERATOR(pg_catalog.>=) CAST(? AS pg_catalog.oid)
               AND NOT c.oid OPERATOR(pg_catalog.=) ANY (CAST(? AS pg_catalog.oid[]))
             ORDER BY 1""";
@@ -44,29 +49,40 @@ final class HiddenRelationNames {
     }
 
     /**
-     * The qualified names of the relations outside {@code selection}, not built in, that an identifier of
-     * {@code tokens} names; empty when there are none. Runs one query on {@code connection}, outside any
-     * transaction.
+     * The qualified names of the relations outside {@code selection}, not built in, that {@code tokens} may name;
+     * empty when there are none. Runs one query on {@code connection}, outside any transaction.
      */
     static List<String> named(Connection connection, List<Token> tokens, TableSelection selection)
             throws SQLException {
-        Set<String> identifiers = new LinkedHashSet<>();
-        for (Token token : tokens) {
-            if (token.kind() == Token.Kind.WORD || token.kind() == Token.Kind.QUOTED_IDENTIFIER) {
-                identifiers.add(token.value());
+        Set<String> bare = new LinkedHashSet<>();
+        List<String> schemas = new ArrayList<>();
+        List<String> names = new ArrayList<>();
+        int i = 0;
+        while (i < tokens.size()) {
+            if (!isIdentifier(tokens.get(i))) {
+                i++;
+                continue;
             }
+            bare.add(tokens.get(i).value());
+            int j = i;
+            while (j + 2 < tokens.size() && isDot(tokens.get(j + 1)) && isIdentifier(tokens.get(j + 2))) {
+                schemas.add(tokens.get(j).value());
+                names.add(tokens.get(j + 2).value());
+                j += 2;
+            }
+            i = j + 1;
         }
-        if (identifiers.isEmpty()) {
+        if (bare.isEmpty()) {
             return List.of();
         }
         List<String> hidden = new ArrayList<>();
         try (PreparedStatement ps = connection.prepareStatement(HIDDEN)) {
-            Array names = connection.createArrayOf("text", identifiers.toArray());
-            Array selected = connection.createArrayOf("int8",
-                    selection.relations().stream().map(SelectedRelation::oid).toArray());
-            ps.setArray(1, names);
-            ps.setLong(2, FIRST_NORMAL_OBJECT_ID);
-            ps.setArray(3, selected);
+            ps.setArray(1, connection.createArrayOf("text", bare.toArray()));
+            ps.setArray(2, connection.createArrayOf("text", schemas.toArray()));
+            ps.setArray(3, connection.createArrayOf("text", names.toArray()));
+            ps.setLong(4, FIRST_NORMAL_OBJECT_ID);
+            ps.setArray(5, connection.createArrayOf("int8",
+                    selection.relations().stream().map(SelectedRelation::oid).toArray()));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     hidden.add(rs.getString(1));
@@ -74,5 +90,13 @@ final class HiddenRelationNames {
             }
         }
         return hidden;
+    }
+
+    private static boolean isIdentifier(Token token) {
+        return token.kind() == Token.Kind.WORD || token.kind() == Token.Kind.QUOTED_IDENTIFIER;
+    }
+
+    private static boolean isDot(Token token) {
+        return token.kind() == Token.Kind.PUNCTUATION && token.text().equals(".");
     }
 }
