@@ -38,8 +38,8 @@ final class HiddenRelationNames {
             SELECT pg_catalog.quote_ident(n.nspname) || '.' || pg_catalog.quote_ident(c.relname)
             FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
             WHERE (c.relname OPERATOR(pg_catalog.=) ANY (CAST(? AS pg_catalog.name[]))
-                   OR EXISTS (SELECT FROM pg_catalog.unnest(CAST(? AS pg_catalog.name[]),
-                                                            CAST(? AS pg_catalog.name[])) AS p(s, r)
+                   OR EXISTS (SELECT FROM ROWS FROM (pg_catalog.unnest(CAST(? AS pg_catalog.name[])),
+                                                     pg_catalog.unnest(CAST(? AS pg_catalog.name[]))) AS p(s, r)
                               WHERE p.s OPERATOR(pg_catalog.=) n.nspname AND p.r OPERATOR(pg_catalog.=) c.relname))
               AND c.oid OPERATOR(pg_catalog.>=) CAST(? AS pg_catalog.oid)
               AND NOT c.oid OPERATOR(pg_catalog.=) ANY (CAST(? AS pg_catalog.oid[]))

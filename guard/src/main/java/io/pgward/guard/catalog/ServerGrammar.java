@@ -15,10 +15,11 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import org.postgresql.core.BaseConnection;
-import org.postgresql.core.Parser;
+import org.postgresql.core.NativeQuery;
 import org.postgresql.core.Query;
 import org.postgresql.core.QueryExecutor;
 import org.postgresql.core.ResultHandlerBase;
+import org.postgresql.core.SqlCommand;
 import org.postgresql.util.PSQLException;
 import org.postgresql.util.ServerErrorMessage;
 
@@ -27,18 +28,20 @@ import org.postgresql.util.ServerErrorMessage;
  * refusal of text that is not SQL defers to, so that a syntax error is never answered as a permission error.
  *
  * <pre>
- *   BEGIN; set_config('standard_conforming_strings', the session's, true); SELECT 1/0   -- the block is aborted
+ *   set_config('standard_conforming_strings', the session's, false)
+ *   BEGIN; SELECT 1/0                                  -- the block is aborted
  *   Parse(statement) + Describe, no Bind, no Execute
  *     grammar rejects it          -> its error (42601 ...), position in the statement
  *     grammar accepts it          -> 25P02 "current transaction is aborted"
- *   ROLLBACK
+ *   ROLLBACK; RESET standard_conforming_strings
  * </pre>
  *
  * <p>Why nothing of the statement can run or be analysed: PostgreSQL's Parse runs the raw parser, and in an aborted
  * transaction block refuses (25P02) every statement but COMMIT, ROLLBACK and PREPARE TRANSACTION before it analyses
  * anything (postgres.c, exec_parse_message); no Execute is ever sent. A statement that begins with one of those
- * words is not asked (see {@link #ENDS_BLOCK}): it would be analysed. The statement goes as one Parse; text that
- * pgjdbc's splitter would send as several is not asked either.
+ * words is not asked (see {@link #ENDS_BLOCK}): it would be analysed. The statement goes as one Parse, as written;
+ * PostgreSQL refuses a Parse of several statements before it looks at the block ("cannot insert multiple
+ * commands"), which counts as accepted.
  */
 final class ServerGrammar {
 
@@ -117,24 +120,26 @@ final class ServerGrammar {
      */
     private static Optional<Verdict.Refuse> rejection(Connection connection, String statement,
                                               boolean standardConformingStrings) throws SQLException {
-        if (Parser.parseJdbcSql(statement, standardConformingStrings, false, true, false, false).size() != 1) {
-            return Optional.empty();
-        }
         try {
             abortedBlock(connection, standardConformingStrings);
             return parse(connection, statement);
         } finally {
             try (Statement s = connection.createStatement()) {
-                s.execute("ROLLBACK");
+                s.execute("ROLLBACK; RESET standard_conforming_strings");
             }
         }
     }
 
     private static void abortedBlock(Connection connection, boolean standardConformingStrings) throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement("BEGIN; SELECT pg_catalog.set_config("
-                + "'standard_conforming_strings', ?, true); SELECT pg_catalog.int4div(1, 0)")) {
+        // For the session and in a round trip of its own: an error undoes every setting made in the transaction it
+        // aborts, and the statements of one round trip share one (PostgreSQL's implicit transaction up to Sync).
+        try (PreparedStatement ps = connection.prepareStatement("SELECT pg_catalog.set_config("
+                + "'standard_conforming_strings', ?, false)")) {
             ps.setString(1, standardConformingStrings ? "on" : "off");
-            ps.execute();
+            ps.executeQuery().close();
+        }
+        try (Statement s = connection.createStatement()) {
+            s.execute("BEGIN; SELECT pg_catalog.int4div(1, 0)");
             throw new SQLException("the transaction block that must be aborted was not");
         } catch (PSQLException e) {
             if (!"22012".equals(e.getSQLState())) {
@@ -145,15 +150,22 @@ final class ServerGrammar {
 
     private static Optional<Verdict.Refuse> parse(Connection connection, String statement) throws SQLException {
         QueryExecutor executor = connection.unwrap(BaseConnection.class).getQueryExecutor();
-        Query query = executor.createSimpleQuery(statement);
+        // As written: pgjdbc's own splitter would refuse text it cannot read (an unterminated literal with
+        // standard_conforming_strings off), and the server must see exactly what the client sent.
+        Query query = executor.wrap(List.of(new NativeQuery(statement, null, false, SqlCommand.BLANK)));
         ResultHandlerBase handler = new ResultHandlerBase() {
             @Override
             public void handleWarning(java.sql.SQLWarning warning) {
                 // A NOTICE while parsing (an identifier truncated) says nothing about the grammar.
             }
         };
-        executor.execute(query, query.createParameterList(), handler, 0, 0, FLAGS);
-        SQLException error = handler.getException();
+        SQLException error;
+        try {
+            executor.execute(query, query.createParameterList(), handler, 0, 0, FLAGS);
+            error = handler.getException();
+        } catch (PSQLException e) {
+            error = e;
+        }
         ServerErrorMessage server = error instanceof PSQLException p ? p.getServerErrorMessage() : null;
         if (server == null || server.getSQLState() == null) {
             if (error != null) {
