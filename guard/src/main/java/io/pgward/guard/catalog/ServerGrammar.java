@@ -6,14 +6,8 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
-import io.pgward.guard.lexer.LexerException;
-import io.pgward.guard.lexer.SqlLexer;
-import io.pgward.guard.lexer.StatementText;
-import io.pgward.guard.lexer.Token;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import org.postgresql.core.BaseConnection;
 import org.postgresql.core.NativeQuery;
 import org.postgresql.core.Query;
@@ -24,29 +18,26 @@ import org.postgresql.util.PSQLException;
 import org.postgresql.util.ServerErrorMessage;
 
 /**
- * PostgreSQL's own grammar, asked whether it accepts a statement, without analysing or running any of it: what a
- * refusal of text that is not SQL defers to, so that a syntax error is never answered as a permission error.
+ * PostgreSQL's own grammar, asked whether it accepts a text, without analysing or running any of it: what a refusal
+ * of text that is not SQL defers to, so that a syntax error is never answered as a permission error.
  *
  * <pre>
  *   set_config('standard_conforming_strings', the session's, false)
  *   BEGIN; SELECT 1/0                                  -- the block is aborted
- *   Parse(statement) + Describe, no Bind, no Execute
- *     grammar rejects it          -> its error (42601 ...), position in the statement
- *     grammar accepts it          -> 25P02 "current transaction is aborted"
+ *   Parse(the whole text, as written) + Describe + Sync; no Bind, no Execute
+ *     grammar rejects it                   -> its error (42601 ...), position in the text
+ *     several statements                   -> 42601 "cannot insert multiple commands ..."   (accepted)
+ *     one statement                        -> 25P02 "current transaction is aborted"        (accepted)
+ *     one COMMIT, ROLLBACK, PREPARE TRANSACTION -> no error                                 (accepted)
  *   ROLLBACK; RESET standard_conforming_strings
  * </pre>
  *
- * <p>Why nothing of the statement can run or be analysed: PostgreSQL's Parse runs the raw parser, and in an aborted
- * transaction block refuses (25P02) every statement but COMMIT, ROLLBACK and PREPARE TRANSACTION before it analyses
- * anything (postgres.c, exec_parse_message); no Execute is ever sent. A statement that begins with one of those
- * words is not asked (see {@link #ENDS_BLOCK}): it would be analysed. The statement goes as one Parse, as written;
- * PostgreSQL refuses a Parse of several statements before it looks at the block ("cannot insert multiple
- * commands"), which counts as accepted.
+ * <p>Why nothing of the text can run or be analysed: PostgreSQL's Parse runs the raw parser over the whole text
+ * first; it refuses several statements at once, and, in an aborted transaction block, one statement other than a
+ * transaction exit, before it analyses anything (postgres.c, exec_parse_message). A lone transaction exit is
+ * analysed, which for a transaction statement is nothing. No Execute is ever sent.
  */
 final class ServerGrammar {
-
-    /** The first words of the statements PostgreSQL parses, analyses and may run in an aborted block. */
-    static final Set<String> ENDS_BLOCK = Set.of("commit", "end", "rollback", "abort", "prepare");
 
     private static final int FLAGS = QueryExecutor.QUERY_ONESHOT | QueryExecutor.QUERY_DESCRIBE_ONLY
             | QueryExecutor.QUERY_SUPPRESS_BEGIN;
@@ -54,75 +45,17 @@ final class ServerGrammar {
     private ServerGrammar() {
     }
 
-    /** A statement of a text, where it starts in the text, and its first word (null when it has none). */
-    private record Piece(String text, int start, String firstWord) {
-    }
-
     /**
-     * PostgreSQL's error for the first statement of {@code text} (a whole Query or Parse text) that its grammar
-     * rejects, its position counted in the whole text, as PostgreSQL parses a whole Query before it runs any of it;
-     * empty when the grammar accepts every statement asked. Text pgward's lexer cannot split is asked up to the
-     * statement the lexer stopped in, and that statement to the end of the text. The connection must be in
-     * autocommit mode, and is left so.
+     * PostgreSQL's error for {@code text} (a whole Query or Parse text) when its grammar rejects it, with PostgreSQL's
+     * position in the whole text; empty when the grammar accepts all of it. PostgreSQL parses a whole Query before it
+     * runs any of it, so the first syntax error anywhere in the text is the answer. The connection must be in
+     * autocommit mode, and is left so, with its own settings.
      */
     static Optional<Verdict.Refuse> firstRejection(Connection connection, String text,
                                                    boolean standardConformingStrings) throws SQLException {
-        List<Piece> pieces = pieces(text, standardConformingStrings);
-        for (Piece piece : pieces) {
-            if (piece.firstWord() == null || ENDS_BLOCK.contains(piece.firstWord())) {
-                continue;
-            }
-            Optional<Verdict.Refuse> rejected = rejection(connection, piece.text(), standardConformingStrings);
-            if (rejected.isPresent()) {
-                Verdict.Refuse r = rejected.get();
-                return Optional.of(r.position() == 0 ? r : r.at(text.codePointCount(0, piece.start()) + r.position()));
-            }
-        }
-        return Optional.empty();
-    }
-
-    private static List<Piece> pieces(String text, boolean standardConformingStrings) {
-        List<Piece> pieces = new ArrayList<>();
-        try {
-            for (StatementText statement : SqlLexer.split(text, standardConformingStrings)) {
-                pieces.add(new Piece(statement.text(), statement.start(), statement.tokens().getFirst().value()));
-            }
-            return pieces;
-        } catch (LexerException e) {
-            try {
-                // The statements before the one the lexer stopped in, then that one to the end.
-                String before = text.substring(0, Math.min(e.position(), text.length()));
-                List<Token> tokens = SqlLexer.tokenize(before, standardConformingStrings);
-                int tail = 0;
-                for (Token token : tokens) {
-                    if (token.kind() == Token.Kind.PUNCTUATION && token.text().equals(";")) {
-                        tail = token.end();
-                    }
-                }
-                for (StatementText statement : SqlLexer.split(text.substring(0, tail), standardConformingStrings)) {
-                    pieces.add(new Piece(statement.text(), statement.start(),
-                            statement.tokens().getFirst().value()));
-                }
-                List<Token> tailTokens = SqlLexer.tokenize(before.substring(tail), standardConformingStrings);
-                pieces.add(new Piece(text.substring(tail), tail,
-                        tailTokens.isEmpty() ? "" : tailTokens.getFirst().value()));
-                return pieces;
-            } catch (LexerException | RuntimeException again) {
-                return List.of();
-            }
-        }
-    }
-
-    /**
-     * PostgreSQL's error for {@code statement} when its grammar rejects it, its position counted in the statement;
-     * empty when the grammar accepts it or it is not asked. The connection must be in autocommit mode, and is left
-     * so, outside any transaction.
-     */
-    private static Optional<Verdict.Refuse> rejection(Connection connection, String statement,
-                                              boolean standardConformingStrings) throws SQLException {
         try {
             abortedBlock(connection, standardConformingStrings);
-            return parse(connection, statement);
+            return parse(connection, text);
         } finally {
             try (Statement s = connection.createStatement()) {
                 s.execute("ROLLBACK; RESET standard_conforming_strings");
@@ -148,11 +81,11 @@ final class ServerGrammar {
         }
     }
 
-    private static Optional<Verdict.Refuse> parse(Connection connection, String statement) throws SQLException {
+    private static Optional<Verdict.Refuse> parse(Connection connection, String text) throws SQLException {
         QueryExecutor executor = connection.unwrap(BaseConnection.class).getQueryExecutor();
         // As written: pgjdbc's own splitter would refuse text it cannot read (an unterminated literal with
         // standard_conforming_strings off), and the server must see exactly what the client sent.
-        Query query = executor.wrap(List.of(new NativeQuery(statement, null, false, SqlCommand.BLANK)));
+        Query query = executor.wrap(List.of(new NativeQuery(text, null, false, SqlCommand.BLANK)));
         ResultHandlerBase handler = new ResultHandlerBase() {
             @Override
             public void handleWarning(java.sql.SQLWarning warning) {
@@ -171,15 +104,16 @@ final class ServerGrammar {
             if (error != null) {
                 throw error;
             }
-            // Nothing to parse (PostgreSQL answers an empty statement without looking at the block).
+            // No error: an empty text, or a lone transaction exit.
             return Optional.empty();
         }
-        if (server.getSQLState().equals(SqlStates.IN_FAILED_SQL_TRANSACTION)
-                || String.valueOf(server.getMessage()).contains("multiple commands")) {
+        // The grammar's errors carry a position; "cannot insert multiple commands" carries none (and its wording
+        // follows lc_messages, so it is not matched).
+        if (server.getSQLState().equals(SqlStates.IN_FAILED_SQL_TRANSACTION) || server.getPosition() <= 0) {
             return Optional.empty();
         }
         return Optional.of(new Verdict.Refuse(server.getSQLState(), server.getMessage(),
-                Math.max(0, server.getPosition()), CatalogRefusals.GRAMMAR, server.getDetail(),
+                server.getPosition(), CatalogRefusals.GRAMMAR, server.getDetail(),
                 server.getHint()));
     }
 }
