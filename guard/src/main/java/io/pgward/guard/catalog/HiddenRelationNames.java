@@ -21,6 +21,10 @@ import java.util.Set;
  * relation has. So when any identifier the statement writes is the name of a relation outside the selection that
  * is not built in, the statement gets the refusal a valid statement reading it gets, whatever PostgreSQL said.
  *
+ * <p>A function that is not built in and returns the row type of such a relation describes it as well
+ * ({@code select salry from staff()}, where {@code staff} returns {@code setof hr.salaries}): a statement that
+ * names one counts as naming the relation, as the valid statement reads that row type.
+ *
  * <p>By name, not by resolution (there is none after an error). In each dotted chain of identifiers the first is
  * taken as a bare relation name in any schema (a search_path can make it one), and each adjacent pair as
  * {@code schema.relation} ({@code shadow.orders} is not {@code public.orders}): a column or alias that shares a
@@ -40,7 +44,11 @@ final class HiddenRelationNames {
             WHERE (c.relname OPERATOR(pg_catalog.=) ANY (CAST(? AS pg_catalog.name[]))
                    OR EXISTS (SELECT FROM ROWS FROM (pg_catalog.unnest(CAST(? AS pg_catalog.name[])),
                                                      pg_catalog.unnest(CAST(? AS pg_catalog.name[]))) AS p(s, r)
-                              WHERE p.s OPERATOR(pg_catalog.=) n.nspname AND p.r OPERATOR(pg_catalog.=) c.relname))
+                              WHERE p.s OPERATOR(pg_catalog.=) n.nspname AND p.r OPERATOR(pg_catalog.=) c.relname)
+                   OR c.reltype OPERATOR(pg_catalog.=) ANY (
+                        SELECT f.prorettype FROM pg_catalog.pg_proc f
+                        WHERE f.proname OPERATOR(pg_catalog.=) ANY (CAST(? AS pg_catalog.name[]))
+                          AND f.oid OPERATOR(pg_catalog.>=) CAST(? AS pg_catalog.oid)))
               AND c.oid OPERATOR(pg_catalog.>=) CAST(? AS pg_catalog.oid)
               AND NOT c.oid OPERATOR(pg_catalog.=) ANY (CAST(? AS pg_catalog.oid[]))
             ORDER BY 1""";
@@ -55,6 +63,7 @@ final class HiddenRelationNames {
     static List<String> named(Connection connection, List<Token> tokens, TableSelection selection)
             throws SQLException {
         Set<String> bare = new LinkedHashSet<>();
+        Set<String> every = new LinkedHashSet<>();
         List<String> schemas = new ArrayList<>();
         List<String> names = new ArrayList<>();
         int i = 0;
@@ -64,10 +73,12 @@ final class HiddenRelationNames {
                 continue;
             }
             bare.add(tokens.get(i).value());
+            every.add(tokens.get(i).value());
             int j = i;
             while (j + 2 < tokens.size() && isDot(tokens.get(j + 1)) && isIdentifier(tokens.get(j + 2))) {
                 schemas.add(tokens.get(j).value());
                 names.add(tokens.get(j + 2).value());
+                every.add(tokens.get(j + 2).value());
                 j += 2;
             }
             i = j + 1;
@@ -80,8 +91,10 @@ final class HiddenRelationNames {
             ps.setArray(1, connection.createArrayOf("text", bare.toArray()));
             ps.setArray(2, connection.createArrayOf("text", schemas.toArray()));
             ps.setArray(3, connection.createArrayOf("text", names.toArray()));
-            ps.setLong(4, FIRST_NORMAL_OBJECT_ID);
-            ps.setArray(5, connection.createArrayOf("int8",
+            ps.setArray(4, connection.createArrayOf("text", every.toArray()));
+            ps.setLong(5, FIRST_NORMAL_OBJECT_ID);
+            ps.setLong(6, FIRST_NORMAL_OBJECT_ID);
+            ps.setArray(7, connection.createArrayOf("int8",
                     selection.relations().stream().map(SelectedRelation::oid).toArray()));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {

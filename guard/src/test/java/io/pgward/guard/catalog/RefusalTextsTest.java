@@ -51,6 +51,9 @@ class RefusalTextsTest {
             s.execute("ALTER FUNCTION public.volatile_one() OWNER TO pgward_fn_owner");
             s.execute("CREATE VIEW public.v_calls AS SELECT id, public.volatile_one() AS one FROM public.orders");
             s.execute("CREATE VIEW public.v_outer AS SELECT id FROM public.v_calls");
+            s.execute("CREATE FUNCTION public.staff() RETURNS SETOF hr.salaries STABLE LANGUAGE sql "
+                    + "AS 'SELECT * FROM hr.salaries'");
+            s.execute("ALTER FUNCTION public.staff() OWNER TO pgward_fn_owner");
             s.execute("CREATE SCHEMA shadow");
             s.execute("CREATE TABLE shadow.orders(id int, secret_code text)");
             selection = GuardFixture.selection(c);
@@ -110,7 +113,10 @@ class RefusalTextsTest {
                 "SELECT emp FROM hr.salaries WHERE salary = point '(1,2)'",
                 "SELECT emp FROM hr.salaries WHERE salary = 'not a number'",
                 "SELECT id FROM public.orders, hr.salaries",
-                "SELECT (NULL::hr.salaries).salry")) {
+                "SELECT (NULL::hr.salaries).salry",
+                "SELECT salary FROM public.staff()",
+                "SELECT salry FROM public.staff()",
+                "SELECT s.salry FROM staff() AS s")) {
             Verdict.Refuse r = refused(sql);
             assertEquals(SqlStates.INSUFFICIENT_PRIVILEGE, r.sqlState(), sql);
             assertEquals(valid, r.message(), sql);
@@ -118,6 +124,15 @@ class RefusalTextsTest {
             assertNull(r.detail(), sql);
             assertEquals(0, r.position(), sql);
         }
+    }
+
+    @Test
+    void aSearchPathThatReachesAHiddenRelationWithholdsPostgresError() {
+        Verdict.Refuse r = assertInstanceOf(Verdict.Refuse.class, check.checkNow(CheckRequest.of(selection, null,
+                "hr, public", "SELECT salry FROM salaries")));
+        assertEquals(SqlStates.INSUFFICIENT_PRIVILEGE, r.sqlState());
+        assertEquals(Hints.relations(), r.hint());
+        assertFalse(r.message().contains("salary"), r.message());
     }
 
     @Test
