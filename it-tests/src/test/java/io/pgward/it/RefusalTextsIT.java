@@ -221,6 +221,10 @@ class RefusalTextsIT {
                 PSQLException syntax = assertInstanceOf(PSQLException.class,
                         assertThrows(SQLException.class, () -> s.execute("CREATE TABEL t (id int)")));
                 assertEquals("42601", syntax.getSQLState(), mode);
+                PSQLException query = assertInstanceOf(PSQLException.class,
+                        assertThrows(SQLException.class, () -> s.execute("SELECT id FRM orders")));
+                assertEquals("42601", query.getSQLState(), mode);
+                assertEquals("syntax error at or near \"orders\"", query.getServerErrorMessage().getMessage(), mode);
                 PSQLException forbidden = assertInstanceOf(PSQLException.class,
                         assertThrows(SQLException.class, () -> s.execute("DROP TABLE orders")));
                 assertEquals("25P02", forbidden.getSQLState(), mode);

@@ -96,7 +96,7 @@ final class Verdicts {
             // word and its position in place of the token's.
             return PgError.replacing(alloc, errorBody, substitution.token(), word, refusal.position());
         }
-        if (refusal.rule().equals(CatalogRefusals.GRAMMAR)) {
+        if (grammarError(refusal)) {
             // PostgreSQL's grammar rejected the client's text: its error comes first, in an aborted transaction too.
             return new PgError("ERROR", refusal.sqlState(), refusal.message(), refusal.detail(), refusal.hint(),
                     refusal.position()).encode(alloc);
@@ -109,6 +109,16 @@ final class Verdicts {
         return new PgError("ERROR", refusal.sqlState(), refusal.message(), refusal.detail(), refusal.hint(),
                 refusal.position())
                 .encode(alloc);
+    }
+
+    /**
+     * Whether the refusal carries PostgreSQL's error from its grammar (which PostgreSQL reports before it looks at
+     * the transaction): the grammar asked about a refused text, or the catalog check's syntax error.
+     */
+    private static boolean grammarError(Verdict.Refuse refusal) {
+        return refusal.rule().equals(CatalogRefusals.GRAMMAR)
+                || refusal.rule().equals(CatalogRefusals.POSTGRES_ERROR)
+                && SqlState.SYNTAX_ERROR.equals(refusal.sqlState()) && refusal.message().startsWith("syntax error at");
     }
 
     /**
