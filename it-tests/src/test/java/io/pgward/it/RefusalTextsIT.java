@@ -159,6 +159,7 @@ class RefusalTextsIT {
             assertSyntaxError(extended, "SELECT $$abc", "unterminated dollar-quoted string at or near \"$$abc\"", 8);
             assertSyntaxError(extended, "DROP TABLE orders orders", "syntax error at or near \"orders\"", 19);
             assertSyntaxError(extended, "SELEC 1", "syntax error at or near \"SELEC\"", 1);
+            assertSyntaxError(extended, "sélect 1", "syntax error at or near \"sélect\"", 1);
             assertSyntaxError(extended, "SELECT '😀' FRM orders", "syntax error at or near \"orders\"", 16);
         }
         // One Query of several statements: PostgreSQL parses all of it before it runs any, and counts the position
