@@ -13,6 +13,8 @@ public final class SqlStates {
     public static final String CONNECTION_FAILURE = "08006";
     /** read_only_sql_transaction: how a standby refuses the check's read-write transaction. */
     public static final String READ_ONLY_SQL_TRANSACTION = "25006";
+    /** in_failed_sql_transaction: what PostgreSQL answers a statement in an aborted transaction block. */
+    public static final String IN_FAILED_SQL_TRANSACTION = "25P02";
     /** What PostgreSQL reports for a statement the role may not run; most refusals of the guard. */
     public static final String INSUFFICIENT_PRIVILEGE = "42501";
     public static final String SYNTAX_ERROR = "42601";

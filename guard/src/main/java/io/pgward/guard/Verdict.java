@@ -39,8 +39,13 @@ public sealed interface Verdict {
      *                 multi-statement Query, the guard adds the statement's offset in the Query
      * @param rule a short id of the rule that fired (see {@code CatalogRefusals}, {@code Refusals}), for the
      *             audit log
+     * @param detail the ErrorResponse's DETAIL ('D'), or null: PostgreSQL's own, when the refusal carries its error
+     * @param hint the ErrorResponse's HINT ('H'), or null: what the user can do instead (see {@link Hints}), or
+     *             PostgreSQL's own hint when the refusal carries its error and the hint names nothing the login may
+     *             not see
      */
-    record Refuse(String sqlState, String message, int position, String rule) implements Verdict {
+    record Refuse(String sqlState, String message, int position, String rule, String detail, String hint)
+            implements Verdict {
         /**
          * How every refusal pgward words itself begins, whichever layer or gate refuses: the table-selection
          * reference's wording ("refused this query", also for a statement that is not a query). A refusal that
@@ -55,6 +60,21 @@ public sealed interface Verdict {
             if (position < 0) {
                 throw new IllegalArgumentException("position must be 0 or more, was " + position);
             }
+        }
+
+        /** A refusal without DETAIL or HINT. */
+        public Refuse(String sqlState, String message, int position, String rule) {
+            this(sqlState, message, position, rule, null, null);
+        }
+
+        /** This refusal with {@code hint} as its HINT, in place of any it had. */
+        public Refuse withHint(String hint) {
+            return new Refuse(sqlState, message, position, rule, detail, hint);
+        }
+
+        /** This refusal at {@code position} (1-based in the whole text, 0 for none). */
+        public Refuse at(int position) {
+            return new Refuse(sqlState, message, position, rule, detail, hint);
         }
 
         /** A refusal with no position, by the rule {@code gate}. */

@@ -314,9 +314,8 @@ class CorpusReplayIT {
                 }
             }
         } catch (SQLException e) {
-            boolean refused = e.getMessage().startsWith("ERROR: pgward refused")
-                    || e.getMessage().startsWith("ERROR: pgward could not check")
-                    || e.getMessage().startsWith("ERROR: None of the selected");
+            // Every refusal pgward words itself begins alike (Verdict.Refuse.PREFIX).
+            boolean refused = e.getMessage().startsWith("ERROR: pgward refused this query: ");
             return new Result(refused ? Outcome.REFUSED : Outcome.FAILED, e.getSQLState() + " " + e.getMessage(),
                     "");
         }

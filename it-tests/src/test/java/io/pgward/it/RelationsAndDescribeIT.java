@@ -115,8 +115,12 @@ class RelationsAndDescribeIT {
         try (Connection c = proxy.connect("analyst"); Statement s = c.createStatement()) {
             SQLException e = assertThrows(SQLException.class, () -> s.executeQuery("SELECT * FROM hr.salaries"));
             assertEquals(SqlState.INSUFFICIENT_PRIVILEGE, e.getSQLState());
-            assertEquals("ERROR: pgward refused this query: it reads hr.salaries, which this login's table selection "
-                    + "does not include. Selected: " + String.join(", ", SELECTION) + ".", e.getMessage());
+            org.postgresql.util.ServerErrorMessage server = ((org.postgresql.util.PSQLException) e)
+                    .getServerErrorMessage();
+            assertEquals("pgward refused this query: it reads hr.salaries, which this login's table selection "
+                    + "does not include. Selected: " + String.join(", ", SELECTION) + ".", server.getMessage());
+            assertEquals("select * from pgward.relations() lists the tables and views this login may read.",
+                    server.getHint());
 
             s.execute("SET search_path = hr, public");
             SQLException unqualified = assertThrows(SQLException.class,

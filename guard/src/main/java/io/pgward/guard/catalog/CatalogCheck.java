@@ -11,6 +11,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -84,6 +85,8 @@ public final class CatalogCheck implements AutoCloseable {
     private final LongAdder roundTrips = new LongAdder();
     private final LongAdder shapeHits = new LongAdder();
     private final ConcurrentHashMap<InFlight, CompletableFuture<Verdict>> inFlight = new ConcurrentHashMap<>();
+    private static final int GRAMMAR_CACHE_LIMIT = 1_000;
+    private final ConcurrentHashMap<GrammarKey, Optional<Verdict.Refuse>> grammar = new ConcurrentHashMap<>();
     private final List<Runnable> schemaListeners = new CopyOnWriteArrayList<>();
     private final ExecutorService executor = Executors.newThreadPerTaskExecutor(
             Thread.ofVirtual().name("pgward-catalog-check-", 0).factory());
@@ -194,6 +197,38 @@ public final class CatalogCheck implements AutoCloseable {
             mine.complete(CatalogRefusals.checkFailed(e.getClass().getSimpleName()));
         }
         return mine;
+    }
+
+    private record GrammarKey(String text, boolean standardConformingStrings) {
+    }
+
+    /**
+     * PostgreSQL's error for the first statement of {@code text} its grammar rejects, off the caller's thread
+     * ({@link ServerGrammar}: nothing of the text is analysed or run); empty when the grammar accepts it. For a
+     * text pgward's own layers refuse: a syntax error is answered as PostgreSQL answers it. Answers are kept per
+     * text (a grammar does not change with the schema). The stage never completes exceptionally: a failure is
+     * empty, and the caller's refusal stands.
+     */
+    public CompletionStage<Optional<Verdict.Refuse>> grammar(String text, boolean standardConformingStrings) {
+        GrammarKey key = new GrammarKey(text, standardConformingStrings);
+        Optional<Verdict.Refuse> known = grammar.get(key);
+        if (known != null) {
+            return CompletableFuture.completedFuture(known);
+        }
+        return CompletableFuture.supplyAsync(() -> {
+            try (Connection connection = pool.getConnection()) {
+                Optional<Verdict.Refuse> answer = ServerGrammar.firstRejection(connection, text,
+                        standardConformingStrings);
+                if (grammar.size() >= GRAMMAR_CACHE_LIMIT) {
+                    grammar.clear();
+                }
+                grammar.put(key, answer);
+                return answer;
+            } catch (SQLException | RuntimeException e) {
+                log.warn("asking PostgreSQL's grammar about a refused text failed: {}", e.getMessage());
+                return Optional.<Verdict.Refuse>empty();
+            }
+        }, executor).exceptionally(e -> Optional.empty());
     }
 
     /** Checks one statement on the calling thread (blocking). */

@@ -1,5 +1,6 @@
 package io.pgward.guard.catalog;
 
+import io.pgward.guard.Hints;
 import io.pgward.guard.SqlStates;
 import io.pgward.guard.Verdict;
 import java.util.List;
@@ -35,6 +36,11 @@ public final class CatalogRefusals {
     /** PostgreSQL rejected the statement while it was analysed; the refusal carries PostgreSQL's error. */
     public static final String POSTGRES_ERROR = "postgres-error";
     /**
+     * PostgreSQL's grammar rejected a text pgward's own layers refused ({@code ServerGrammar}); the refusal carries
+     * PostgreSQL's error, which it gives before anything else, in an aborted transaction too.
+     */
+    public static final String GRAMMAR = "postgres-grammar";
+    /**
      * The statement is beyond the catalog check's bounds: PostgreSQL's analysis did not finish within the check's
      * statement_timeout, or the parse tree it stored is larger or deeper than pgward reads. SQLSTATE 54001.
      */
@@ -55,7 +61,7 @@ public final class CatalogRefusals {
         return refuse(RELATION, Verdict.Refuse.PREFIX + "it reads " + String.join(", ", notSelected)
                 + ", which this login's table selection does not include. Selected: "
                 + String.join(", ", selection.relations().stream().map(SelectedRelation::qualifiedName).toList())
-                + ".");
+                + ".").withHint(Hints.relations());
     }
 
     static Verdict.Refuse function(String qualifiedName) {
@@ -72,12 +78,25 @@ public final class CatalogRefusals {
 
     static Verdict.Refuse objectIdentifierType(String name) {
         return refuse(OBJECT_IDENTIFIER_TYPE, Verdict.Refuse.PREFIX + "type " + name
-                + " is not allowed while a table selection is set.");
+                + " is not allowed while a table selection is set.").withHint(Hints.relations());
     }
 
     static Verdict.Refuse deniedBuiltIn(String name) {
         return refuse(DENIED_BUILT_IN, Verdict.Refuse.PREFIX + name
-                + " is not allowed while a table selection is set.");
+                + " is not allowed while a table selection is set.").withHint(Hints.relations());
+    }
+
+    /**
+     * A refusal for code the user never wrote, found in the definition of a view, or in a row-security policy,
+     * that the statement reaches through {@code read}: says where, then why.
+     */
+    static Verdict.Refuse inDefinition(Verdict.Refuse inside, String read, String definedOn, boolean policy) {
+        String why = inside.message().startsWith(Verdict.Refuse.PREFIX)
+                ? inside.message().substring(Verdict.Refuse.PREFIX.length()) : inside.message();
+        return new Verdict.Refuse(inside.sqlState(), Verdict.Refuse.PREFIX + "it reads " + read
+                + (read.equals(definedOn) ? "" : ", which reaches " + definedOn) + "; inside "
+                + (policy ? "a row-security policy of " : "the definition of ") + definedOn + ": " + why,
+                0, inside.rule(), null, inside.hint());
     }
 
     /** PostgreSQL's own error for an absent object, with its SQLSTATE (42P01, 42704, 42883, 3F000, ...). */
@@ -91,18 +110,19 @@ public final class CatalogRefusals {
     }
 
     static Verdict.Refuse noneExists() {
-        return new Verdict.Refuse(UNDEFINED_TABLE, "None of the selected tables or views exist any more.", 0,
-                NONE_EXISTS);
+        return new Verdict.Refuse(UNDEFINED_TABLE, Verdict.Refuse.PREFIX
+                + "none of the selected tables or views exist any more.", 0, NONE_EXISTS);
     }
 
     static Verdict.Refuse noTemp(boolean selection) {
-        return refuse(NO_TEMP, "pgward could not check this query" + (selection ? " against the table selection" : "")
+        return refuse(NO_TEMP, Verdict.Refuse.PREFIX + "it could not be checked"
+                + (selection ? " against the table selection" : "")
                 + ": this database login has no TEMP privilege on the database");
     }
 
     static Verdict.Refuse standby() {
         return new Verdict.Refuse(READ_ONLY_TRANSACTION,
-                "pgward could not check this query: the database is a read-only standby", 0, STANDBY);
+                Verdict.Refuse.PREFIX + "it could not be checked: the database is a read-only standby", 0, STANDBY);
     }
 
     static Verdict.Refuse notOneStatement() {

@@ -149,6 +149,13 @@ final class CheckTransaction {
                 && r.sqlState().equals(CatalogRefusals.PRIVILEGE) && !hasTempPrivilege()) {
             return CatalogRefusals.noTemp(request.selection().isSet());
         }
+        if (verdict instanceof Verdict.Refuse r && r.rule().equals(CatalogRefusals.POSTGRES_ERROR)
+                && request.selection().isSet() && !r.sqlState().equals(SqlStates.SYNTAX_ERROR)) {
+            List<String> hidden = HiddenRelationNames.named(connection, shape.tokens(), request.selection());
+            if (!hidden.isEmpty()) {
+                return CatalogRefusals.relations(hidden, request.selection());
+            }
+        }
         return verdict;
     }
 
@@ -361,7 +368,7 @@ final class CheckTransaction {
             }
             int position = server.getPosition() > 0 ? query.statementPosition(server.getPosition(), offset) : 0;
             throw new PostgresVerdict(new Verdict.Refuse(server.getSQLState(), server.getMessage(),
-                    position, CatalogRefusals.POSTGRES_ERROR));
+                    position, CatalogRefusals.POSTGRES_ERROR, server.getDetail(), server.getHint()));
         }
     }
 
@@ -510,12 +517,13 @@ final class CheckTransaction {
         }
         References code = new References();
         code.addAll(statement);
-        Set<Long> reached = reachedCode(read, code);
+        List<ReachedDefinition> definitions = new ArrayList<>();
+        Set<Long> reached = reachedCode(read, code, definitions);
         if (domainReach != null && (domainReach.typesAnyOf(code.types) || domainReach.hasColumnOf(reached))) {
             // Executing it could coerce a value to a risky domain, or it reads a column of one.
             return CatalogRefusals.riskyDomains(domainReach.domainNames());
         }
-        Verdict verdict = new CodeRules(catalog, selection.isSet(), gates).check(code).<Verdict>map(r -> r)
+        Verdict verdict = codeRules(statement, definitions, selection.isSet(), gates).<Verdict>map(r -> r)
                 .orElse(Verdict.ALLOW);
         if (verdict == Verdict.ALLOW) {
             shareableByShape = ShapeSharing.shareable(statement, catalog);
@@ -545,6 +553,39 @@ final class CheckTransaction {
                 return rs.next() ? rs.getLong(1) : 0;
             }
         }
+    }
+
+    /**
+     * The code of a view's definition or of a row-security policy, reached from a relation the statement reads.
+     *
+     * @param read the relation the statement itself reads through which the definition was reached
+     * @param definedOn the view or the table of the policy, qualified
+     */
+    private record ReachedDefinition(long read, String definedOn, boolean policy, References code) {
+    }
+
+    /**
+     * The code rules for the statement's own code first, then for each definition it reaches; a refusal for code
+     * found only in a definition says where it was found, since the user never wrote it.
+     */
+    private Optional<Verdict.Refuse> codeRules(References statement, List<ReachedDefinition> definitions,
+                                               boolean selectionSet, GatedUses gates) throws SQLException {
+        CodeRules rules = new CodeRules(catalog, selectionSet, gates);
+        Optional<Verdict.Refuse> refusal = rules.check(statement);
+        if (refusal.isPresent()) {
+            return refusal;
+        }
+        Map<Long, CatalogReader.Relation> read = catalog.relations(
+                definitions.stream().map(ReachedDefinition::read).distinct().toList());
+        for (ReachedDefinition d : definitions) {
+            refusal = rules.check(d.code());
+            if (refusal.isPresent()) {
+                CatalogReader.Relation through = read.get(d.read());
+                return Optional.of(CatalogRefusals.inDefinition(refusal.get(),
+                        through == null ? d.definedOn() : through.name(), d.definedOn(), d.policy()));
+            }
+        }
+        return Optional.empty();
     }
 
     /** The relations whose row types (or arrays or domains of them) the statement uses. */
@@ -581,9 +622,13 @@ final class CheckTransaction {
      * read are not held to the selection: selecting a view grants what the view reads. Returns every relation
      * visited, {@code relations} included.
      */
-    private Set<Long> reachedCode(Set<Long> relations, References code) throws SQLException {
+    private Set<Long> reachedCode(Set<Long> relations, References code, List<ReachedDefinition> definitionsRead)
+            throws SQLException {
         Set<Long> seen = new LinkedHashSet<>();
         List<Long> work = new ArrayList<>(relations);
+        // The relation the statement itself reads through which each relation was reached.
+        Map<Long, Long> origin = new HashMap<>();
+        relations.forEach(oid -> origin.put(oid, oid));
         while (!work.isEmpty()) {
             List<Long> batch = work.stream().filter(seen::add).toList();
             work = new ArrayList<>();
@@ -596,8 +641,10 @@ final class CheckTransaction {
             List<Long> secured = batch.stream().filter(oid -> rows.containsKey(oid) && rows.get(oid).rowSecurity())
                     .toList();
             List<CatalogReader.Definition> definitions = new ArrayList<>(catalog.viewDefinitions(views));
+            int viewCount = definitions.size();
             definitions.addAll(catalog.policyExpressions(secured));
-            for (CatalogReader.Definition d : definitions) {
+            for (int i = 0; i < definitions.size(); i++) {
+                CatalogReader.Definition d = definitions.get(i);
                 References refs = QueryTreeWalker.walk(NodeTreeParser.parse(d.tree()), Set.of(d.relation()));
                 code.functions.addAll(refs.functions);
                 code.operators.addAll(refs.operators);
@@ -605,6 +652,10 @@ final class CheckTransaction {
                 code.directConstArguments.addAll(refs.directConstArguments);
                 code.calls.addAll(refs.calls);
                 code.otherFunctionUses.addAll(refs.otherFunctionUses);
+                long read = origin.getOrDefault(d.relation(), d.relation());
+                definitionsRead.add(new ReachedDefinition(read, rows.get(d.relation()).name(), i >= viewCount,
+                        refs));
+                refs.relations.forEach(oid -> origin.putIfAbsent(oid, read));
                 work.addAll(refs.relations);
             }
         }

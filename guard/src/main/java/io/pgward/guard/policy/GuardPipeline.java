@@ -2,6 +2,7 @@ package io.pgward.guard.policy;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.pgward.guard.ReadOnlyGuard;
+import io.pgward.guard.SqlStates;
 import io.pgward.guard.Verdict;
 import io.pgward.guard.catalog.CatalogCheck;
 import io.pgward.guard.lexer.StatementText;
@@ -143,6 +144,23 @@ public final class GuardPipeline implements AutoCloseable {
                 .thenCompose(loginGuard -> loginGuard.proveOrRewrite(text, reads, searchPath,
                         standardConformingStrings, parameterTypes))
                 .exceptionally(failure -> PipelineRefusals.catalogUnavailable(rootMessage(failure)));
+    }
+
+    /**
+     * A refusal by L1 or L2, unless PostgreSQL's grammar rejects the text: then PostgreSQL's own error (a syntax
+     * error stays a syntax error, never a permission error). Only a refusal for privileges (42501) is asked about;
+     * without a catalog layer, or when the grammar cannot be asked, the refusal stands. The stage never completes
+     * exceptionally.
+     */
+    public CompletionStage<Verdict> grammarFirst(LoginPolicy login, String database, String text,
+                                                   boolean standardConformingStrings, Verdict.Refuse refusal) {
+        if (connections == null || !refusal.sqlState().equals(SqlStates.INSUFFICIENT_PRIVILEGE)) {
+            return CompletableFuture.completedFuture(refusal);
+        }
+        return forLogin(login, database)
+                .thenCompose(loginGuard -> loginGuard.check().grammar(text, standardConformingStrings))
+                .<Verdict>thenApply(rejected -> rejected.<Verdict>map(r -> r).orElse(refusal))
+                .exceptionally(failure -> refusal);
     }
 
     /** What L3 knows of one login on one database, made on first use off the caller's thread. */

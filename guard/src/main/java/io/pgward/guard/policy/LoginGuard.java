@@ -1,6 +1,7 @@
 package io.pgward.guard.policy;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.pgward.guard.Hints;
 import io.pgward.guard.ReadOnlyGuard;
 import io.pgward.guard.Verdict;
 import io.pgward.guard.catalog.CatalogCheck;
@@ -253,16 +254,24 @@ public final class LoginGuard {
                 parameterTypes);
     }
 
-    /** A refusal placed in the whole text; PostgreSQL's column errors name the selected relations' columns. */
+    /**
+     * A refusal placed in the whole text. PostgreSQL's column errors name the selected relations' columns, and
+     * without a hint of PostgreSQL's own (which the check withholds where it could describe a relation outside the
+     * selection) point at {@code pgward.describe} for them.
+     */
     private Verdict.Refuse placed(String statement, int start, Verdict.Refuse r,
                                     boolean standardConformingStrings) {
         String message = r.message();
+        String hint = r.hint();
         ResolvedSelection resolved = resolved();
         if (ColumnHints.appliesTo(r.sqlState()) && resolved.isSet()) {
             message = ColumnHints.appendTo(message, statement, standardConformingStrings, resolved);
+            if (hint == null) {
+                hint = Hints.describe(ColumnHints.named(statement, standardConformingStrings, resolved));
+            }
         }
         int position = r.position() == 0 ? 0 : start + r.position();
-        return new Verdict.Refuse(r.sqlState(), message, position, r.rule());
+        return new Verdict.Refuse(r.sqlState(), message, position, r.rule(), r.detail(), hint);
     }
 
     /** The selection as the catalog check takes it: OIDs and names in list order; NONE without a selection. */

@@ -62,23 +62,38 @@ public final class ColumnHints {
      * @param selection the login's resolved selection, whose relations carry their column names
      */
     public static String hints(String sql, boolean standardConformingStrings, ResolvedSelection selection) {
+        return String.join(" ", namedRelations(sql, standardConformingStrings, selection).stream()
+                .map(ColumnHints::columnsOf).toList());
+    }
+
+    /**
+     * The display names of the selected relations {@code sql} names, in list order, as {@code pgward.describe}
+     * takes them (for the HINT of a column error); empty as for {@link #hints}.
+     */
+    public static List<String> named(String sql, boolean standardConformingStrings, ResolvedSelection selection) {
+        return namedRelations(sql, standardConformingStrings, selection).stream()
+                .map(SelectedRelation::displayName).toList();
+    }
+
+    private static List<SelectedRelation> namedRelations(String sql, boolean standardConformingStrings,
+                                                         ResolvedSelection selection) {
         if (selection.relations().isEmpty()) {
-            return "";
+            return List.of();
         }
         List<Token> tokens;
         try {
             tokens = SqlLexer.tokenize(sql, standardConformingStrings);
         } catch (LexerException e) {
-            return "";
+            return List.of();
         }
         Set<SelectedRelation> named = named(tokens, selection);
-        List<String> parts = new ArrayList<>();
+        List<SelectedRelation> inOrder = new ArrayList<>();
         for (SelectedRelation relation : selection.relations()) {
             if (named.contains(relation)) {
-                parts.add(columnsOf(relation));
+                inOrder.add(relation);
             }
         }
-        return String.join(" ", parts);
+        return inOrder;
     }
 
     static String columnsOf(SelectedRelation relation) {

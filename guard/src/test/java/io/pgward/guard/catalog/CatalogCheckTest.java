@@ -247,7 +247,7 @@ class CatalogCheckTest {
     @Test
     void refusesWhenNoSelectedRelationExistsAnyMore() {
         Verdict.Refuse r = assertRefused(CatalogRefusals.NONE_EXISTS,
-                "None of the selected tables or views exist any more.", check.checkNow(CheckRequest.of(
+                "pgward refused this query: none of the selected tables or views exist any more.", check.checkNow(CheckRequest.of(
                         new TableSelection(List.of(), true), null, PATH, "SELECT 1")));
         assertEquals(SqlStates.UNDEFINED_TABLE, r.sqlState());
     }
@@ -268,8 +268,9 @@ class CatalogCheckTest {
 
     @Test
     void checksTheFunctionsAViewDefinitionCalls() {
-        assertRefused(CatalogRefusals.FUNCTION, "pgward refused this query: function public.volatile_one is not "
-                + "built in.", withoutSelection("SELECT id FROM public.v_calls"));
+        assertRefused(CatalogRefusals.FUNCTION, "pgward refused this query: it reads public.v_calls; inside the "
+                + "definition of public.v_calls: function public.volatile_one is not built in.",
+                withoutSelection("SELECT id FROM public.v_calls"));
     }
 
     @Test
@@ -278,15 +279,16 @@ class CatalogCheckTest {
         try (Connection c = db.connect()) {
             size = GuardFixture.selection(c, List.of("public.v_size"));
         }
-        assertRefused(CatalogRefusals.DENIED_BUILT_IN, "pgward refused this query: pg_database_size is not allowed "
-                + "while a table selection is set.", check.checkNow(CheckRequest.of(size, null, PATH,
+        assertRefused(CatalogRefusals.DENIED_BUILT_IN, "pgward refused this query: it reads public.v_size; inside "
+                + "the definition of public.v_size: pg_database_size is not allowed while a table selection is set.", check.checkNow(CheckRequest.of(size, null, PATH,
                 "SELECT size FROM public.v_size")));
     }
 
     @Test
     void checksRowSecurityPolicyExpressions() {
-        assertRefused(CatalogRefusals.FUNCTION, "pgward refused this query: function public.volatile_one is not "
-                + "built in.", withoutSelection("SELECT count(*) FROM public.guarded"));
+        assertRefused(CatalogRefusals.FUNCTION, "pgward refused this query: it reads public.guarded; inside a "
+                + "row-security policy of public.guarded: function public.volatile_one is not built in.",
+                withoutSelection("SELECT count(*) FROM public.guarded"));
     }
 
     // ---- statement shapes -------------------------------------------------------------------------------------

@@ -172,13 +172,13 @@ class CatalogSchemaChangeTest {
         try (CatalogCheck check = newCheck(Duration.ZERO)) {
             Verdict.Refuse r = assertInstanceOf(Verdict.Refuse.class, check.checkNow(
                     CheckRequest.of(events(), "pgward_notemp", PATH, "SELECT kind FROM public.events")));
-            assertEquals("pgward could not check this query against the table selection: this database login has "
-                    + "no TEMP privilege on the database", r.message());
+            assertEquals("pgward refused this query: it could not be checked against the table selection: this "
+                    + "database login has no TEMP privilege on the database", r.message());
             assertEquals(SqlStates.INSUFFICIENT_PRIVILEGE, r.sqlState());
             r = assertInstanceOf(Verdict.Refuse.class, check.checkNow(
                     CheckRequest.of(TableSelection.NONE, "pgward_notemp", PATH, "SELECT 1")));
-            assertEquals("pgward could not check this query: this database login has no TEMP privilege on the "
-                    + "database", r.message());
+            assertEquals("pgward refused this query: it could not be checked: this database login has no TEMP "
+                    + "privilege on the database", r.message());
         } finally {
             owner("GRANT TEMPORARY ON DATABASE " + db.name() + " TO PUBLIC");
         }

@@ -43,7 +43,7 @@ class CatalogStandbyTest {
                         CheckRequest.of(TableSelection.NONE, null, "\"$user\", public", "SELECT region FROM stores")));
                 assertEquals(CatalogRefusals.STANDBY, refuse.rule(), refuse.message());
                 assertEquals(SqlStates.READ_ONLY_SQL_TRANSACTION, refuse.sqlState());
-                assertEquals("pgward could not check this query: the database is a read-only standby",
+                assertEquals("pgward refused this query: it could not be checked: the database is a read-only standby",
                         refuse.message());
             }
             try (Connection c = standby.connect("postgres")) {

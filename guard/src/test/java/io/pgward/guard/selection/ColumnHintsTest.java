@@ -32,6 +32,20 @@ class ColumnHintsTest {
     }
 
     @Test
+    void namesTheSelectedRelationsForDescribeInListOrder() {
+        assertEquals(List.of("public.orders", "hr.stores", "public.stores"),
+                ColumnHints.named("SELECT x FROM stores s JOIN orders o ON o.id = s.id", true, SELECTION));
+        assertEquals(List.of("public.\"Stores\""), ColumnHints.named("SELECT x FROM \"Stores\"", true, SELECTION));
+        assertEquals(List.of(), ColumnHints.named("SELECT 'orders' -- stores", true, SELECTION));
+        assertEquals("select * from pgward.describe('public.orders') shows the columns of public.orders; "
+                + "select * from pgward.describe('public.\"Stores\"') shows the columns of public.\"Stores\".",
+                io.pgward.guard.Hints.describe(List.of("public.orders", "public.\"Stores\"")));
+        assertEquals("select * from pgward.describe('public.\"it''s\"') shows the columns of public.\"it's\".",
+                io.pgward.guard.Hints.describe(List.of("public.\"it's\"")));
+        assertEquals(io.pgward.guard.Hints.relations(), io.pgward.guard.Hints.describe(List.of()));
+    }
+
+    @Test
     void qualifiedNameMatchesSchemaAndName() {
         assertEquals("Columns of hr.stores: id, city.", hints("SELECT x FROM hr.stores"));
         assertEquals("Columns of public.stores: id.", hints("SELECT x FROM public.stores"));

@@ -94,7 +94,8 @@ final class GuardGate implements StatementGate {
 
     private CompletionStage<Verdict> decide(GateRequest request, ReadOnlyGuard.Classification classification) {
         if (classification.verdict() instanceof Verdict.Refuse refuse) {
-            return refuse(refuse);
+            return pipeline.grammarFirst(policy, request.database(), request.sql(),
+                    request.standardConformingStrings(), refuse);
         }
         if (pipeline.checksCatalog() && classification.readsAfterChange()
                 && (classification.setsSearchPath() || searchPathChanged)) {

@@ -3,6 +3,8 @@ package io.pgward.wire.relay;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.pgward.guard.Verdict;
+import io.pgward.guard.catalog.CatalogRefusals;
+import io.pgward.guard.classify.Refusals;
 import io.pgward.guard.lexer.LexerException;
 import io.pgward.guard.lexer.SqlLexer;
 import io.pgward.guard.lexer.Token;
@@ -94,13 +96,29 @@ final class Verdicts {
             // word and its position in place of the token's.
             return PgError.replacing(alloc, errorBody, substitution.token(), word, refusal.position());
         }
+        if (grammarError(refusal)) {
+            // PostgreSQL's grammar rejected the client's text: its error comes first, in an aborted transaction too.
+            return new PgError("ERROR", refusal.sqlState(), refusal.message(), refusal.detail(), refusal.hint(),
+                    refusal.position()).encode(alloc);
+        }
         if (transactionStatus == 'E') {
             // In an aborted transaction PostgreSQL ignores every statement with 25P02, refused or not.
             return PgError.error(SqlState.IN_FAILED_SQL_TRANSACTION,
                     "current transaction is aborted, commands ignored until end of transaction block").encode(alloc);
         }
-        return new PgError("ERROR", refusal.sqlState(), refusal.message(), null, null, refusal.position())
+        return new PgError("ERROR", refusal.sqlState(), refusal.message(), refusal.detail(), refusal.hint(),
+                refusal.position())
                 .encode(alloc);
+    }
+
+    /**
+     * Whether the refusal carries PostgreSQL's error from its grammar (which PostgreSQL reports before it looks at
+     * the transaction): the grammar asked about a refused text, or the catalog check's syntax error.
+     */
+    private static boolean grammarError(Verdict.Refuse refusal) {
+        return refusal.rule().equals(CatalogRefusals.GRAMMAR)
+                || refusal.rule().equals(CatalogRefusals.POSTGRES_ERROR)
+                && SqlState.SYNTAX_ERROR.equals(refusal.sqlState()) && refusal.message().startsWith("syntax error at");
     }
 
     /**
@@ -109,7 +127,8 @@ final class Verdicts {
      */
     private static String syntaxErrorWord(Verdict.Refuse refusal) {
         String message = refusal.message();
-        if (!SqlState.SYNTAX_ERROR.equals(refusal.sqlState()) || !message.startsWith(SYNTAX_ERROR_AT) || !message.endsWith("\"")
+        if (!refusal.rule().equals(Refusals.SYNTAX_ERROR) || !SqlState.SYNTAX_ERROR.equals(refusal.sqlState())
+                || !message.startsWith(SYNTAX_ERROR_AT) || !message.endsWith("\"")
                 || message.length() <= SYNTAX_ERROR_AT.length() + 1) {
             return null;
         }

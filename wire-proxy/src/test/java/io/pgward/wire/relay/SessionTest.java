@@ -1,6 +1,7 @@
 package io.pgward.wire.relay;
 
 import io.pgward.guard.Verdict;
+import io.pgward.guard.catalog.CatalogRefusals;
 import io.pgward.wire.gate.GateRequest;
 import io.pgward.wire.gate.StatementGate;
 import static io.pgward.wire.protocol.WireBytes.assertBytes;
@@ -253,6 +254,39 @@ class SessionTest {
         assertEquals("current transaction is aborted, commands ignored until end of transaction block",
                 toClient.get(0).fields().get('M'));
         assertArrayEquals(new byte[] {'Z', 0, 0, 0, 5, 'E'}, toClient.get(1).bytes());
+    }
+
+    @Test
+    void writesARefusalsDetailAndHintIntoTheErrorResponse() {
+        start(request -> completedFuture(new Verdict.Refuse("42501", "pgward refused this query: it reads hr.x", 0,
+                "relation-not-selected", "a detail", "select * from pgward.relations() lists them.")));
+        clientSends(query("SELECT * FROM hr.x"));
+        assertEquals("pgward_refused_abc_1", sentTo(server).getFirst().cstring(0));
+        serverSends(errorResponse("42601", "syntax error at or near \"pgward_refused_abc_1\""), readyForQuery('I'));
+        Map<Character, String> error = sentTo(client).getFirst().fields();
+        assertEquals("pgward refused this query: it reads hr.x", error.get('M'));
+        assertEquals("a detail", error.get('D'));
+        assertEquals("select * from pgward.relations() lists them.", error.get('H'));
+        assertNull(error.get('P'));
+    }
+
+    @Test
+    void answersPostgresGrammarErrorFirstInAnAbortedTransaction() {
+        start(request -> completedFuture(request.sql().startsWith("CREATE")
+                ? new Verdict.Refuse("42601", "syntax error at or near \"TABEL\"", 8, CatalogRefusals.GRAMMAR, null,
+                        null) : Verdict.ALLOW));
+        clientSends(query("SELECT 1/0"));
+        sentTo(server);
+        serverSends(errorResponse("22012", "division by zero"), readyForQuery('E'));
+        sentTo(client);
+
+        clientSends(query("CREATE TABEL t (id int)"));
+        assertEquals("pgward_refused_abc_1", sentTo(server).getFirst().cstring(0));
+        serverSends(errorResponse("42601", "syntax error at or near \"pgward_refused_abc_1\""), readyForQuery('E'));
+        Map<Character, String> error = sentTo(client).getFirst().fields();
+        assertEquals("42601", error.get('C'));
+        assertEquals("syntax error at or near \"TABEL\"", error.get('M'));
+        assertEquals("8", error.get('P'));
     }
 
     // ---------------------------------------------------------------- rewritten statements
