@@ -96,6 +96,8 @@ class CoveredCatalogsPostgresTest {
                     "COMMENT ON LARGE OBJECT 9999 IS 'hidden: large object comment'",
                     "CREATE POLICY orders_reads_hidden ON public.orders USING (status <> "
                             + "(SELECT max(emp) FROM hr.salaries))",
+                    "CREATE TABLE hr.orders (x int)",
+                    "COMMENT ON TABLE hr.orders IS 'hidden: a table named as a selected one'",
                     "CREATE VIEW public.v_sales_reads_hidden AS SELECT o.id, s.salary FROM public.orders o, "
                             + "hr.salaries s")) {
                 s.execute(sql);
@@ -312,6 +314,27 @@ class CoveredCatalogsPostgresTest {
         assertHides(rows("SELECT n.* FROM pg_namespace n"), "analyst");
         assertHides(rows("SELECT c.* FROM pg_class c WHERE c.relname = 'orders'"), HIDDEN_ROLE);
         assertHides(rows("SELECT datacl FROM pg_database"), HIDDEN_ROLE);
+    }
+
+    @Test
+    void cteSetOperationLateralAndSublinkShapesShowNothingHidden() throws SQLException {
+        for (String sql : List.of(
+                "WITH d AS (SELECT objoid, description FROM pg_description) SELECT description FROM d",
+                "SELECT description FROM pg_description UNION ALL SELECT rolname FROM pg_roles",
+                "SELECT x.description FROM pg_class c, LATERAL (SELECT description FROM pg_description d "
+                        + "WHERE d.objoid = c.oid) x",
+                "SELECT (SELECT string_agg(description, ',') FROM pg_description)",
+                "SELECT d.description FROM pg_description d WHERE d.objoid IN "
+                        + "(SELECT oid FROM pg_class WHERE relname = 'orders')",
+                "SELECT r.rolname FROM pg_roles r WHERE EXISTS (SELECT 1 FROM pg_auth_members m "
+                        + "WHERE m.member = r.oid) OR r.rolname LIKE 'pgward_cov%'")) {
+            List<String> rows = rows(sql);
+            assertHides(rows, "hidden:", HIDDEN_ROLE);
+        }
+        assertEquals(List.of("visible: orders table"), rows("SELECT d.description FROM pg_description d "
+                + "JOIN pg_class c ON c.oid = d.objoid AND d.objsubid = 0 WHERE c.relname = 'orders'"));
+        assertEquals(2, run("SELECT d.description FROM pg_description d JOIN pg_class c ON c.oid = d.objoid "
+                + "AND d.objsubid = 0 WHERE c.relname = 'orders'").size());
     }
 
     /** {@code text} with {@code from} replaced, which it must contain. */
