@@ -303,6 +303,62 @@ class FilteredCatalogPostgresTest {
         }
     }
 
+    private static Served serve(String sql, String searchPath) {
+        try {
+            return check.serve(new CheckRequest(selection, null, searchPath, true, sql, List.of()),
+                    SqlLexer.split(sql, true).getFirst()).toCompletableFuture().join();
+        } catch (LexerException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    /** A served statement's counts: catalog round trips and rewrites it cost. */
+    private record Cost(long roundTrips, long rewrites) {
+        static Cost of(Runnable serving) {
+            long trips = check.catalogRoundTrips();
+            long rewrites = check.catalogRewrites();
+            serving.run();
+            return new Cost(check.catalogRoundTrips() - trips, check.catalogRewrites() - rewrites);
+        }
+    }
+
+    @Test
+    void aCatalogStatementSeenBeforeCostsNeitherARewriteNorACheck() {
+        String sql = "SELECT c.relname FROM pg_catalog.pg_class c WHERE c.relkind = 'r' AND c.relname <> 'x1'";
+        Served[] first = new Served[1];
+        Cost firstCost = Cost.of(() -> first[0] = serve(sql, PATH));
+        assertEquals(Verdict.ALLOW, first[0].verdict());
+        assertNotEquals(sql, first[0].text());
+        assertEquals(1, firstCost.rewrites());
+        assertTrue(firstCost.roundTrips() >= 1, firstCost.toString());
+        for (int i = 0; i < 3; i++) {
+            Served[] again = new Served[1];
+            assertEquals(new Cost(0, 0), Cost.of(() -> again[0] = serve(sql, PATH)));
+            assertEquals(first[0], again[0]);
+        }
+        // Another search_path is another request; a schema change drops what was served.
+        assertEquals(1, Cost.of(() -> serve(sql, "public")).rewrites());
+        check.invalidate();
+        Cost afterChange = Cost.of(() -> assertEquals(first[0], serve(sql, PATH)));
+        assertEquals(1, afterChange.rewrites());
+        assertTrue(afterChange.roundTrips() >= 1, afterChange.toString());
+    }
+
+    @Test
+    void aRefusalServedBeforeIsAnsweredFromTheCacheWithTheClientsOwnText() {
+        String sql = "SELECT c.relname, d.description FROM pg_catalog.pg_class c "
+                + "JOIN pg_catalog.pg_description d ON d.objoid = c.oid WHERE c.relname <> 'x2'";
+        Served first = serve(sql, PATH);
+        Verdict.Refuse refuse = assertInstanceOf(Verdict.Refuse.class, first.verdict());
+        assertEquals(sql, first.text());
+        assertTrue(refuse.message().contains("pg_catalog.pg_description"), refuse.message());
+        assertEquals(new Cost(0, 0), Cost.of(() -> assertEquals(first, serve(sql, PATH))));
+        // A statement that reads no covered catalog is served as it is, and cached as well.
+        String plain = "SELECT id FROM public.orders WHERE id <> 3";
+        assertEquals(new Served(plain, Verdict.ALLOW), serve(plain, PATH));
+        assertEquals(new Cost(0, 0), Cost.of(() -> serve(plain, PATH)));
+    }
+
     private static List<String> columnAt(String sql, int index) throws SQLException {
         List<String> values = new ArrayList<>();
         try (Connection c = db.connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {

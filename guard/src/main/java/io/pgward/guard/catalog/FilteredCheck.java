@@ -1,0 +1,52 @@
+package io.pgward.guard.catalog;
+
+import io.pgward.guard.Verdict;
+import io.pgward.guard.lexer.StatementText;
+import io.pgward.guard.lexer.Token;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Decides how a statement of a login with catalog filters is served ({@link CatalogCheck#serve}): a query is
+ * rewritten ({@link CatalogRewrite}) and the rewrite checked by L3; when L3 refuses the rewrite, the client's own
+ * text is checked and its verdict is the answer. Every check goes through the verdict cache, and the outcome is
+ * cached by the caller, so this runs once per text and schema.
+ */
+final class FilteredCheck {
+
+    private FilteredCheck() {
+    }
+
+    static CompletableFuture<Served> serve(CatalogCheck check, CheckRequest request, StatementText statement) {
+        CatalogFilters filters = request.selection().filters();
+        if (filters.isEmpty() || !rewritable(statement)) {
+            return own(check, request, statement);
+        }
+        check.countRewrite();
+        String rewritten = CatalogRewrite.rewrite(statement, request.searchPath(), filters);
+        if (rewritten.equals(statement.text())) {
+            return own(check, request, statement);
+        }
+        return check.check(request.withSql(rewritten)).toCompletableFuture().thenCompose(verdict ->
+                verdict instanceof Verdict.Refuse
+                        // Refused after the rewrite (a function, a reg* type, an uncovered catalog): the client
+                        // gets what its own text gets, with today's wording and positions.
+                        ? own(check, request, statement)
+                        : CompletableFuture.completedFuture(new Served(rewritten, verdict)));
+    }
+
+    private static CompletableFuture<Served> own(CatalogCheck check, CheckRequest request, StatementText statement) {
+        return check.check(request, statement).toCompletableFuture()
+                .thenApply(verdict -> new Served(request.sql(), verdict));
+    }
+
+    /**
+     * Statements the rewrite is applied to: queries (SELECT, WITH, a parenthesised SELECT). EXPLAIN is not: its
+     * estimates for a filtered catalog scan follow the size of the whole catalog; it stays refused as before, as do
+     * COPY and DECLARE over the catalogs.
+     */
+    static boolean rewritable(StatementText statement) {
+        Token first = statement.tokens().getFirst();
+        return first.isWord("select") || first.isWord("with")
+                || first.kind() == Token.Kind.PUNCTUATION && first.text().equals("(");
+    }
+}
