@@ -26,8 +26,8 @@ import java.util.Set;
  * <filter> OFFSET 0)}. ACL columns are NULL: their entries name roles the login may not see (the design's masked
  * ACLs are a later step). {@code OFFSET 0} is the fence: PostgreSQL neither pulls such a subquery up into the
  * statement nor pushes the statement's own conditions down into it (is_simple_subquery, subquery_is_pushdown_safe,
- * 14 to 18), so no condition of the client's ever runs on a hidden row (design section 3.3). It is always written;
- * leaving it out where every condition is leakproof is a later optimisation.
+ * 14 to 18), so no condition of the client's ever runs on a hidden row (design section 3.3). It is left out only
+ * for a statement whose conditions {@link QuietQuals} proves unable to observe a hidden row.
  *
  * <p>Equal by content (the visible catalog's fingerprint and the columns): part of {@link TableSelection}, hence of
  * the verdict cache's key.
@@ -74,6 +74,11 @@ public final class CatalogFilters {
          * @param star the statement has a {@code *} token
          */
         String subquery(Set<String> named, boolean star) {
+            return subquery(named, star, true);
+        }
+
+        /** As {@link #subquery(Set, boolean)}; without {@code fenced}, no {@code OFFSET 0} (design 3.3). */
+        String subquery(Set<String> named, boolean star, boolean fenced) {
             StringBuilder text = new StringBuilder("(SELECT ");
             boolean first = true;
             for (CatalogColumns.Column column : columns) {
@@ -93,7 +98,7 @@ public final class CatalogFilters {
                 }
             }
             return text.append(" FROM pg_catalog.").append(catalog.relation()).append(" WHERE ")
-                    .append(condition()).append(" OFFSET 0)").toString();
+                    .append(condition()).append(fenced ? " OFFSET 0)" : ")").toString();
         }
 
         boolean aclColumn(long attnum) {

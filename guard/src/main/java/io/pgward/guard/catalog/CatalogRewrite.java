@@ -66,6 +66,15 @@ public final class CatalogRewrite {
      * @param searchPath the session's search_path as PostgreSQL reports it
      */
     public static String rewrite(StatementText statement, String searchPath, CatalogFilters filters) {
+        return rewrite(statement, searchPath, filters, true);
+    }
+
+    /**
+     * As {@link #rewrite(StatementText, String, CatalogFilters)}; without {@code fenced} the filter subqueries have no
+     * {@code OFFSET 0}, which L3 accepts only for a statement whose conditions cannot observe a hidden row.
+     */
+    public static String rewrite(StatementText statement, String searchPath, CatalogFilters filters,
+                                 boolean fenced) {
         if (filters.isEmpty()) {
             return statement.text();
         }
@@ -145,7 +154,7 @@ public final class CatalogRewrite {
                 continue;
             }
             out.append(text, copied, tokens.get(first).start() - base);
-            out.append(filter.subquery(named, star));
+            out.append(filter.subquery(named, star, fenced));
             if (!hasAlias(next)) {
                 out.append(" AS ").append(CatalogFilters.quote(name));
             }

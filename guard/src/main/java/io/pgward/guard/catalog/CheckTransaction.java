@@ -448,7 +448,20 @@ final class CheckTransaction {
         }
         sessionPath = false;
         CatalogFilters filters = request.selection().isSet() ? request.selection().filters() : CatalogFilters.NONE;
-        References statement = QueryTreeWalker.walk(NodeTreeParser.parse(tree), Set.of(view), filters);
+        TreeValue parsed = NodeTreeParser.parse(tree);
+        References statement = QueryTreeWalker.walk(parsed, Set.of(view), filters);
+        // A filter subquery without the fence is proven only when no condition can observe a hidden row.
+        boolean fenceNeeded = false;
+        if (readsCoveredCatalog(statement, filters)) {
+            References unfenced = QueryTreeWalker.walk(parsed, Set.of(view), filters, true);
+            if (!unfenced.relations.equals(statement.relations)) {
+                if (QuietQuals.loudness(parsed, connection) == null) {
+                    statement = unfenced;
+                } else {
+                    fenceNeeded = true;
+                }
+            }
+        }
         // PostgreSQL records a dependency on every relation an RTE reads, filter subqueries' catalogs included. A
         // catalog the walk saw only inside proven filters is not read otherwise: a reference the walk cannot see
         // (a regclass constant) is of an object-identifier type, which the code rules refuse with a selection.
@@ -476,8 +489,10 @@ final class CheckTransaction {
             List<Long> notSelected = read.stream().filter(oid -> !selection.selects(oid)).toList();
             if (!notSelected.isEmpty()) {
                 Map<Long, CatalogReader.Relation> rows = catalog.relations(notSelected);
-                return CatalogRefusals.relations(notSelected.stream().map(oid -> rows.containsKey(oid)
-                        ? rows.get(oid).name() : String.valueOf(oid)).toList(), selection);
+                List<String> names = notSelected.stream().map(oid -> rows.containsKey(oid)
+                        ? rows.get(oid).name() : String.valueOf(oid)).toList();
+                return fenceNeeded && notSelected.stream().allMatch(oid -> filters.byRelid(oid) != null)
+                        ? CatalogRefusals.fenceNeeded(names, selection) : CatalogRefusals.relations(names, selection);
             }
         }
         References code = new References();
@@ -493,6 +508,11 @@ final class CheckTransaction {
             shareableByShape = ShapeSharing.shareable(statement, catalog);
         }
         return verdict;
+    }
+
+    /** Whether the walk left a covered catalog among the relations read, i.e. outside a proven filter. */
+    private static boolean readsCoveredCatalog(References statement, CatalogFilters filters) {
+        return !filters.isEmpty() && statement.relations.stream().anyMatch(oid -> filters.byRelid(oid) != null);
     }
 
     /** The relations whose row types (or arrays or domains of them) the statement uses. */

@@ -16,7 +16,8 @@ import java.util.TreeSet;
  * relation alone with the filter as its WHERE; its target list holds only plain columns of that relation (no ACL
  * column, no whole row) and constants, so nothing is computed from a row; it has no grouping, window, sort,
  * DISTINCT, LIMIT, CTE, set operation, sublink, row mark or any other {@code has*} flag, and it has an OFFSET (the
- * fence: with one, PostgreSQL keeps the subquery apart and pushes no outer condition into it). The WHERE must be:
+ * fence: with one, PostgreSQL keeps the subquery apart and pushes no outer condition into it) unless the caller has
+ * proven that no condition of the statement can observe a hidden row ({@link QuietQuals}). The WHERE must be:
  * <pre>
  *   per key column k, ANDed in the filter's order when there are two:
  *     BoolExpr(or, [OpExpr(oid &lt; oid, Var k, Const oid 16384), SAOP])      -- built-ins visible
@@ -47,11 +48,20 @@ final class FilterProof {
      * permission entry) when {@code query} is a proven filter subquery; empty otherwise.
      */
     static List<TreeValue.Node> proven(TreeValue.Node query, CatalogFilters filters) {
+        return proven(query, filters, false);
+    }
+
+    /**
+     * As {@link #proven(TreeValue.Node, CatalogFilters)}; with {@code quietStatement} a filter subquery without the
+     * fence is proven as well. Pass true only when {@link QuietQuals} found no condition of the whole statement that
+     * can observe a hidden row.
+     */
+    static List<TreeValue.Node> proven(TreeValue.Node query, CatalogFilters filters, boolean quietStatement) {
         if (filters.isEmpty() || !query.tag().equals("QUERY")) {
             return List.of();
         }
         try {
-            return provenOrThrow(query, filters);
+            return provenOrThrow(query, filters, quietStatement);
         } catch (NotProven | NodeTreeException e) {
             return List.of();
         }
@@ -63,8 +73,8 @@ final class FilterProof {
         }
     }
 
-    private static List<TreeValue.Node> provenOrThrow(TreeValue.Node query, CatalogFilters filters)
-            throws NotProven {
+    private static List<TreeValue.Node> provenOrThrow(TreeValue.Node query, CatalogFilters filters,
+                                                      boolean quietStatement) throws NotProven {
         List<TreeValue> rtable = list(query, "rtable");
         require(rtable.size() == 1 && rtable.get(0) instanceof TreeValue.Node);
         TreeValue.Node rte = (TreeValue.Node) rtable.get(0);
@@ -96,7 +106,7 @@ final class FilterProof {
                 "sortClause", "rowMarks")) {
             require(list(query, empty).isEmpty());
         }
-        require(!isNull(query, "limitOffset"));
+        require(quietStatement || !isNull(query, "limitOffset"));
 
         TreeValue.Node jointree = node(query.field("jointree").orElse(null), "FROMEXPR");
         List<TreeValue> from = list(jointree, "fromlist");

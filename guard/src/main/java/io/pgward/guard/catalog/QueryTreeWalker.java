@@ -31,14 +31,17 @@ final class QueryTreeWalker {
     private final References refs = new References();
     private final Set<Long> ignoredRelations;
     private final CatalogFilters filters;
+    /** QuietQuals proved the statement's conditions cannot observe a hidden row: unfenced filters are proven too. */
+    private final boolean quietStatement;
     /** Range table and permission entries of proven filter subqueries (FilterProof); their relation is filtered. */
     private final Set<TreeValue.Node> proven = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
     /** regconfig / regdictionary Const nodes recorded as direct arguments; their type is not a plain use. */
     private final Set<TreeValue.Node> directConsts = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
 
-    private QueryTreeWalker(Set<Long> ignoredRelations, CatalogFilters filters) {
+    private QueryTreeWalker(Set<Long> ignoredRelations, CatalogFilters filters, boolean quietStatement) {
         this.ignoredRelations = ignoredRelations;
         this.filters = filters;
+        this.quietStatement = quietStatement;
     }
 
     /**
@@ -55,7 +58,16 @@ final class QueryTreeWalker {
      * Everything else in that Query is walked as usual.
      */
     static References walk(TreeValue tree, Set<Long> ignoredRelations, CatalogFilters filters) {
-        QueryTreeWalker w = new QueryTreeWalker(ignoredRelations, filters);
+        return walk(tree, ignoredRelations, filters, false);
+    }
+
+    /**
+     * As {@link #walk(TreeValue, Set, CatalogFilters)}; with {@code quietStatement}, which only a proof of
+     * {@link QuietQuals} on this tree may give, a filter subquery without the fence is proven as well.
+     */
+    static References walk(TreeValue tree, Set<Long> ignoredRelations, CatalogFilters filters,
+                           boolean quietStatement) {
+        QueryTreeWalker w = new QueryTreeWalker(ignoredRelations, filters, quietStatement);
         w.visit(tree);
         return w.refs;
     }
@@ -76,7 +88,7 @@ final class QueryTreeWalker {
         Map<String, Ref> oidFields = NodeTags.fields(node.tag());
         if (node.tag().equals("QUERY")) {
             query(node);
-            proven.addAll(FilterProof.proven(node, filters));
+            proven.addAll(FilterProof.proven(node, filters, quietStatement));
         }
         if (node.tag().equals("FUNCEXPR")) {
             directConstArguments(node);

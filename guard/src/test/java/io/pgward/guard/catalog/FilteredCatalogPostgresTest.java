@@ -281,8 +281,6 @@ class FilteredCatalogPostgresTest {
         assertNotEquals(filter.condition(), oneMore);
         for (String sql : List.of(
                 "SELECT relname FROM (SELECT relname FROM pg_catalog.pg_class WHERE " + oneMore + " OFFSET 0) x",
-                // no fence
-                "SELECT relname FROM (SELECT relname FROM pg_catalog.pg_class WHERE " + filter.condition() + ") x",
                 // the statement's own condition beside the filter
                 "SELECT relname FROM (SELECT relname FROM pg_catalog.pg_class WHERE " + filter.condition()
                         + " AND 10 / (relnatts - " + WIDE + ") > 0 OFFSET 0) x",
@@ -357,6 +355,120 @@ class FilteredCatalogPostgresTest {
         String plain = "SELECT id FROM public.orders WHERE id <> 3";
         assertEquals(new Served(plain, Verdict.ALLOW), serve(plain, PATH));
         assertEquals(new Cost(0, 0), Cost.of(() -> serve(plain, PATH)));
+    }
+
+    /** A filter without the fence is the filter only for a statement whose conditions cannot observe a hidden row. */
+    @Test
+    void aHandWrittenUnfencedFilterIsProvenOnlyBesideQuietConditions() {
+        CatalogFilters.Filter filter = filters.byName("pg_class");
+        String unfenced = "SELECT relname FROM (SELECT relname, relnatts, relkind FROM pg_catalog.pg_class WHERE "
+                + filter.condition() + ") x";
+        assertEquals(Verdict.ALLOW, verdict(unfenced));
+        assertEquals(Verdict.ALLOW, verdict(unfenced + " WHERE relkind = 'r' AND relname ~ '^(orders)$'"));
+        for (String loud : List.of(" WHERE 10 / (relnatts - " + WIDE + ") > -100",
+                " WHERE relnatts = " + WIDE + " AND relname ~ '('",
+                " WHERE relname::text::int > 0")) {
+            Verdict.Refuse refuse = assertInstanceOf(Verdict.Refuse.class, verdict(unfenced + loud));
+            assertEquals(CatalogRefusals.FENCE_NEEDED, refuse.rule(), loud);
+            assertTrue(refuse.message().contains("pg_catalog.pg_class"), refuse.message());
+        }
+    }
+
+    /** psql's and the drivers' conditions are quiet: their statements are served without the fence. */
+    @Test
+    void quietConditionsAreServedUnfencedAndSeeTheSameRows() throws SQLException {
+        for (String sql : List.of(
+                "SELECT n.nspname, c.relname FROM pg_catalog.pg_class c LEFT JOIN pg_catalog.pg_namespace n "
+                        + "ON n.oid = c.relnamespace LEFT JOIN pg_catalog.pg_am am ON am.oid = c.relam "
+                        + "WHERE c.relkind IN ('r','p','') AND n.nspname <> 'pg_catalog' AND n.nspname !~ '^pg_toast' "
+                        + "AND n.nspname <> 'information_schema' ORDER BY 1,2",
+                "SELECT c.oid, n.nspname, c.relname FROM pg_catalog.pg_class c LEFT JOIN pg_catalog.pg_namespace n "
+                        + "ON n.oid = c.relnamespace WHERE c.relname OPERATOR(pg_catalog.~) '^(orders)$' "
+                        + "COLLATE pg_catalog.default ORDER BY 2, 3",
+                "SELECT a.attname, t.typname, (SELECT c.collname FROM pg_catalog.pg_collation c "
+                        + "WHERE c.oid = a.attcollation AND a.attcollation <> t.typcollation) FROM pg_attribute a "
+                        + "JOIN pg_type t ON t.oid = a.atttypid WHERE a.attnum > 0 AND NOT a.attisdropped "
+                        + "ORDER BY 1, 2",
+                "SELECT nspname FROM pg_namespace WHERE nspname NOT LIKE 'pg\\_%' ORDER BY 1",
+                "SELECT c.relname FROM pg_class c WHERE EXISTS (SELECT 1 FROM pg_index i "
+                        + "WHERE i.indrelid = c.oid AND i.indisprimary) ORDER BY 1")) {
+            Served served = serve(sql, PATH);
+            assertEquals(Verdict.ALLOW, served.verdict(), sql);
+            assertFalse(served.text().contains("OFFSET 0"), served.text());
+            assertEquals(columnAt(rewrite(sql), 1), columnAt(served.text(), 1), sql);
+        }
+    }
+
+    /**
+     * The probes of design 3.3 served as pgward serves them: each condition would fail on the hidden 61-column
+     * table if it ran on its row, so each statement is served fenced, and running it reveals nothing.
+     */
+    @Test
+    void everyProbeOfAHiddenRowIsServedFencedAndRevealsNothing() throws SQLException {
+        String zero = "10 / (c.relnatts - " + WIDE + ") > -100";
+        for (String probe : List.of(
+                "SELECT count(*) FROM pg_catalog.pg_class c WHERE " + zero,
+                "SELECT count(*) FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid AND " + zero,
+                "SELECT count(*) FROM pg_class c LEFT JOIN pg_namespace n ON n.oid = c.relnamespace AND " + zero,
+                "SELECT count(*) FROM pg_namespace n WHERE EXISTS (SELECT 1 FROM pg_class c "
+                        + "WHERE c.relnamespace = n.oid AND " + zero + ")",
+                "SELECT n.nspname, (SELECT count(*) FROM pg_class c WHERE c.relnamespace = n.oid AND " + zero
+                        + ") FROM pg_namespace n",
+                "SELECT c.relkind FROM pg_class c GROUP BY c.relkind, c.relnatts HAVING " + zero,
+                "SELECT count(*) FROM pg_class c WHERE CASE WHEN c.relnatts = " + WIDE
+                        + " THEN c.relname::text::int ELSE 0 END = 0",
+                "SELECT count(*) FROM pg_class c WHERE c.relnatts = " + WIDE + " AND c.relname ~ '(w)\\1'",
+                "SELECT count(*) FROM pg_class c WHERE c.relnatts = " + WIDE + " AND c.relname LIKE 'w\\'",
+                "SELECT count(*) FROM (SELECT 10 / (relnatts - " + WIDE + ") AS v FROM pg_class) s WHERE s.v > -100",
+                "SELECT count(*) FROM pg_class c, LATERAL (SELECT 10 / (c.relnatts - " + WIDE + ") AS v) x "
+                        + "WHERE x.v > -100",
+                "WITH k AS (SELECT relnatts FROM pg_class) SELECT count(*) FROM k WHERE 10 / (relnatts - " + WIDE
+                        + ") > -100",
+                // (a count(*) would bring pg_type's regproc columns into its filter, which L3 refuses)
+                "SELECT c.relname FROM pg_class c WHERE c.relnatts = " + WIDE
+                        + " AND (SELECT t.oid FROM pg_type t WHERE t.typlen > c.relnatts) > 0",
+                "SELECT count(*) FROM pg_class c WHERE ARRAY[ARRAY[1], CASE WHEN c.relnatts = " + WIDE
+                        + " THEN ARRAY[1, 2] ELSE ARRAY[3] END] IS NOT NULL",
+                "SELECT count(*) FROM pg_class c WHERE c.relnatts = " + WIDE
+                        + " AND ('{1}'::int[])[c.relnatts] IS NULL",
+                "SELECT count(*) FROM (SELECT relnatts, count(*) AS n FROM pg_class GROUP BY 1) s "
+                        + "WHERE 10 / (s.relnatts - " + WIDE + ") > -100")) {
+            Served served = serve(probe, PATH);
+            assertEquals(Verdict.ALLOW, served.verdict(), probe);
+            assertTrue(served.text().contains("OFFSET 0"), "served unfenced: " + probe);
+            column(served.text());
+        }
+        // An invalid regular expression fails while PostgreSQL plans the statement (its selectivity estimate
+        // compiles the pattern), whatever the rows; it is served fenced all the same.
+        for (String invalid : List.of("c.relname ~ '('", "nameregexeq(c.relname, '(')")) {
+            String sql = "SELECT count(*) FROM pg_class c WHERE c.relnatts = " + WIDE + " AND " + invalid;
+            assertTrue(serve(sql, PATH).text().contains("OFFSET 0"), sql);
+        }
+    }
+
+    /** What the fence prevents: a cheap condition runs before the filter and fails on the hidden table's row. */
+    @Test
+    void withoutTheFenceAProbeFailsOnTheHiddenRow() throws LexerException, SQLException {
+        String probe = "SELECT count(*) FROM pg_class c WHERE ARRAY[ARRAY[1], CASE WHEN c.relnatts = " + WIDE
+                + " THEN ARRAY[1, 2] ELSE ARRAY[3] END] IS NOT NULL";
+        String unfenced = CatalogRewrite.rewrite(SqlLexer.split(probe, true).getFirst(), PATH, filters, false);
+        SQLException failure = assertThrows(SQLException.class, () -> column(unfenced));
+        assertTrue(failure.getMessage().contains("multidimensional arrays"), failure.getMessage());
+        assertEquals(CatalogRefusals.FENCE_NEEDED,
+                assertInstanceOf(Verdict.Refuse.class, verdict(unfenced)).rule());
+        column(rewrite(probe));
+    }
+
+    @Test
+    void aUserFunctionInAConditionIsRefusedFencedOrNot() throws SQLException {
+        try (Connection c = db.connect(); Statement s = c.createStatement()) {
+            s.execute("CREATE OR REPLACE FUNCTION public.probe(n int) RETURNS int LANGUAGE sql IMMUTABLE "
+                    + "AS 'SELECT 10 / (n - " + WIDE + ")'");
+        }
+        String probe = "SELECT count(*) FROM pg_class c WHERE public.probe(c.relnatts) > -100";
+        Served served = serve(probe, PATH);
+        assertEquals(probe, served.text());
+        assertInstanceOf(Verdict.Refuse.class, served.verdict());
     }
 
     private static List<String> columnAt(String sql, int index) throws SQLException {
