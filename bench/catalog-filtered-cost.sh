@@ -44,7 +44,7 @@ hidden=$(bench_psql "$DEMO_PORT" analyst analyst shop -Atc \
 [ "$hidden" = 0 ] || [ "$hidden" = refused ] || bench_die "the analyst login sees hidden relations in pg_class: $hidden"
 
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
-bench_log "measuring $(grep -c '^-- @@ ' "$STATEMENTS") statements and 6 pgjdbc calls, $RUNS runs each way"
+bench_log "measuring $(grep -c '^-- @@ ' "$STATEMENTS") statements, 2 hop baselines and 6 pgjdbc calls, $RUNS runs each way"
 timeout --kill-after=10 1800 "$JAVA_HOME/bin/java" -cp "$PGJDBC" "$BENCH_ROOT/bench/catalog/FilteredCatalogCost.java" \
     "$STATEMENTS" "$BENCH_HOST" shop "$RUNS" "$WARMUP" "$DEMO_PORT" analyst analyst \
     "$PG_PORT" pgward_analyst "$PG_PASSWORD" >"$BENCH_TMP/tables.md" \
@@ -60,7 +60,8 @@ report() {
     echo "  \`pgward_analyst\`, the login's backend role, the client's own text"
     echo "- client: pgjdbc $(basename "$PGJDBC" .jar | sed 's/^postgresql-//'), simple protocol, one connection each way"
     echo "- statements: \`bench/catalog/filtered-cost-statements.sql\` (psql 15's \\d family, the drivers' texts,"
-    echo "  the catalog corpus; queries without \$n) and six pgjdbc DatabaseMetaData calls"
+    echo "  the catalog corpus; queries without \$n) and six pgjdbc DatabaseMetaData calls; first two statements"
+    echo "  that read no catalog (\"hop:\"), for what pgward's hop alone costs"
     echo "- load average (1/5/15 min): $LOAD_BEFORE before, $LOAD_AFTER after; client, pgward and PostgreSQL"
     echo "  share $(nproc) CPUs with whatever else runs on the machine: read the medians and ratios, not single values"
     echo
