@@ -21,6 +21,8 @@ import java.util.TreeSet;
 import org.postgresql.core.Parser;
 import org.postgresql.util.PSQLException;
 import org.postgresql.util.ServerErrorMessage;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One catalog check on one control connection: PostgreSQL analyses the statement's query by storing it in a
@@ -57,6 +59,8 @@ import org.postgresql.util.ServerErrorMessage;
  * exactly one: {@code SELECT 1) x; DROP ...; SELECT (1} cannot run as three.
  */
 final class CheckTransaction {
+
+    private static final Logger log = LoggerFactory.getLogger(CheckTransaction.class);
 
     private static final String VIEW = "pgward_check";
     private static final String VIEW_PREFIX = "CREATE TEMPORARY VIEW " + VIEW + " AS SELECT 1 FROM (\n";
@@ -455,9 +459,11 @@ final class CheckTransaction {
         if (readsCoveredCatalog(statement, filters)) {
             References unfenced = QueryTreeWalker.walk(parsed, Set.of(view), filters, true);
             if (!unfenced.relations.equals(statement.relations)) {
-                if (QuietQuals.loudness(parsed, connection) == null) {
+                String loud = QuietQuals.loudness(parsed, connection, filters);
+                if (loud == null) {
                     statement = unfenced;
                 } else {
+                    log.debug("the statement keeps its filters fenced: it has {}", loud);
                     fenceNeeded = true;
                 }
             }

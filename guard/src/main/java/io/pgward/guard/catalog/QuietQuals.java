@@ -41,10 +41,11 @@ import java.util.Set;
  *       {@link QuietPatterns} accepts, under a deterministic collation (a nondeterministic one makes both raise an
  *       error, but only when reached).</li>
  * </ul>
- * Loud, among others: aggregates and window functions in an exposed place (a transition function may overflow),
+ * Loud, among others: aggregates other than count and window functions in an exposed place (a transition function
+ * may overflow),
  * casts through text ({@code relname::text::int} runs an input function that fails on a value), domain coercions
  * (a CHECK), subscripts, GREATEST/LEAST, multi-dimensional ARRAY, a scalar or row sublink (more than one row is an
- * error), XML and JSON nodes, and every unknown tag.
+ * error, unless {@link SingleRow} proves at most one), XML and JSON nodes, and every unknown tag.
  */
 final class QuietQuals {
 
@@ -55,7 +56,11 @@ final class QuietQuals {
      *   <li>{@code pg_*_is_visible(oid)}: a syscache lookup of the OID; NULL for an OID that does not exist (14 to
      *       18), never an error;</li>
      *   <li>{@code pg_backend_pid()}, {@code current_database()}, {@code current_schema()}, {@code pg_my_temp_schema()}:
-     *       no argument, a value of the session.</li>
+     *       no argument, a value of the session;</li>
+     *   <li>{@code unnest(array)} (also of a tsvector or multirange) and {@code generate_subscripts(array, dim)}: the
+     *       elements or subscripts of a value, an empty set for a dimension it lacks; no error;</li>
+     *   <li>the aggregate {@code count}: a 64-bit counter of the rows it is given. Every other aggregate is loud (a
+     *       sum may overflow on a value).</li>
      * </ul>
      * Deliberately not here: {@code has_*_privilege} (an unknown privilege or role name in a column is an error),
      * {@code format_type} (a type's typmod output function is arbitrary code), {@code replace}, {@code quote_ident},
@@ -66,7 +71,8 @@ final class QuietQuals {
             "pg_function_is_visible", "pg_operator_is_visible", "pg_opclass_is_visible", "pg_opfamily_is_visible",
             "pg_collation_is_visible", "pg_conversion_is_visible", "pg_statistics_obj_is_visible",
             "pg_ts_parser_is_visible", "pg_ts_dict_is_visible", "pg_ts_template_is_visible",
-            "pg_ts_config_is_visible", "pg_backend_pid", "current_database", "current_schema", "pg_my_temp_schema");
+            "pg_ts_config_is_visible", "pg_backend_pid", "current_database", "current_schema", "pg_my_temp_schema",
+            "unnest", "generate_subscripts", "count");
 
     /** The functions behind the regular-expression operators ({@code ~ !~ ~* !~*}) on text, name and char(n). */
     static final Set<String> REGEX_FUNCTIONS = Set.of("textregexeq", "textregexne", "texticregexeq",
@@ -83,8 +89,10 @@ final class QuietQuals {
     private static final long TEXT = 25;
     /** SubLinkType: EXISTS, ALL, ANY and ARRAY never fail on the number of rows; EXPR, ROWCOMPARE, MULTIEXPR do. */
     private static final Set<Long> QUIET_SUBLINKS = Set.of(0L, 1L, 2L, 6L);
+    /** SubLinkType EXPR_SUBLINK: a scalar subquery, an error when it returns more than one row. */
+    private static final long EXPR_SUBLINK = 4;
     /** RTEKind RTE_SUBQUERY. */
-    private static final long RTE_SUBQUERY = 1;
+    static final long RTE_SUBQUERY = 1;
 
     /** Tags that compute nothing that can fail beyond what their children compute. */
     private static final Set<String> PLAIN = Set.of("VAR", "CONST", "PARAM", "BOOLEXPR", "CASE", "CASEEXPR", "WHEN",
@@ -102,10 +110,12 @@ final class QuietQuals {
     private record Call(boolean operator, long oid, TreeValue.Node node) {
     }
 
+    private final CatalogFilters filters;
     private final List<Call> calls = new ArrayList<>();
     private String loud;
 
-    private QuietQuals() {
+    private QuietQuals(CatalogFilters filters) {
+        this.filters = filters;
     }
 
     /**
@@ -113,8 +123,8 @@ final class QuietQuals {
      * hidden row if its filters were unfenced, or null when it cannot. Reads the functions it calls in exposed places
      * on {@code connection}, whose search_path must be pg_catalog's.
      */
-    static String loudness(TreeValue viewQuery, Connection connection) throws SQLException {
-        QuietQuals q = new QuietQuals();
+    static String loudness(TreeValue viewQuery, Connection connection, CatalogFilters filters) throws SQLException {
+        QuietQuals q = new QuietQuals(filters);
         TreeValue.Node client = clientQuery(viewQuery);
         if (client == null) {
             return "the statement's query was not found in the check view";
@@ -177,6 +187,7 @@ final class QuietQuals {
     private void judge(TreeValue.Node node) {
         switch (node.tag()) {
             case "FUNCEXPR" -> calls.add(new Call(false, node.number("funcid"), node));
+            case "AGGREF" -> calls.add(new Call(false, node.number("aggfnoid"), node));
             case "OPEXPR", "DISTINCTEXPR", "NULLIFEXPR", "SCALARARRAYOPEXPR" ->
                     calls.add(new Call(true, node.number("opno"), node));
             case "ROWCOMPARE", "ROWCOMPAREEXPR" -> {
@@ -187,7 +198,10 @@ final class QuietQuals {
                 }
             }
             case "SUBLINK" -> {
-                if (!QUIET_SUBLINKS.contains(node.number("subLinkType"))) {
+                if (!QUIET_SUBLINKS.contains(node.number("subLinkType"))
+                        && !(node.number("subLinkType") == EXPR_SUBLINK
+                        && node.field("subselect").orElse(null) instanceof TreeValue.Node sub
+                        && SingleRow.proven(sub, filters))) {
                     loud = "a scalar subquery in a condition (more than one row is an error)";
                 }
             }

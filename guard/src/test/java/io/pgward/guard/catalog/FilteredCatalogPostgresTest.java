@@ -391,7 +391,21 @@ class FilteredCatalogPostgresTest {
                         + "ORDER BY 1, 2",
                 "SELECT nspname FROM pg_namespace WHERE nspname NOT LIKE 'pg\\_%' ORDER BY 1",
                 "SELECT c.relname FROM pg_class c WHERE EXISTS (SELECT 1 FROM pg_index i "
-                        + "WHERE i.indrelid = c.oid AND i.indisprimary) ORDER BY 1")) {
+                        + "WHERE i.indrelid = c.oid AND i.indisprimary) ORDER BY 1",
+                // pgcli's type list: a scalar subquery that returns at most one row (by oid)
+                "SELECT n.nspname, t.typname FROM pg_catalog.pg_type t JOIN pg_catalog.pg_namespace n "
+                        + "ON n.oid = t.typnamespace WHERE (t.typrelid = 0 OR (SELECT c.relkind = 'c' "
+                        + "FROM pg_catalog.pg_class c WHERE c.oid = t.typrelid)) AND NOT EXISTS (SELECT 1 "
+                        + "FROM pg_catalog.pg_type el WHERE el.oid = t.typelem AND el.typarray = t.oid) "
+                        + "AND n.nspname <> 'pg_catalog' ORDER BY 1, 2",
+                "SELECT c.relname FROM pg_class c WHERE (SELECT count(a.attnum) FROM pg_attribute a "
+                        + "WHERE a.attrelid = c.oid) > 2 ORDER BY 1",
+                "SELECT c.relname FROM pg_class c WHERE (SELECT a.attname FROM pg_attribute a "
+                        + "WHERE a.attrelid = c.oid ORDER BY a.attnum LIMIT 1) IS NOT NULL ORDER BY 1",
+                // SQLAlchemy's primary key columns
+                "SELECT a.attname FROM pg_attribute a JOIN (SELECT unnest(ix.indkey) attnum, "
+                        + "generate_subscripts(ix.indkey, 1) ord FROM pg_index ix WHERE ix.indisprimary) k "
+                        + "ON a.attnum = k.attnum ORDER BY k.ord, 1")) {
             Served served = serve(sql, PATH);
             assertEquals(Verdict.ALLOW, served.verdict(), sql);
             assertFalse(served.text().contains("OFFSET 0"), served.text());
@@ -431,6 +445,13 @@ class FilteredCatalogPostgresTest {
                         + " THEN ARRAY[1, 2] ELSE ARRAY[3] END] IS NOT NULL",
                 "SELECT count(*) FROM pg_class c WHERE c.relnatts = " + WIDE
                         + " AND ('{1}'::int[])[c.relnatts] IS NULL",
+                // scalar subqueries that may return more rows for some outer row than for others
+                "SELECT c.relname FROM pg_class c WHERE (SELECT t.typname FROM pg_type t "
+                        + "WHERE t.oid < 20 AND c.relnatts = " + WIDE + " LIMIT 2) IS NULL",
+                "SELECT c.relname FROM pg_class c WHERE (SELECT n.nspname FROM pg_namespace n "
+                        + "WHERE n.oid = c.relnamespace OR c.relnatts = " + WIDE + ") IS NOT NULL",
+                "SELECT c.relname FROM pg_class c WHERE (SELECT count(t.oid) FROM pg_type t "
+                        + "WHERE t.oid < 20 AND c.relnatts = " + WIDE + " GROUP BY t.typlen) IS NULL",
                 "SELECT count(*) FROM (SELECT relnatts, count(*) AS n FROM pg_class GROUP BY 1) s "
                         + "WHERE 10 / (s.relnatts - " + WIDE + ") > -100")) {
             Served served = serve(probe, PATH);
