@@ -7,7 +7,7 @@
 #
 # Settings (environment):
 #   BENCH_RUNS=40             timed runs per statement and connection
-#   BENCH_WARMUP=5            unreported runs per statement and connection first
+#   BENCH_WARMUP=30           unreported rounds over all statements, both connections, first
 #   BENCH_DEMO_SCALE=0.1      pgward demo --scale
 #   BENCH_LABEL=run           the report's file name suffix (e.g. the build measured)
 #   BENCH_RESULTS=bench/results
@@ -20,7 +20,7 @@ bench_init catalog-filtered-cost
 . "$BENCH_ROOT/scripts/select-jdk.sh"
 
 RUNS=${BENCH_RUNS:-40}
-WARMUP=${BENCH_WARMUP:-5}
+WARMUP=${BENCH_WARMUP:-30}
 DEMO_SCALE=${BENCH_DEMO_SCALE:-0.1}
 LABEL=${BENCH_LABEL:-run}
 RESULTS=${BENCH_RESULTS:-$BENCH_ROOT/bench/results}
