@@ -20,7 +20,8 @@ import java.util.Properties;
  * <p>Each statement (and each pgjdbc DatabaseMetaData call, which sends pgjdbc's own texts) is first run once through
  * pgward: a refusal or error there is reported and the statement is not timed. The others run WARMUP rounds over
  * all of them on both connections, then each RUNS times on each, alternating direct and through pgward, every row
- * read; the medians and their ratio are reported. Statements that fail directly are reported as such.
+ * read, in rounds over all statements so that each one's samples spread over the whole run; the medians, their
+ * difference and the median of the paired ratios are reported. Statements that fail directly are reported as such.
  *
  * <p>Usage: java -cp postgresql.jar FilteredCatalogCost.java STATEMENTS_FILE HOST DB RUNS WARMUP
  * PROXY_PORT PROXY_USER PROXY_PASSWORD DIRECT_PORT DIRECT_USER DIRECT_PASSWORD
@@ -35,10 +36,8 @@ public final class FilteredCatalogCost {
     private record Item(String label, Work work) {
     }
 
-    private record Result(String label, String outcome, double direct, double proxy) {
-        double ratio() {
-            return proxy / direct;
-        }
+    /** @param ratio the median of the ratios of each pair of runs (pgward / direct, run next to each other) */
+    private record Result(String label, String outcome, double direct, double proxy, double ratio) {
     }
 
     public static void main(String[] args) throws Exception {
@@ -57,6 +56,7 @@ public final class FilteredCatalogCost {
             List<Item> runnable = new ArrayList<>();
             for (Item item : items) {
                 Result first = firstSight(item, proxy, direct);
+                System.err.print(".");
                 if (first == null) {
                     runnable.add(item);
                 } else {
@@ -71,10 +71,7 @@ public final class FilteredCatalogCost {
                     item.work().run(proxy);
                 }
             }
-            for (Item item : runnable) {
-                results.add(measure(item, proxy, direct, runs));
-                System.err.print(".");
-            }
+            results.addAll(measure(runnable, proxy, direct, runs));
             System.err.println();
             print(results, runs, warmup);
         }
@@ -166,34 +163,55 @@ public final class FilteredCatalogCost {
         try {
             item.work().run(proxy);
         } catch (SQLException e) {
-            return new Result(item.label(), "through pgward: " + e.getSQLState() + " " + firstLine(e), 0, 0);
+            return new Result(item.label(), "through pgward: " + e.getSQLState() + " " + firstLine(e), 0, 0, 0);
         }
         try {
             item.work().run(direct);
         } catch (SQLException e) {
-            return new Result(item.label(), "directly: " + e.getSQLState() + " " + firstLine(e), 0, 0);
+            return new Result(item.label(), "directly: " + e.getSQLState() + " " + firstLine(e), 0, 0, 0);
         }
         return null;
     }
 
-    private static Result measure(Item item, Connection proxy, Connection direct, int runs) {
-        try {
-            long[] d = new long[runs];
-            long[] p = new long[runs];
-            for (int i = 0; i < runs; i++) {
-                // Alternate which goes first, so that neither always runs on a warmer cache.
-                if (i % 2 == 0) {
-                    d[i] = time(item, direct);
-                    p[i] = time(item, proxy);
-                } else {
-                    p[i] = time(item, proxy);
-                    d[i] = time(item, direct);
+    /**
+     * Runs every statement once per round, direct and through pgward next to each other (which goes first
+     * alternates), so that each statement's samples spread over the whole run and a change of the machine's load
+     * hits both sides of a pair alike. A statement that fails while timed is reported as such.
+     */
+    private static List<Result> measure(List<Item> items, Connection proxy, Connection direct, int runs) {
+        long[][] d = new long[items.size()][runs];
+        long[][] p = new long[items.size()][runs];
+        String[] failed = new String[items.size()];
+        for (int round = 0; round < runs; round++) {
+            for (int k = 0; k < items.size(); k++) {
+                if (failed[k] != null) {
+                    continue;
+                }
+                Item item = items.get(k);
+                try {
+                    if ((round + k) % 2 == 0) {
+                        d[k][round] = time(item, direct);
+                        p[k][round] = time(item, proxy);
+                    } else {
+                        p[k][round] = time(item, proxy);
+                        d[k][round] = time(item, direct);
+                    }
+                } catch (SQLException e) {
+                    failed[k] = "failed while timed: " + e.getSQLState() + " " + firstLine(e);
                 }
             }
-            return new Result(item.label(), "ok", median(d), median(p));
-        } catch (SQLException e) {
-            return new Result(item.label(), "failed while timed: " + e.getSQLState() + " " + firstLine(e), 0, 0);
+            System.err.print(".");
         }
+        List<Result> results = new ArrayList<>();
+        for (int k = 0; k < items.size(); k++) {
+            double[] ratios = new double[runs];
+            for (int i = 0; i < runs; i++) {
+                ratios[i] = (double) p[k][i] / Math.max(1, d[k][i]);
+            }
+            results.add(failed[k] != null ? new Result(items.get(k).label(), failed[k], 0, 0, 0)
+                    : new Result(items.get(k).label(), "ok", median(d[k]), median(p[k]), median(ratios)));
+        }
+        return results;
     }
 
     private static long time(Item item, Connection connection) throws SQLException {
@@ -208,6 +226,13 @@ public final class FilteredCatalogCost {
         int n = sorted.length;
         double middle = n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0;
         return middle / 1_000_000.0;
+    }
+
+    private static double median(double[] values) {
+        double[] sorted = values.clone();
+        Arrays.sort(sorted);
+        int n = sorted.length;
+        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
     }
 
     private static double median(List<Double> values) {
@@ -244,7 +269,8 @@ public final class FilteredCatalogCost {
                         hop.direct(), hop.proxy(), hop.proxy() - hop.direct()));
         System.out.printf(Locale.ROOT, "- each statement %d times on each connection, alternating, after %d "
                 + "warm-up rounds over all of them; medians in ms, every row read%n%n", runs, warmup);
-        System.out.printf(Locale.ROOT, "## Timed statements%n%n| statement | direct ms | pgward ms | more ms | ratio | |%n"
+        System.out.printf(Locale.ROOT, "## Timed statements%n%nMedians of each side, their difference, and the median of the ratios of the pairs "
+                + "of runs made next to each other.%n%n| statement | direct ms | pgward ms | more ms | ratio | |%n"
                 + "|---|--:|--:|--:|--:|---|%n");
         for (Result r : timed) {
             System.out.printf(Locale.ROOT, "| %s | %.3f | %.3f | %.3f | %.2fx | %s |%n",
