@@ -467,6 +467,18 @@ class FilteredCatalogPostgresTest {
         }
     }
 
+    /** A pattern the client binds later is not a constant the check can judge: such a statement keeps its fence. */
+    @Test
+    void aPatternGivenAsAParameterKeepsTheFence() throws LexerException {
+        for (String sql : List.of("SELECT c.relname FROM pg_class c WHERE c.relname LIKE $1",
+                "SELECT c.relname FROM pg_class c WHERE c.relname ~ $1")) {
+            Served served = check.serve(new CheckRequest(selection, null, PATH, true, sql, List.of(25)),
+                    SqlLexer.split(sql, true).getFirst()).toCompletableFuture().join();
+            assertEquals(Verdict.ALLOW, served.verdict(), sql);
+            assertTrue(served.text().contains("OFFSET 0") && served.text().contains("$1"), served.text());
+        }
+    }
+
     /** What the fence prevents: a cheap condition runs before the filter and fails on the hidden table's row. */
     @Test
     void withoutTheFenceAProbeFailsOnTheHiddenRow() throws LexerException, SQLException {
