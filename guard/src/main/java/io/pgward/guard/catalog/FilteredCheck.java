@@ -7,9 +7,10 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * Decides how a statement of a login with catalog filters is served ({@link CatalogCheck#serve}): a query is
- * rewritten ({@link CatalogRewrite}) and the rewrite checked by L3; when L3 refuses the rewrite, the client's own
- * text is checked and its verdict is the answer. Every check goes through the verdict cache, and the outcome is
- * cached by the caller, so this runs once per text and schema.
+ * rewritten ({@link CatalogRewrite}) without the fence and checked by L3; when L3 answers that a condition needs the
+ * fence ({@link CatalogRefusals#FENCE_NEEDED}), it is rewritten fenced and checked again; when L3 refuses the
+ * rewrite otherwise, the client's own text is checked and its verdict is the answer. Every check goes through the
+ * verdict cache, and the outcome is cached by the caller, so this runs once per text and schema.
  */
 final class FilteredCheck {
 
