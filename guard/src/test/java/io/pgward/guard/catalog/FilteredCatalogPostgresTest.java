@@ -467,6 +467,39 @@ class FilteredCatalogPostgresTest {
         }
     }
 
+    /**
+     * A function of a user schema named like a quiet built-in is neither quiet nor allowed: QuietQuals reads calls
+     * by OID, and a non-built-in function is refused.
+     */
+    @Test
+    void aUserFunctionNamedLikeAQuietBuiltInIsNotQuiet() throws SQLException {
+        try (Connection c = db.connect(); Statement s = c.createStatement()) {
+            s.execute("CREATE OR REPLACE FUNCTION public.pg_table_is_visible(o oid) RETURNS boolean LANGUAGE sql "
+                    + "IMMUTABLE AS 'SELECT 10 / (o::int - o::int) > 0'");
+        }
+        try {
+            String path = "public, pg_catalog";
+            String sql = "SELECT c.relname FROM pg_catalog.pg_class c WHERE pg_table_is_visible(c.oid)";
+            Served served = check.serve(new CheckRequest(selection, null, path, true, sql, List.of()),
+                    SqlLexer.split(sql, true).getFirst()).toCompletableFuture().join();
+            assertEquals(sql, served.text());
+            assertInstanceOf(Verdict.Refuse.class, served.verdict());
+            for (boolean fenced : List.of(false, true)) {
+                String rewritten = CatalogRewrite.rewrite(SqlLexer.split(sql, true).getFirst(), path, filters, fenced);
+                Verdict.Refuse refuse = assertInstanceOf(Verdict.Refuse.class,
+                        check.checkNow(CheckRequest.of(selection, null, path, rewritten)));
+                assertEquals(fenced ? CatalogRefusals.FUNCTION : CatalogRefusals.FENCE_NEEDED, refuse.rule(),
+                        refuse.message());
+            }
+        } catch (LexerException e) {
+            throw new AssertionError(e);
+        } finally {
+            try (Connection c = db.connect(); Statement s = c.createStatement()) {
+                s.execute("DROP FUNCTION public.pg_table_is_visible(oid)");
+            }
+        }
+    }
+
     /** A pattern the client binds later is not a constant the check can judge: such a statement keeps its fence. */
     @Test
     void aPatternGivenAsAParameterKeepsTheFence() throws LexerException {
