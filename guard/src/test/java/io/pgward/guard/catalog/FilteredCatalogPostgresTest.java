@@ -402,6 +402,9 @@ class FilteredCatalogPostgresTest {
                         + "WHERE a.attrelid = c.oid) > 2 ORDER BY 1",
                 "SELECT c.relname FROM pg_class c WHERE (SELECT a.attname FROM pg_attribute a "
                         + "WHERE a.attrelid = c.oid ORDER BY a.attnum LIMIT 1) IS NOT NULL ORDER BY 1",
+                // quoted, spaced and commented spellings, a set operation
+                "SELECT relname FROM \"pg_catalog\" . /* c */ \"pg_class\" WHERE relkind = 'r' UNION ALL "
+                        + "SELECT nspname FROM pg_namespace ORDER BY 1",
                 // SQLAlchemy's primary key columns
                 "SELECT a.attname FROM pg_attribute a JOIN (SELECT unnest(ix.indkey) attnum, "
                         + "generate_subscripts(ix.indkey, 1) ord FROM pg_index ix WHERE ix.indisprimary) k "
@@ -452,6 +455,9 @@ class FilteredCatalogPostgresTest {
                         + "WHERE n.oid = c.relnamespace OR c.relnatts = " + WIDE + ") IS NOT NULL",
                 "SELECT c.relname FROM pg_class c WHERE (SELECT count(t.oid) FROM pg_type t "
                         + "WHERE t.oid < 20 AND c.relnatts = " + WIDE + " GROUP BY t.typlen) IS NULL",
+                // a loud condition in one arm of a set operation fences the statement
+                "SELECT relname FROM pg_class WHERE relkind = 'r' UNION ALL SELECT c.relname FROM "
+                        + "\"pg_catalog\" . pg_class /* x */ c WHERE 10 / (c.relnatts - " + WIDE + ") > -100",
                 "SELECT count(*) FROM (SELECT relnatts, count(*) AS n FROM pg_class GROUP BY 1) s "
                         + "WHERE 10 / (s.relnatts - " + WIDE + ") > -100")) {
             Served served = serve(probe, PATH);
