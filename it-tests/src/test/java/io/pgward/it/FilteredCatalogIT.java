@@ -138,6 +138,43 @@ class FilteredCatalogIT {
         }
     }
 
+    /**
+     * Probes that fail only on payment_tokens's row, each in a place where PostgreSQL could evaluate it beside the
+     * filter if the filter were not fenced: JOIN ... ON, HAVING, a correlated subquery, a cast through text, a LIKE
+     * pattern ending in an escape, a multi-dimensional ARRAY, a scalar subquery of two rows. pgward serves them
+     * fenced, so none fails, in either protocol; a quiet statement next to them is served unfenced and still
+     * filtered.
+     */
+    @Test
+    void noProbeOfAHiddenRowFailsWhereverItsConditionIs() throws SQLException {
+        String zeroOnHidden = "1 / (CASE WHEN c.relname = 'payment_tokens' THEN 0 ELSE 1 END) = 1";
+        List<String> probes = List.of(
+                "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace AND " + zeroOnHidden,
+                "SELECT count(*) FROM (SELECT c.relname FROM pg_class c GROUP BY c.relname HAVING " + zeroOnHidden
+                        + ") x",
+                "SELECT count(*) FROM pg_namespace n WHERE EXISTS (SELECT 1 FROM pg_class c "
+                        + "WHERE c.relnamespace = n.oid AND " + zeroOnHidden + ")",
+                "SELECT count(*) FROM pg_class c WHERE CASE WHEN c.relname = 'payment_tokens' "
+                        + "THEN c.relname::text::int ELSE 0 END = 0",
+                "SELECT count(*) FROM pg_class c WHERE c.relname = 'payment_tokens' "
+                        + "AND c.relname LIKE 'payment\\_tokens\\'",
+                "SELECT count(*) FROM pg_class c WHERE ARRAY[ARRAY[1], CASE WHEN c.relname = 'payment_tokens' "
+                        + "THEN ARRAY[1, 2] ELSE ARRAY[3] END] IS NOT NULL",
+                // count(c.oid): a * anywhere in the text brings pg_type's regproc columns into its filter
+                "SELECT count(c.oid) FROM pg_class c WHERE (SELECT t.typname FROM pg_type t WHERE t.oid < 20 "
+                        + "AND c.relname = 'payment_tokens' LIMIT 2) IS NULL");
+        for (String mode : List.of("simple", "extended")) {
+            try (Connection c = connect(mode); Statement s = c.createStatement()) {
+                for (String probe : probes) {
+                    assertEquals(1, column(s, probe).size(), mode + ": " + probe);
+                }
+                assertEquals(List.of(), column(s, "SELECT c.relname FROM pg_class c JOIN pg_namespace n "
+                        + "ON n.oid = c.relnamespace WHERE n.nspname !~ '^pg_' AND c.relname ~ '^(payment_tokens)$'"),
+                        mode);
+            }
+        }
+    }
+
     @Test
     void whatIsNotCoveredOrNotAQueryStaysRefusedAsBefore() throws SQLException {
         try (Connection c = connect("extended"); Statement s = c.createStatement()) {

@@ -84,6 +84,7 @@ public final class CatalogCheck implements AutoCloseable {
     private final BuiltInRows builtIns = new BuiltInRows();
     private final LongAdder roundTrips = new LongAdder();
     private final LongAdder shapeHits = new LongAdder();
+    private final LongAdder rewrites = new LongAdder();
     private final ConcurrentHashMap<InFlight, CompletableFuture<Verdict>> inFlight = new ConcurrentHashMap<>();
     private static final int GRAMMAR_CACHE_LIMIT = 1_000;
     private final ConcurrentHashMap<GrammarKey, Optional<Verdict.Refuse>> grammar = new ConcurrentHashMap<>();
@@ -229,6 +230,39 @@ public final class CatalogCheck implements AutoCloseable {
                 return Optional.<Verdict.Refuse>empty();
             }
         }, executor).exceptionally(e -> Optional.empty());
+    }
+
+    /**
+     * How a statement of a login with catalog filters is served: a query that reads covered catalogs is rewritten
+     * with the login's filter subqueries and the rewrite checked; when L3 refuses the rewrite, or the statement
+     * reads none, the client's own text and its verdict. The outcome is cached per request (the client's text and
+     * everything else its verdict depends on) and dropped with the verdicts on a schema change, so a statement seen
+     * before costs one lookup: no rewrite, no check. Off the caller's thread; never completes exceptionally.
+     *
+     * @param statement the statement whose text is {@code request.sql()}, as L1 split it
+     */
+    public CompletionStage<Served> serve(CheckRequest request, StatementText statement) {
+        Objects.requireNonNull(statement, "statement");
+        Served cached = cache.served(request);
+        if (cached != null) {
+            return CompletableFuture.completedFuture(cached);
+        }
+        long epoch = cache.epoch();
+        return FilteredCheck.serve(this, request, statement).thenApply(served -> {
+            if (cacheable(served.verdict())) {
+                cache.put(request, served, epoch);
+            }
+            return served;
+        });
+    }
+
+    void countRewrite() {
+        rewrites.increment();
+    }
+
+    /** Statements rewritten with catalog filters since this check started (each is then checked). */
+    public long catalogRewrites() {
+        return rewrites.sum();
     }
 
     /** Checks one statement on the calling thread (blocking). */

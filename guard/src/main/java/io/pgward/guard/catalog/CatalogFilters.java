@@ -24,7 +24,8 @@ import java.util.function.Predicate;
  * pg_roles and pg_user are NULL. {@code OFFSET 0} is the fence ({@link FilterFence}): PostgreSQL neither pulls such
  * a subquery up into the statement nor pushes the statement's own conditions down into it (is_simple_subquery,
  * subquery_is_pushdown_safe, 14 to 18), so no condition of the client's ever runs on a hidden row (design section
- * 3.3).
+ * 3.3). It is left out only for a statement whose conditions {@link QuietQuals} proves unable to observe a
+ * hidden row.
  *
  * <p>Equal by content (the visible catalog's fingerprint and the columns): part of {@link TableSelection}, hence of
  * the verdict cache's key. The reference trees PostgreSQL made of the filters are kept here once read
@@ -58,8 +59,13 @@ public final class CatalogFilters {
          * @param star the statement has a {@code *} token
          */
         String subquery(Set<String> named, boolean star) {
+            return subquery(named, star, true);
+        }
+
+        /** As {@link #subquery(Set, boolean)}; without {@code fenced}, no {@code OFFSET 0} (design 3.3). */
+        String subquery(Set<String> named, boolean star, boolean fenced) {
             return subquery(column -> !column.objectIdentifier() || star || named.contains(column.name()),
-                    system -> named.contains(system));
+                    system -> named.contains(system), fenced);
         }
 
         /**
@@ -67,10 +73,11 @@ public final class CatalogFilters {
          * a column of this one, with the same expression.
          */
         String reference() {
-            return subquery(column -> true, system -> true);
+            return subquery(column -> true, system -> true, true);
         }
 
-        private String subquery(Predicate<CatalogColumns.Column> carried, Predicate<String> systemCarried) {
+        private String subquery(Predicate<CatalogColumns.Column> carried, Predicate<String> systemCarried,
+                                boolean fenced) {
             List<String> items = new ArrayList<>();
             for (CatalogColumns.Column column : columns) {
                 if (carried.test(column)) {
@@ -81,7 +88,7 @@ public final class CatalogFilters {
                 SYSTEM_COLUMNS.stream().filter(systemCarried).map(CatalogFilters::quote).forEach(items::add);
             }
             return "(SELECT " + String.join(", ", items) + " FROM pg_catalog." + catalog.relation() + " WHERE "
-                    + condition + FilterFence.TEXT + ")";
+                    + condition + (fenced ? FilterFence.TEXT : "") + ")";
         }
 
         private String item(CatalogColumns.Column column) {

@@ -45,6 +45,12 @@ public final class CatalogRefusals {
      * statement_timeout, or the parse tree it stored is larger or deeper than pgward reads. SQLSTATE 54001.
      */
     public static final String TOO_COMPLEX = "too-complex";
+    /**
+     * A covered catalog is read through a filter subquery without the fence, and a condition of the statement could
+     * observe a hidden row ({@link QuietQuals}): the same statement with fenced filters may be allowed. The text is
+     * the relation rule's.
+     */
+    public static final String FENCE_NEEDED = "fence-needed";
     /** The check itself failed (a fault, a timeout, a parse tree it cannot read); it fails closed. */
     public static final String CHECK_FAILED = "check-failed";
 
@@ -62,6 +68,11 @@ public final class CatalogRefusals {
                 + ", which this login's table selection does not include. Selected: "
                 + String.join(", ", selection.relations().stream().map(SelectedRelation::qualifiedName).toList())
                 + ".").withHint(Hints.relations());
+    }
+
+    static Verdict.Refuse fenceNeeded(List<String> notSelected, TableSelection selection) {
+        Verdict.Refuse r = relations(notSelected, selection);
+        return new Verdict.Refuse(r.sqlState(), r.message(), r.position(), FENCE_NEEDED);
     }
 
     static Verdict.Refuse function(String qualifiedName) {

@@ -66,16 +66,31 @@ public final class CatalogRewrite {
      * @param searchPath the session's search_path as PostgreSQL reports it
      */
     public static String rewrite(StatementText statement, String searchPath, CatalogFilters filters) {
-        return rewrite(statement, searchPath, filters, ViewFilters.NONE);
+        return rewrite(statement, searchPath, filters, ViewFilters.NONE, true);
+    }
+
+    /**
+     * As {@link #rewrite(StatementText, String, CatalogFilters)}; without {@code fenced} the filter subqueries have no
+     * {@code OFFSET 0}, which L3 accepts only for a statement whose conditions cannot observe a hidden row.
+     */
+    public static String rewrite(StatementText statement, String searchPath, CatalogFilters filters,
+                                 boolean fenced) {
+        return rewrite(statement, searchPath, filters, ViewFilters.NONE, fenced);
     }
 
     /**
      * As {@link #rewrite(StatementText, String, CatalogFilters)}, and each reference to a filtered system view
      * ({@code pg_catalog.pg_settings}, or bare where a bare catalog would be rewritten; {@code information_schema.X}
-     * only qualified) is replaced by its filter subquery ({@link ViewFilters}).
+     * only qualified) is replaced by its filter subquery ({@link ViewFilters}), which is always fenced.
      */
     public static String rewrite(StatementText statement, String searchPath, CatalogFilters filters,
                                  ViewFilters views) {
+        return rewrite(statement, searchPath, filters, views, true);
+    }
+
+    /** As {@link #rewrite(StatementText, String, CatalogFilters, ViewFilters)}, the catalogs' fence as given. */
+    public static String rewrite(StatementText statement, String searchPath, CatalogFilters filters,
+                                 ViewFilters views, boolean fenced) {
         if (filters.isEmpty() && views.isEmpty()) {
             return statement.text();
         }
@@ -160,7 +175,7 @@ public final class CatalogRewrite {
                 continue;
             }
             out.append(text, copied, tokens.get(first).start() - base);
-            out.append(filter != null ? filter.subquery(named, star) : view.subquery(named, star));
+            out.append(filter != null ? filter.subquery(named, star, fenced) : view.subquery(named, star));
             if (!hasAlias(next)) {
                 out.append(" AS ").append(CatalogFilters.quote(name));
             }

@@ -32,6 +32,11 @@ public record CheckRequest(TableSelection selection, String role, String searchP
         return new CheckRequest(selection, role, searchPath, true, sql, List.of());
     }
 
+    /** The same request for another statement text (a rewrite of this one). */
+    public CheckRequest withSql(String other) {
+        return new CheckRequest(selection, role, searchPath, standardConformingStrings, other, parameterTypes);
+    }
+
     long parameterType(int number) {
         return number <= parameterTypes.size() ? Integer.toUnsignedLong(parameterTypes.get(number - 1)) : 0;
     }

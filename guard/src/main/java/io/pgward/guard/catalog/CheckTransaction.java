@@ -22,6 +22,8 @@ import java.util.TreeSet;
 import org.postgresql.core.Parser;
 import org.postgresql.util.PSQLException;
 import org.postgresql.util.ServerErrorMessage;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One catalog check on one control connection: PostgreSQL analyses the statement's query by storing it in a
@@ -58,6 +60,8 @@ import org.postgresql.util.ServerErrorMessage;
  * exactly one: {@code SELECT 1) x; DROP ...; SELECT (1} cannot run as three.
  */
 final class CheckTransaction {
+
+    private static final Logger log = LoggerFactory.getLogger(CheckTransaction.class);
 
     private static final String VIEW = "pgward_check";
     private static final String VIEW_PREFIX = "CREATE TEMPORARY VIEW " + VIEW + " AS SELECT 1 FROM (\n";
@@ -462,6 +466,20 @@ final class CheckTransaction {
         }
         ViewFilters views = request.selection().isSet() ? request.selection().views() : ViewFilters.NONE;
         References statement = QueryTreeWalker.walk(parsed, Set.of(view), filters, views);
+        // A filter subquery without the fence is proven only when no condition can observe a hidden row.
+        boolean fenceNeeded = false;
+        if (readsCoveredCatalog(statement, filters)) {
+            References unfenced = QueryTreeWalker.walk(parsed, Set.of(view), filters, views, true);
+            if (!unfenced.relations.equals(statement.relations)) {
+                String loud = QuietQuals.loudness(parsed, connection, filters);
+                if (loud == null) {
+                    statement = unfenced;
+                } else {
+                    log.debug("the statement keeps its filters fenced: it has {}", loud);
+                    fenceNeeded = true;
+                }
+            }
+        }
         GatedUses gates = filters.isEmpty() ? null
                 : new GatedUses(filters, catalog, this::resolveName, stringLiterals(),
                         !QueryText.parameters(shape).isEmpty());
@@ -511,8 +529,10 @@ final class CheckTransaction {
             List<Long> notSelected = read.stream().filter(oid -> !selection.selects(oid)).toList();
             if (!notSelected.isEmpty()) {
                 Map<Long, CatalogReader.Relation> rows = catalog.relations(notSelected);
-                return CatalogRefusals.relations(notSelected.stream().map(oid -> rows.containsKey(oid)
-                        ? rows.get(oid).name() : String.valueOf(oid)).toList(), selection);
+                List<String> names = notSelected.stream().map(oid -> rows.containsKey(oid)
+                        ? rows.get(oid).name() : String.valueOf(oid)).toList();
+                return fenceNeeded && notSelected.stream().allMatch(oid -> filters.byRelid(oid) != null)
+                        ? CatalogRefusals.fenceNeeded(names, selection) : CatalogRefusals.relations(names, selection);
             }
         }
         References code = new References();
@@ -586,6 +606,11 @@ final class CheckTransaction {
             }
         }
         return Optional.empty();
+    }
+
+    /** Whether the walk left a covered catalog among the relations read, i.e. outside a proven filter. */
+    private static boolean readsCoveredCatalog(References statement, CatalogFilters filters) {
+        return !filters.isEmpty() && statement.relations.stream().anyMatch(oid -> filters.byRelid(oid) != null);
     }
 
     /** The relations whose row types (or arrays or domains of them) the statement uses. */

@@ -16,7 +16,8 @@ import java.util.Set;
  *       the jointree and its WHERE (the filter, constants byte for byte, so one OID more or another order is not
  *       the filter), every flag, clause and list (no grouping, sort, DISTINCT, LIMIT, CTE, set operation, row
  *       mark);</li>
- *   <li>the fence, in {@link FilterFence} and nowhere else;</li>
+ *   <li>the fence, in {@link FilterFence} and nowhere else: required, unless the caller has proven that no
+ *       condition of the statement can observe a hidden row ({@link QuietQuals});</li>
  *   <li>each target entry: a plain output column (not junk, not a sort or group key) whose expression equals one of
  *       the reference's. So a subquery may carry fewer columns, in any order and under any name, but never an
  *       unmasked ACL, a whole row, a computed value or a column of another relation.</li>
@@ -48,6 +49,15 @@ final class FilterProof {
      * permission entry) when {@code query} is a proven filter subquery; empty otherwise.
      */
     static List<TreeValue.Node> proven(TreeValue.Node query, CatalogFilters filters) {
+        return proven(query, filters, false);
+    }
+
+    /**
+     * As {@link #proven(TreeValue.Node, CatalogFilters)}; with {@code quietStatement} a filter subquery without the
+     * fence is proven as well. Pass true only when {@link QuietQuals} found no condition of the whole statement that
+     * can observe a hidden row.
+     */
+    static List<TreeValue.Node> proven(TreeValue.Node query, CatalogFilters filters, boolean quietStatement) {
         FilterReferences references = filters.references();
         if (references == null || !query.tag().equals("QUERY")) {
             return List.of();
@@ -61,7 +71,7 @@ final class FilterProof {
         FilterReferences.Reference reference = references.of(rte.number("relid"));
         if (reference == null
                 || !SameTree.equal(query, reference.query(), COMPARED_APART)
-                || !FilterFence.holds(query, reference.query())
+                || !FilterFence.holds(query, reference.query(), quietStatement)
                 || !targetsAreReferenceColumns(query, reference)) {
             return List.of();
         }

@@ -39,6 +39,8 @@ final class QueryTreeWalker {
     private final Set<Long> ignoredRelations;
     private final CatalogFilters filters;
     private final ViewFilters views;
+    /** QuietQuals proved the statement's conditions cannot observe a hidden row: unfenced filters are proven too. */
+    private final boolean quietStatement;
     /** Range table and permission entries of proven filter subqueries (FilterProof); their relation is filtered. */
     private final Set<TreeValue.Node> proven = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
     /** regconfig / regdictionary Const nodes recorded as direct arguments; their type is not a plain use. */
@@ -47,10 +49,12 @@ final class QueryTreeWalker {
     /** The Queries around the node being visited, innermost first; null outside every Query. */
     private QueryScope scope;
 
-    private QueryTreeWalker(Set<Long> ignoredRelations, CatalogFilters filters, ViewFilters views) {
+    private QueryTreeWalker(Set<Long> ignoredRelations, CatalogFilters filters, ViewFilters views,
+                            boolean quietStatement) {
         this.ignoredRelations = ignoredRelations;
         this.filters = filters;
         this.views = views;
+        this.quietStatement = quietStatement;
     }
 
     /**
@@ -67,7 +71,7 @@ final class QueryTreeWalker {
      * Everything else in that Query is walked as usual.
      */
     static References walk(TreeValue tree, Set<Long> ignoredRelations, CatalogFilters filters) {
-        return walk(tree, ignoredRelations, filters, ViewFilters.NONE);
+        return walk(tree, ignoredRelations, filters, ViewFilters.NONE, false);
     }
 
     /**
@@ -76,7 +80,21 @@ final class QueryTreeWalker {
      * as well.
      */
     static References walk(TreeValue tree, Set<Long> ignoredRelations, CatalogFilters filters, ViewFilters views) {
-        QueryTreeWalker w = new QueryTreeWalker(ignoredRelations, filters, views);
+        return walk(tree, ignoredRelations, filters, views, false);
+    }
+
+    /**
+     * As {@link #walk(TreeValue, Set, CatalogFilters)}; with {@code quietStatement}, which only a proof of
+     * {@link QuietQuals} on this tree may give, a filter subquery without the fence is proven as well.
+     */
+    static References walk(TreeValue tree, Set<Long> ignoredRelations, CatalogFilters filters,
+                           boolean quietStatement) {
+        return walk(tree, ignoredRelations, filters, ViewFilters.NONE, quietStatement);
+    }
+
+    static References walk(TreeValue tree, Set<Long> ignoredRelations, CatalogFilters filters, ViewFilters views,
+                           boolean quietStatement) {
+        QueryTreeWalker w = new QueryTreeWalker(ignoredRelations, filters, views, quietStatement);
         w.visit(tree);
         return w.refs;
     }
@@ -98,7 +116,7 @@ final class QueryTreeWalker {
         QueryScope outer = scope;
         if (node.tag().equals("QUERY")) {
             query(node);
-            proven.addAll(FilterProof.proven(node, filters));
+            proven.addAll(FilterProof.proven(node, filters, quietStatement));
             proven.addAll(ViewFilterProof.proven(node, views));
             scope = outer == null ? new QueryScope(node, null) : outer.enter(node);
         }

@@ -13,6 +13,10 @@ import java.util.Map;
  * text replaced by its {@link ConstantShape} key. Only an allow that {@link ShapeSharing} found to hold for every
  * statement of its shape is stored there. Both maps share the epoch, are bounded by the same capacity and are
  * dropped together.
+ *
+ * <p>And the {@link Served} texts of statements served filtered, by the client's request: what the statement became
+ * ({@link CatalogRewrite}, fenced or not) and L3's verdict on it, so that a catalog statement seen before costs a
+ * lookup here and neither a rewrite nor a check. Same epoch, capacity and lifetime.
  */
 final class VerdictCache {
 
@@ -31,18 +35,20 @@ final class VerdictCache {
     private final int capacity;
     private final LinkedHashMap<CheckRequest, Verdict> entries;
     private final LinkedHashMap<ShapeKey, Verdict> byShape;
+    private final LinkedHashMap<CheckRequest, Served> served;
     private long epoch;
 
     VerdictCache(int capacity) {
         this.capacity = capacity;
         this.entries = lru();
         this.byShape = lru();
+        this.served = lru();
     }
 
-    private <K> LinkedHashMap<K, Verdict> lru() {
+    private <K, V> LinkedHashMap<K, V> lru() {
         return new LinkedHashMap<>(16, 0.75f, true) {
             @Override
-            protected boolean removeEldestEntry(Map.Entry<K, Verdict> eldest) {
+            protected boolean removeEldestEntry(Map.Entry<K, V> eldest) {
                 return size() > VerdictCache.this.capacity;
             }
         };
@@ -55,6 +61,18 @@ final class VerdictCache {
     /** The allow shared by every statement of this shape, or null. */
     synchronized Verdict get(ShapeKey shape) {
         return byShape.get(shape);
+    }
+
+    /** How the client's statement of this request is served, or null when it was not served filtered yet. */
+    synchronized Served served(CheckRequest clientRequest) {
+        return served.get(clientRequest);
+    }
+
+    /** Stores how a statement is served if the schema has not changed since {@code startedInEpoch}. */
+    synchronized void put(CheckRequest clientRequest, Served how, long startedInEpoch) {
+        if (startedInEpoch == epoch) {
+            served.put(clientRequest, how);
+        }
     }
 
     synchronized long epoch() {
@@ -85,10 +103,15 @@ final class VerdictCache {
         epoch++;
         entries.clear();
         byShape.clear();
+        served.clear();
     }
 
     synchronized int size() {
         return entries.size();
+    }
+
+    synchronized int servedTexts() {
+        return served.size();
     }
 
     synchronized int shapes() {

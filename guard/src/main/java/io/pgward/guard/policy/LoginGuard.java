@@ -7,7 +7,6 @@ import io.pgward.guard.Verdict;
 import io.pgward.guard.catalog.CatalogCheck;
 import io.pgward.guard.catalog.CatalogColumns;
 import io.pgward.guard.catalog.CatalogFilters;
-import io.pgward.guard.catalog.CatalogRewrite;
 import io.pgward.guard.catalog.CheckRequest;
 import io.pgward.guard.catalog.TableSelection;
 import io.pgward.guard.catalog.ViewColumns;
@@ -157,40 +156,19 @@ public final class LoginGuard {
                     : new Verdict.Rewrite(replaced(text, done), List.of(), true));
         }
         StatementText statement = reads.get(index);
-        String rewritten = rewritable(statement)
-                ? CatalogRewrite.rewrite(statement, searchPath, table.filters(), table.views()) : statement.text();
-        CompletableFuture<Verdict> verdict = rewritten.equals(statement.text())
-                ? check.check(new CheckRequest(table, null, searchPath, standardConformingStrings, statement.text(),
-                        parameterTypes), statement).toCompletableFuture()
-                : check.check(new CheckRequest(table, null, searchPath, standardConformingStrings, rewritten,
-                        parameterTypes)).toCompletableFuture().thenCompose(v -> {
-                            if (!(v instanceof Verdict.Refuse)) {
-                                done.add(new Replacement(statement, rewritten));
-                                return CompletableFuture.completedFuture(v);
-                            }
-                            // Refused after the rewrite (a function, a reg* type, an uncovered catalog): the
-                            // client gets what its own text gets, with today's wording and positions.
-                            log.debug("login \"{}\": the filtered statement was refused ({}); judging the client's "
-                                    + "text", login.name(), ((Verdict.Refuse) v).rule());
-                            return check.check(new CheckRequest(table, null, searchPath, standardConformingStrings,
-                                    statement.text(), parameterTypes), statement).toCompletableFuture();
-                        });
-        return verdict.thenCompose(v -> v instanceof Verdict.Refuse r
-                ? CompletableFuture.completedFuture(placed(statement.text(), statement.start(), r,
-                        standardConformingStrings))
-                : proveOrRewrite(text, reads, index + 1, table, searchPath, standardConformingStrings,
-                        parameterTypes, done));
-    }
-
-    /**
-     * Statements the rewrite is applied to: queries (SELECT, WITH, a parenthesised SELECT). EXPLAIN is not: its
-     * estimates for a filtered catalog scan follow the size of the whole catalog; it stays refused as before, as do
-     * COPY and DECLARE over the catalogs.
-     */
-    private static boolean rewritable(StatementText statement) {
-        var first = statement.tokens().getFirst();
-        return first.isWord("select") || first.isWord("with")
-                || first.kind() == io.pgward.guard.lexer.Token.Kind.PUNCTUATION && first.text().equals("(");
+        CheckRequest request = new CheckRequest(table, null, searchPath, standardConformingStrings, statement.text(),
+                parameterTypes);
+        return check.serve(request, statement).toCompletableFuture().thenCompose(served -> {
+            if (served.verdict() instanceof Verdict.Refuse r) {
+                return CompletableFuture.completedFuture(placed(statement.text(), statement.start(), r,
+                        standardConformingStrings));
+            }
+            if (!served.text().equals(statement.text())) {
+                done.add(new Replacement(statement, served.text()));
+            }
+            return proveOrRewrite(text, reads, index + 1, table, searchPath, standardConformingStrings,
+                    parameterTypes, done);
+        });
     }
 
     /** {@code text} with each replaced statement's span (offsets as L1 split {@code text}) replaced. */

@@ -277,8 +277,6 @@ class FilteredCatalogPostgresTest {
         assertNotEquals(filter.condition(), oneMore);
         for (String sql : List.of(
                 "SELECT relname FROM (SELECT relname FROM pg_catalog.pg_class WHERE " + oneMore + " OFFSET 0) x",
-                // no fence
-                "SELECT relname FROM (SELECT relname FROM pg_catalog.pg_class WHERE " + filter.condition() + ") x",
                 // the statement's own condition beside the filter
                 "SELECT relname FROM (SELECT relname FROM pg_catalog.pg_class WHERE " + filter.condition()
                         + " AND 10 / (relnatts - " + WIDE + ") > 0 OFFSET 0) x",
@@ -297,6 +295,248 @@ class FilteredCatalogPostgresTest {
                         + " OFFSET 0) x")) {
             assertRefusedAsNotSelected(verdict(sql));
         }
+    }
+
+    private static Served serve(String sql, String searchPath) {
+        try {
+            return check.serve(new CheckRequest(selection, null, searchPath, true, sql, List.of()),
+                    SqlLexer.split(sql, true).getFirst()).toCompletableFuture().join();
+        } catch (LexerException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    /** A served statement's counts: catalog round trips and rewrites it cost. */
+    private record Cost(long roundTrips, long rewrites) {
+        static Cost of(Runnable serving) {
+            long trips = check.catalogRoundTrips();
+            long rewrites = check.catalogRewrites();
+            serving.run();
+            return new Cost(check.catalogRoundTrips() - trips, check.catalogRewrites() - rewrites);
+        }
+    }
+
+    @Test
+    void aCatalogStatementSeenBeforeCostsNeitherARewriteNorACheck() {
+        String sql = "SELECT c.relname FROM pg_catalog.pg_class c WHERE c.relkind = 'r' AND c.relname <> 'x1'";
+        Served[] first = new Served[1];
+        Cost firstCost = Cost.of(() -> first[0] = serve(sql, PATH));
+        assertEquals(Verdict.ALLOW, first[0].verdict());
+        assertNotEquals(sql, first[0].text());
+        assertEquals(1, firstCost.rewrites());
+        assertTrue(firstCost.roundTrips() >= 1, firstCost.toString());
+        for (int i = 0; i < 3; i++) {
+            Served[] again = new Served[1];
+            assertEquals(new Cost(0, 0), Cost.of(() -> again[0] = serve(sql, PATH)));
+            assertEquals(first[0], again[0]);
+        }
+        // Another search_path is another request; a schema change drops what was served.
+        assertEquals(1, Cost.of(() -> serve(sql, "public")).rewrites());
+        check.invalidate();
+        Cost afterChange = Cost.of(() -> assertEquals(first[0], serve(sql, PATH)));
+        assertEquals(1, afterChange.rewrites());
+        assertTrue(afterChange.roundTrips() >= 1, afterChange.toString());
+    }
+
+    @Test
+    void aRefusalServedBeforeIsAnsweredFromTheCacheWithTheClientsOwnText() {
+        String sql = "SELECT c.relname, d.description FROM pg_catalog.pg_class c "
+                + "JOIN pg_catalog.pg_description d ON d.objoid = c.oid WHERE c.relname <> 'x2'";
+        Served first = serve(sql, PATH);
+        Verdict.Refuse refuse = assertInstanceOf(Verdict.Refuse.class, first.verdict());
+        assertEquals(sql, first.text());
+        assertTrue(refuse.message().contains("pg_catalog.pg_description"), refuse.message());
+        assertEquals(new Cost(0, 0), Cost.of(() -> assertEquals(first, serve(sql, PATH))));
+        // A statement that reads no covered catalog is served as it is, and cached as well.
+        String plain = "SELECT id FROM public.orders WHERE id <> 3";
+        assertEquals(new Served(plain, Verdict.ALLOW), serve(plain, PATH));
+        assertEquals(new Cost(0, 0), Cost.of(() -> serve(plain, PATH)));
+    }
+
+    /** A filter without the fence is the filter only for a statement whose conditions cannot observe a hidden row. */
+    @Test
+    void aHandWrittenUnfencedFilterIsProvenOnlyBesideQuietConditions() {
+        CatalogFilters.Filter filter = filters.byName("pg_class");
+        String unfenced = "SELECT relname FROM (SELECT relname, relnatts, relkind FROM pg_catalog.pg_class WHERE "
+                + filter.condition() + ") x";
+        assertEquals(Verdict.ALLOW, verdict(unfenced));
+        assertEquals(Verdict.ALLOW, verdict(unfenced + " WHERE relkind = 'r' AND relname ~ '^(orders)$'"));
+        for (String loud : List.of(" WHERE 10 / (relnatts - " + WIDE + ") > -100",
+                " WHERE relnatts = " + WIDE + " AND relname ~ '('",
+                " WHERE relname::text::int > 0")) {
+            Verdict.Refuse refuse = assertInstanceOf(Verdict.Refuse.class, verdict(unfenced + loud));
+            assertEquals(CatalogRefusals.FENCE_NEEDED, refuse.rule(), loud);
+            assertTrue(refuse.message().contains("pg_catalog.pg_class"), refuse.message());
+        }
+    }
+
+    /** psql's and the drivers' conditions are quiet: their statements are served without the fence. */
+    @Test
+    void quietConditionsAreServedUnfencedAndSeeTheSameRows() throws SQLException {
+        for (String sql : List.of(
+                "SELECT n.nspname, c.relname FROM pg_catalog.pg_class c LEFT JOIN pg_catalog.pg_namespace n "
+                        + "ON n.oid = c.relnamespace LEFT JOIN pg_catalog.pg_am am ON am.oid = c.relam "
+                        + "WHERE c.relkind IN ('r','p','') AND n.nspname <> 'pg_catalog' AND n.nspname !~ '^pg_toast' "
+                        + "AND n.nspname <> 'information_schema' ORDER BY 1,2",
+                "SELECT c.oid, n.nspname, c.relname FROM pg_catalog.pg_class c LEFT JOIN pg_catalog.pg_namespace n "
+                        + "ON n.oid = c.relnamespace WHERE c.relname OPERATOR(pg_catalog.~) '^(orders)$' "
+                        + "COLLATE pg_catalog.default ORDER BY 2, 3",
+                "SELECT a.attname, t.typname, (SELECT c.collname FROM pg_catalog.pg_collation c "
+                        + "WHERE c.oid = a.attcollation AND a.attcollation <> t.typcollation) FROM pg_attribute a "
+                        + "JOIN pg_type t ON t.oid = a.atttypid WHERE a.attnum > 0 AND NOT a.attisdropped "
+                        + "ORDER BY 1, 2",
+                "SELECT nspname FROM pg_namespace WHERE nspname NOT LIKE 'pg\\_%' ORDER BY 1",
+                "SELECT c.relname FROM pg_class c WHERE EXISTS (SELECT 1 FROM pg_index i "
+                        + "WHERE i.indrelid = c.oid AND i.indisprimary) ORDER BY 1",
+                // pgcli's type list: a scalar subquery that returns at most one row (by oid)
+                "SELECT n.nspname, t.typname FROM pg_catalog.pg_type t JOIN pg_catalog.pg_namespace n "
+                        + "ON n.oid = t.typnamespace WHERE (t.typrelid = 0 OR (SELECT c.relkind = 'c' "
+                        + "FROM pg_catalog.pg_class c WHERE c.oid = t.typrelid)) AND NOT EXISTS (SELECT 1 "
+                        + "FROM pg_catalog.pg_type el WHERE el.oid = t.typelem AND el.typarray = t.oid) "
+                        + "AND n.nspname <> 'pg_catalog' ORDER BY 1, 2",
+                "SELECT c.relname FROM pg_class c WHERE (SELECT count(a.attnum) FROM pg_attribute a "
+                        + "WHERE a.attrelid = c.oid) > 2 ORDER BY 1",
+                "SELECT c.relname FROM pg_class c WHERE (SELECT a.attname FROM pg_attribute a "
+                        + "WHERE a.attrelid = c.oid ORDER BY a.attnum LIMIT 1) IS NOT NULL ORDER BY 1",
+                // quoted, spaced and commented spellings, a set operation
+                "SELECT relname FROM \"pg_catalog\" . /* c */ \"pg_class\" WHERE relkind = 'r' UNION ALL "
+                        + "SELECT nspname FROM pg_namespace ORDER BY 1",
+                // SQLAlchemy's primary key columns
+                "SELECT a.attname FROM pg_attribute a JOIN (SELECT unnest(ix.indkey) attnum, "
+                        + "generate_subscripts(ix.indkey, 1) ord FROM pg_index ix WHERE ix.indisprimary) k "
+                        + "ON a.attnum = k.attnum ORDER BY k.ord, 1")) {
+            Served served = serve(sql, PATH);
+            assertEquals(Verdict.ALLOW, served.verdict(), sql);
+            assertFalse(served.text().contains("OFFSET 0"), served.text());
+            assertEquals(columnAt(rewrite(sql), 1), columnAt(served.text(), 1), sql);
+        }
+    }
+
+    /**
+     * The probes of design 3.3 served as pgward serves them: each condition would fail on the hidden 61-column
+     * table if it ran on its row, so each statement is served fenced, and running it reveals nothing.
+     */
+    @Test
+    void everyProbeOfAHiddenRowIsServedFencedAndRevealsNothing() throws SQLException {
+        String zero = "10 / (c.relnatts - " + WIDE + ") > -100";
+        for (String probe : List.of(
+                "SELECT count(*) FROM pg_catalog.pg_class c WHERE " + zero,
+                "SELECT count(*) FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid AND " + zero,
+                "SELECT count(*) FROM pg_class c LEFT JOIN pg_namespace n ON n.oid = c.relnamespace AND " + zero,
+                "SELECT count(*) FROM pg_namespace n WHERE EXISTS (SELECT 1 FROM pg_class c "
+                        + "WHERE c.relnamespace = n.oid AND " + zero + ")",
+                "SELECT n.nspname, (SELECT count(*) FROM pg_class c WHERE c.relnamespace = n.oid AND " + zero
+                        + ") FROM pg_namespace n",
+                "SELECT c.relkind FROM pg_class c GROUP BY c.relkind, c.relnatts HAVING " + zero,
+                "SELECT count(*) FROM pg_class c WHERE CASE WHEN c.relnatts = " + WIDE
+                        + " THEN c.relname::text::int ELSE 0 END = 0",
+                "SELECT count(*) FROM pg_class c WHERE c.relnatts = " + WIDE + " AND c.relname ~ '(w)\\1'",
+                "SELECT count(*) FROM pg_class c WHERE c.relnatts = " + WIDE + " AND c.relname LIKE 'w\\'",
+                "SELECT count(*) FROM (SELECT 10 / (relnatts - " + WIDE + ") AS v FROM pg_class) s WHERE s.v > -100",
+                "SELECT count(*) FROM pg_class c, LATERAL (SELECT 10 / (c.relnatts - " + WIDE + ") AS v) x "
+                        + "WHERE x.v > -100",
+                "WITH k AS (SELECT relnatts FROM pg_class) SELECT count(*) FROM k WHERE 10 / (relnatts - " + WIDE
+                        + ") > -100",
+                // (a count(*) would bring pg_type's regproc columns into its filter, which L3 refuses)
+                "SELECT c.relname FROM pg_class c WHERE c.relnatts = " + WIDE
+                        + " AND (SELECT t.oid FROM pg_type t WHERE t.typlen > c.relnatts) > 0",
+                "SELECT count(*) FROM pg_class c WHERE ARRAY[ARRAY[1], CASE WHEN c.relnatts = " + WIDE
+                        + " THEN ARRAY[1, 2] ELSE ARRAY[3] END] IS NOT NULL",
+                "SELECT count(*) FROM pg_class c WHERE c.relnatts = " + WIDE
+                        + " AND ('{1}'::int[])[c.relnatts] IS NULL",
+                // scalar subqueries that may return more rows for some outer row than for others
+                "SELECT c.relname FROM pg_class c WHERE (SELECT t.typname FROM pg_type t "
+                        + "WHERE t.oid < 20 AND c.relnatts = " + WIDE + " LIMIT 2) IS NULL",
+                "SELECT c.relname FROM pg_class c WHERE (SELECT n.nspname FROM pg_namespace n "
+                        + "WHERE n.oid = c.relnamespace OR c.relnatts = " + WIDE + ") IS NOT NULL",
+                "SELECT c.relname FROM pg_class c WHERE (SELECT count(t.oid) FROM pg_type t "
+                        + "WHERE t.oid < 20 AND c.relnatts = " + WIDE + " GROUP BY t.typlen) IS NULL",
+                // a loud condition in one arm of a set operation fences the statement
+                "SELECT relname FROM pg_class WHERE relkind = 'r' UNION ALL SELECT c.relname FROM "
+                        + "\"pg_catalog\" . pg_class /* x */ c WHERE 10 / (c.relnatts - " + WIDE + ") > -100",
+                "SELECT count(*) FROM (SELECT relnatts, count(*) AS n FROM pg_class GROUP BY 1) s "
+                        + "WHERE 10 / (s.relnatts - " + WIDE + ") > -100")) {
+            Served served = serve(probe, PATH);
+            assertEquals(Verdict.ALLOW, served.verdict(), probe);
+            assertTrue(served.text().contains("OFFSET 0"), "served unfenced: " + probe);
+            column(served.text());
+        }
+        // An invalid regular expression fails while PostgreSQL plans the statement (its selectivity estimate
+        // compiles the pattern), whatever the rows; it is served fenced all the same.
+        for (String invalid : List.of("c.relname ~ '('", "nameregexeq(c.relname, '(')")) {
+            String sql = "SELECT count(*) FROM pg_class c WHERE c.relnatts = " + WIDE + " AND " + invalid;
+            assertTrue(serve(sql, PATH).text().contains("OFFSET 0"), sql);
+        }
+    }
+
+    /**
+     * A function of a user schema named like a quiet built-in is neither quiet nor allowed: QuietQuals reads calls
+     * by OID, and a non-built-in function is refused.
+     */
+    @Test
+    void aUserFunctionNamedLikeAQuietBuiltInIsNotQuiet() throws SQLException {
+        try (Connection c = db.connect(); Statement s = c.createStatement()) {
+            s.execute("CREATE OR REPLACE FUNCTION public.pg_table_is_visible(o oid) RETURNS boolean LANGUAGE sql "
+                    + "IMMUTABLE AS 'SELECT 10 / (o::int - o::int) > 0'");
+        }
+        try {
+            String path = "public, pg_catalog";
+            String sql = "SELECT c.relname FROM pg_catalog.pg_class c WHERE pg_table_is_visible(c.oid)";
+            Served served = check.serve(new CheckRequest(selection, null, path, true, sql, List.of()),
+                    SqlLexer.split(sql, true).getFirst()).toCompletableFuture().join();
+            assertEquals(sql, served.text());
+            assertInstanceOf(Verdict.Refuse.class, served.verdict());
+            for (boolean fenced : List.of(false, true)) {
+                String rewritten = CatalogRewrite.rewrite(SqlLexer.split(sql, true).getFirst(), path, filters, fenced);
+                Verdict.Refuse refuse = assertInstanceOf(Verdict.Refuse.class,
+                        check.checkNow(CheckRequest.of(selection, null, path, rewritten)));
+                assertEquals(fenced ? CatalogRefusals.FUNCTION : CatalogRefusals.FENCE_NEEDED, refuse.rule(),
+                        refuse.message());
+            }
+        } catch (LexerException e) {
+            throw new AssertionError(e);
+        } finally {
+            try (Connection c = db.connect(); Statement s = c.createStatement()) {
+                s.execute("DROP FUNCTION public.pg_table_is_visible(oid)");
+            }
+        }
+    }
+
+    /** A pattern the client binds later is not a constant the check can judge: such a statement keeps its fence. */
+    @Test
+    void aPatternGivenAsAParameterKeepsTheFence() throws LexerException {
+        for (String sql : List.of("SELECT c.relname FROM pg_class c WHERE c.relname LIKE $1",
+                "SELECT c.relname FROM pg_class c WHERE c.relname ~ $1")) {
+            Served served = check.serve(new CheckRequest(selection, null, PATH, true, sql, List.of(25)),
+                    SqlLexer.split(sql, true).getFirst()).toCompletableFuture().join();
+            assertEquals(Verdict.ALLOW, served.verdict(), sql);
+            assertTrue(served.text().contains("OFFSET 0") && served.text().contains("$1"), served.text());
+        }
+    }
+
+    /** What the fence prevents: a cheap condition runs before the filter and fails on the hidden table's row. */
+    @Test
+    void withoutTheFenceAProbeFailsOnTheHiddenRow() throws LexerException, SQLException {
+        String probe = "SELECT count(*) FROM pg_class c WHERE ARRAY[ARRAY[1], CASE WHEN c.relnatts = " + WIDE
+                + " THEN ARRAY[1, 2] ELSE ARRAY[3] END] IS NOT NULL";
+        String unfenced = CatalogRewrite.rewrite(SqlLexer.split(probe, true).getFirst(), PATH, filters, false);
+        SQLException failure = assertThrows(SQLException.class, () -> column(unfenced));
+        assertTrue(failure.getMessage().contains("multidimensional arrays"), failure.getMessage());
+        assertEquals(CatalogRefusals.FENCE_NEEDED,
+                assertInstanceOf(Verdict.Refuse.class, verdict(unfenced)).rule());
+        column(rewrite(probe));
+    }
+
+    @Test
+    void aUserFunctionInAConditionIsRefusedFencedOrNot() throws SQLException {
+        try (Connection c = db.connect(); Statement s = c.createStatement()) {
+            s.execute("CREATE OR REPLACE FUNCTION public.probe(n int) RETURNS int LANGUAGE sql IMMUTABLE "
+                    + "AS 'SELECT 10 / (n - " + WIDE + ")'");
+        }
+        String probe = "SELECT count(*) FROM pg_class c WHERE public.probe(c.relnatts) > -100";
+        Served served = serve(probe, PATH);
+        assertEquals(probe, served.text());
+        assertInstanceOf(Verdict.Refuse.class, served.verdict());
     }
 
     private static List<String> columnAt(String sql, int index) throws SQLException {
