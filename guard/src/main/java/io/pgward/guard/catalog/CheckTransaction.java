@@ -491,7 +491,11 @@ final class CheckTransaction {
                 return absent.get();
             }
         }
-        Set<Long> constants = gates == null ? Set.of() : gates.visibleConstants();
+        Set<Long> constantRelations = gates == null ? Set.of()
+                : gates.visibleConstants(GatedUses.VisibleConstant.RELATION);
+        Set<Long> constantTypes = gates == null ? Set.of() : gates.visibleConstants(GatedUses.VisibleConstant.TYPE);
+        Set<Long> constantFunctions = gates == null ? Set.of()
+                : gates.visibleConstants(GatedUses.VisibleConstant.FUNCTION);
         // PostgreSQL records a dependency on every relation an RTE reads, filter subqueries' catalogs included, and
         // on every object a reg* constant names. A catalog the walk saw only inside proven filters is not read
         // otherwise, nor is an object only a proven reg* constant names; any other reg* value is refused by the
@@ -504,17 +508,17 @@ final class CheckTransaction {
         for (long[] dependency : dependencies) {
             long oid = dependency[1];
             if (dependency[0] == CatalogReader.PG_PROC) {
-                if (!(constants.contains(oid) && !walkedFunctions.contains(oid))) {
+                if (!(constantFunctions.contains(oid) && !walkedFunctions.contains(oid))) {
                     statement.functions.add(oid);
                 }
             } else if (dependency[0] == CatalogReader.PG_OPERATOR) {
                 statement.operators.add(oid);
             } else if (dependency[0] == CatalogReader.PG_TYPE) {
-                if (!(constants.contains(oid) && !walkedTypes.contains(oid))) {
+                if (!(constantTypes.contains(oid) && !walkedTypes.contains(oid))) {
                     statement.types.add(oid);
                 }
             } else if (dependency[0] == CatalogReader.PG_CLASS && oid != view
-                    && !((statement.filteredRelations.contains(oid) || constants.contains(oid))
+                    && !((statement.filteredRelations.contains(oid) || constantRelations.contains(oid))
                     && !walked.contains(oid))) {
                 statement.relations.add(oid);
             }

@@ -73,7 +73,7 @@ final class GatedUses {
     private final Map<Long, CatalogReader.Function> functions = new HashMap<>();
     private final Map<ObjectKind, Map<String, Long>> resolved = new EnumMap<>(ObjectKind.class);
     private final Map<GatedFunctions.Condition, Boolean> conditions = new EnumMap<>(GatedFunctions.Condition.class);
-    private final Set<Long> visibleConstants = new LinkedHashSet<>();
+    private final Map<VisibleConstant, Set<Long>> visibleConstants = new EnumMap<>(VisibleConstant.class);
     private int resolvedNames;
     private final boolean parameters;
 
@@ -111,7 +111,8 @@ final class GatedUses {
                     if (!kind.visible(visible, c.oid())) {
                         return Optional.of(absentObject(kind, c.oid()));
                     }
-                    visibleConstants.add(c.oid());
+                    VisibleConstant.of(kind).ifPresent(catalog ->
+                            visibleConstants.computeIfAbsent(catalog, k -> new LinkedHashSet<>()).add(c.oid()));
                 }
             }
         }
@@ -145,9 +146,26 @@ final class GatedUses {
         return Optional.empty();
     }
 
-    /** OIDs of reg* constants found visible by {@link #absent}: a dependency on one of them is not a read. */
-    Set<Long> visibleConstants() {
-        return visibleConstants;
+    /** The catalogs whose objects a reg* constant records a dependency on (find_expr_references_walker). */
+    enum VisibleConstant {
+        RELATION, TYPE, FUNCTION;
+
+        static Optional<VisibleConstant> of(ObjectKind kind) {
+            return switch (kind) {
+                case RELATION -> Optional.of(RELATION);
+                case TYPE -> Optional.of(TYPE);
+                case FUNCTION, FUNCTION_NAME -> Optional.of(FUNCTION);
+                default -> Optional.empty();
+            };
+        }
+    }
+
+    /**
+     * OIDs of reg* constants of {@code catalog} found visible by {@link #absent}: a dependency on one of them is not
+     * a read.
+     */
+    Set<Long> visibleConstants(VisibleConstant catalog) {
+        return visibleConstants.getOrDefault(catalog, Set.of());
     }
 
     /**
