@@ -64,7 +64,10 @@ public final class CatalogFilters {
 
         /** As {@link #subquery(Set, boolean)}; without {@code fenced}, no {@code OFFSET 0} (design 3.3). */
         String subquery(Set<String> named, boolean star, boolean fenced) {
-            return subquery(column -> !column.objectIdentifier() || star || named.contains(column.name()),
+            // A masked ACL column is computed (AclMask): carried only where the statement may read it, so that a
+            // statement that does not is not fenced for the mask's functions (QuietQuals).
+            return subquery(column -> !column.objectIdentifier() && !column.acl() || star
+                            || named.contains(column.name()),
                     system -> named.contains(system), fenced);
         }
 

@@ -28,9 +28,8 @@ class CatalogRewriteTest {
                             "pg_namespace", List.of(col("oid", 1), col("nspname", 2)),
                             "pg_inherits", List.of(col("inhrelid", 1), col("inhparent", 2)))));
 
-    /** The ACL column keeps the entries among the visible roles: here the session's role alone. */
-    private static final String CLASS = "(SELECT \"oid\", \"relname\", \"relnamespace\", "
-            + AclMask.expression("\"relacl\"", OidSet.of(16500)) + " AS \"relacl\" FROM pg_catalog.pg_class WHERE (\"oid\" OPERATOR(pg_catalog.<) '16384'::pg_catalog.oid "
+    /** The masked ACL column is carried only when the statement names it (or has a {@code *}): see below. */
+    private static final String CLASS = "(SELECT \"oid\", \"relname\", \"relnamespace\" FROM pg_catalog.pg_class WHERE (\"oid\" OPERATOR(pg_catalog.<) '16384'::pg_catalog.oid "
             + "OR \"oid\" OPERATOR(pg_catalog.=) ANY ('{16400,16401}'::pg_catalog.oid[])) OFFSET 0)";
     private static final String NAMESPACE = "(SELECT \"oid\", \"nspname\" FROM pg_catalog.pg_namespace WHERE "
             + "\"oid\" OPERATOR(pg_catalog.=) ANY ('{11,2200}'::pg_catalog.oid[]) OFFSET 0)";
@@ -121,7 +120,16 @@ class CatalogRewriteTest {
     @Test
     void addsTheSystemColumnsTheStatementNames() {
         String rewritten = rewrite("SELECT c.xmin, c.\"tableoid\" FROM pg_class c");
-        assertTrue(rewritten.contains("AS \"relacl\", \"tableoid\", \"xmin\" FROM pg_catalog.pg_class"), rewritten);
+        assertTrue(rewritten.contains("\"relnamespace\", \"tableoid\", \"xmin\" FROM pg_catalog.pg_class"), rewritten);
+    }
+
+    /** The ACL column keeps the entries among the visible roles: here the session's role alone. */
+    @Test
+    void carriesTheMaskedAclOnlyWhenTheStatementMayReadIt() {
+        String masked = AclMask.expression("\"relacl\"", OidSet.of(16500)) + " AS \"relacl\"";
+        assertTrue(rewrite("SELECT c.relacl FROM pg_class c").contains(masked));
+        assertTrue(rewrite("SELECT c.* FROM pg_class c").contains(masked));
+        assertFalse(rewrite("SELECT c.relname FROM pg_class c").contains("relacl"));
     }
 
     @Test

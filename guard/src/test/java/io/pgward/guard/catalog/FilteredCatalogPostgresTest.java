@@ -340,12 +340,12 @@ class FilteredCatalogPostgresTest {
 
     @Test
     void aRefusalServedBeforeIsAnsweredFromTheCacheWithTheClientsOwnText() {
-        String sql = "SELECT c.relname, d.description FROM pg_catalog.pg_class c "
-                + "JOIN pg_catalog.pg_description d ON d.objoid = c.oid WHERE c.relname <> 'x2'";
+        String sql = "SELECT c.relname, d.deptype FROM pg_catalog.pg_class c "
+                + "JOIN pg_catalog.pg_shdepend d ON d.objid = c.oid WHERE c.relname <> 'x2'";
         Served first = serve(sql, PATH);
         Verdict.Refuse refuse = assertInstanceOf(Verdict.Refuse.class, first.verdict());
         assertEquals(sql, first.text());
-        assertTrue(refuse.message().contains("pg_catalog.pg_description"), refuse.message());
+        assertTrue(refuse.message().contains("pg_catalog.pg_shdepend"), refuse.message());
         assertEquals(new Cost(0, 0), Cost.of(() -> assertEquals(first, serve(sql, PATH))));
         // A statement that reads no covered catalog is served as it is, and cached as well.
         String plain = "SELECT id FROM public.orders WHERE id <> 3";
