@@ -66,8 +66,15 @@ final class ArgumentOrigin {
     private final CatalogFilters filters;
     private final Map<TreeValue.Node, List<TreeValue.Node>> proven = new IdentityHashMap<>();
 
-    ArgumentOrigin(CatalogFilters filters) {
+    private final boolean quietStatement;
+
+    /**
+     * @param quietStatement {@link QuietQuals} proved that no condition of the statement can observe a hidden row,
+     *                       so an unfenced filter subquery is a filter too (as in {@link FilterProof})
+     */
+    ArgumentOrigin(CatalogFilters filters, boolean quietStatement) {
         this.filters = filters;
+        this.quietStatement = quietStatement;
     }
 
     /** What {@code expression}, found in {@code scope}'s Query, is proven to be. */
@@ -198,7 +205,7 @@ final class ArgumentOrigin {
     }
 
     private List<TreeValue.Node> provenFilters(TreeValue.Node query) {
-        return proven.computeIfAbsent(query, q -> FilterProof.proven(q, filters));
+        return proven.computeIfAbsent(query, q -> FilterProof.proven(q, filters, quietStatement));
     }
 
     private static TreeValue.Node cte(TreeValue.Node query, String name) {

@@ -468,12 +468,14 @@ final class CheckTransaction {
         References statement = QueryTreeWalker.walk(parsed, Set.of(view), filters, views);
         // A filter subquery without the fence is proven only when no condition can observe a hidden row.
         boolean fenceNeeded = false;
+        boolean quiet = false;
         if (readsCoveredCatalog(statement, filters)) {
             References unfenced = QueryTreeWalker.walk(parsed, Set.of(view), filters, views, true);
             if (!unfenced.relations.equals(statement.relations)) {
                 String loud = QuietQuals.loudness(parsed, connection, filters);
                 if (loud == null) {
                     statement = unfenced;
+                    quiet = true;
                 } else {
                     log.debug("the statement keeps its filters fenced: it has {}", loud);
                     fenceNeeded = true;
@@ -482,7 +484,7 @@ final class CheckTransaction {
         }
         GatedUses gates = filters.isEmpty() ? null
                 : new GatedUses(filters, catalog, this::resolveName, stringLiterals(),
-                        !QueryText.parameters(shape).isEmpty());
+                        !QueryText.parameters(shape).isEmpty(), quiet);
         if (gates != null) {
             // Before the relation rule: a reg* constant naming a hidden relation is a dependency on it, and the
             // answer for it is PostgreSQL's for an absent object, not a refusal that confirms it exists.

@@ -14,6 +14,8 @@ import java.util.concurrent.CompletableFuture;
  */
 final class FilteredCheck {
 
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(FilteredCheck.class);
+
     private FilteredCheck() {
     }
 
@@ -35,16 +37,22 @@ final class FilteredCheck {
                 return CompletableFuture.completedFuture(new Served(unfenced, verdict));
             }
             if (!refuse.rule().equals(CatalogRefusals.FENCE_NEEDED)) {
+                log.debug("the filtered statement was refused ({}): {}", refuse.rule(), refuse.message());
                 return own(check, request, statement);
             }
             String fenced = CatalogRewrite.rewrite(statement, request.searchPath(), filters, views, true);
             return check.check(request.withSql(fenced)).toCompletableFuture().thenCompose(again ->
-                    again instanceof Verdict.Refuse
+                    again instanceof Verdict.Refuse r && logged(r)
                             // Refused after the rewrite (a function, a reg* type, an uncovered catalog): the client
                             // gets what its own text gets, with today's wording and positions.
                             ? own(check, request, statement)
                             : CompletableFuture.completedFuture(new Served(fenced, again)));
         });
+    }
+
+    private static boolean logged(Verdict.Refuse refuse) {
+        log.debug("the fenced statement was refused ({}): {}", refuse.rule(), refuse.message());
+        return true;
     }
 
     private static CompletableFuture<Served> own(CatalogCheck check, CheckRequest request, StatementText statement) {

@@ -82,15 +82,16 @@ final class GatedUses {
      *                 looked for, to word the error as PostgreSQL would
      * @param parameters the statement has {@code $n} parameters, which the check analyses as typed NULLs: then a
      *                   NULL constant may be a parameter's value, and proves nothing
+     * @param quietStatement the statement's filters were proven without the fence ({@link QuietQuals})
      */
     GatedUses(CatalogFilters filters, CatalogReader catalog, NameResolver names, List<String> literals,
-              boolean parameters) {
+              boolean parameters, boolean quietStatement) {
         this.parameters = parameters;
         this.visible = filters.visible();
         this.catalog = catalog;
         this.names = names;
         this.literals = literals;
-        this.origins = new ArgumentOrigin(filters);
+        this.origins = new ArgumentOrigin(filters, quietStatement);
         this.columns = new ObjectColumns(visible, catalog);
     }
 
