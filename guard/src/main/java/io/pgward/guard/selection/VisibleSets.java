@@ -34,7 +34,9 @@ import java.util.Map;
  *   <li><b>Collations</b>: user collations of visible relations' columns, visible types and ranges.</li>
  *   <li><b>Rule actions and policy expressions</b> shown: those of visible relations whose recorded
  *       dependencies (pg_depend, which lists every relation a stored tree reads, in subqueries too) are all visible
- *       relations. The others name hidden relations and their columns.</li>
+ *       relations. The others name hidden relations and their columns. A policy expression that depends on any
+ *       other user object (a user function, whose name its deparsed text prints) is withheld too, unless it is a
+ *       visible type.</li>
  *   <li><b>Roles</b>: the owners of visible relations, user types, schemas and collations and of the current
  *       database (the one row of pg_database a login sees), and the current role.</li>
  * </ul>
@@ -139,8 +141,11 @@ final class VisibleSets {
                          WHERE p.polrelid IN (SELECT oid FROM allrel) AND NOT EXISTS (
                              SELECT FROM pg_catalog.pg_depend d
                              WHERE d.classid = 'pg_catalog.pg_policy'::pg_catalog.regclass AND d.objid = p.oid
-                               AND d.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass
-                               AND d.refobjid >= 16384 AND d.refobjid NOT IN (SELECT oid FROM allrel)))""";
+                               AND d.refobjid >= 16384
+                               AND NOT (d.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass
+                                        AND d.refobjid IN (SELECT oid FROM allrel))
+                               AND NOT (d.refclassid = 'pg_catalog.pg_type'::pg_catalog.regclass
+                                        AND d.refobjid IN (SELECT oid FROM utyp))))""";
 
     private VisibleSets() {
     }
