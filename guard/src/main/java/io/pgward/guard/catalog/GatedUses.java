@@ -182,7 +182,7 @@ final class GatedUses {
         for (References.Call call : code.calls) {
             if (call.function() == function.oid()) {
                 called = true;
-                if (!proven(call)) {
+                if (!proven(call) && !matchesVisibleKey(call)) {
                     return false;
                 }
             }
@@ -207,9 +207,24 @@ final class GatedUses {
             References.Call call = new References.Call(use.node().number("funcid"), use.node(), use.scope());
             prefetch(List.of(call));
             GatedFunctions.Spec spec = spec(call);
-            return spec != null && spec.resultVisible() && proven(call);
+            return spec != null && spec.resultVisible() && (proven(call) || matchesVisibleKey(call));
         }
         return proven(origins.of(use.node(), use.scope()), ObjectKind.ofRegType(use.type()));
+    }
+
+    /**
+     * A to_reg* call, whatever its argument, whose result is only compared with a column of visible objects of its
+     * kind in a WHERE conjunct ({@link KeyMatch}): it cannot tell a hidden object from an absent one.
+     */
+    private boolean matchesVisibleKey(References.Call call) throws SQLException {
+        GatedFunctions.Spec spec = spec(call);
+        ObjectKind kind = ObjectKind.ofRegType(call.expression().number("funcresulttype"));
+        if (spec == null || !spec.absentIsNull() || kind == null || arguments(call).size() != 1) {
+            return false;
+        }
+        TreeValue other = KeyMatch.otherOperand(call.expression(), call.scope());
+        return other != null && origins.of(other, call.scope()) instanceof ArgumentOrigin.Column column
+                && proven(column, kind);
     }
 
     private boolean proven(References.Call call) throws SQLException {
