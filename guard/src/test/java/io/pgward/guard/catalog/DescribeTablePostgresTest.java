@@ -38,7 +38,7 @@ class DescribeTablePostgresTest {
 
     private static final String PATH = "\"$user\", public";
     private static final List<String> HIDDEN = List.of("secrets", "salaries", "hr.", "secret_check", "tok_live",
-            "stx_hidden", "stx_expr", "trg_secrets", "hidden_fn");
+            "stx_hidden", "stx_expr", "trg_secrets", "hidden_fn", "trg_calls_hidden");
 
     private static TestDatabase db;
     private static CatalogCheck check;
@@ -60,6 +60,8 @@ class DescribeTablePostgresTest {
             s.execute("CREATE STATISTICS public.stx_visible ON customer_id, status FROM public.orders");
             s.execute("CREATE TRIGGER trg_visible BEFORE UPDATE ON public.orders FOR EACH ROW "
                     + "EXECUTE FUNCTION suppress_redundant_updates_trigger()");
+            s.execute("CREATE TRIGGER trg_calls_hidden BEFORE UPDATE ON public.orders FOR EACH ROW "
+                    + "WHEN (hr.hidden_fn(NEW.amount)) EXECUTE FUNCTION suppress_redundant_updates_trigger()");
             s.execute("CREATE TRIGGER trg_secrets BEFORE UPDATE ON public.secrets FOR EACH ROW "
                     + "EXECUTE FUNCTION suppress_redundant_updates_trigger()");
             filters = filters(c);
