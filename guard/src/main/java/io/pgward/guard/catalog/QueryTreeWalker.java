@@ -184,9 +184,10 @@ final class QueryTreeWalker {
             // The output of a sublink's query, each value of which is checked where that query computes it.
             return true;
         }
-        if (ref == Ref.TYPE && node.tag().equals("CASEEXPR") && field.equals("casetype")
+        if (ref == Ref.TYPE && (node.tag().equals("CASEEXPR") || node.tag().equals("CASE"))
+                && field.equals("casetype")
                 && value instanceof TreeValue.Scalar s && s.isNumber() && ObjectKind.ofRegType(s.asLong()) != null) {
-            // A CASE yields one of its results, which parse analysis coerced to this type: each is a node of the
+            // A CASE (tagged CASE before PostgreSQL 16) yields one of its results, which parse analysis coerced to this type: each is a node of the
             // type itself (a Const, Var, RelabelType or call checked as a use, or a coercion refused for its type).
             return true;
         }

@@ -265,12 +265,13 @@ class DescribeTablePostgresTest {
                 FROM pg_catalog.pg_publication p
                 WHERE p.puballtables AND pg_catalog.pg_relation_is_publishable('%1$d')
                 ORDER BY 1;""".formatted(orders);
+        if (Integer.parseInt(rows("SHOW server_version_num").getFirst()) < 150000) {
+            return; // psql 15 asks PostgreSQL 14 another text; row filters and pg_publication_namespace came in 15
+        }
         try (Connection c = db.connect(); Statement s = c.createStatement()) {
             s.execute("CREATE PUBLICATION pub_hidden FOR TABLE public.secrets, public.orders WHERE (amount > 0)");
             try {
-                if (Integer.parseInt(rows("SHOW server_version_num").getFirst()) >= 150000) {
-                    assertEquals(List.of(), assertAllowed(psql));
-                }
+                assertEquals(List.of(), assertAllowed(psql));
                 assertRefused("SELECT pg_relation_is_publishable('public.secrets'::regclass)");
             } finally {
                 s.execute("DROP PUBLICATION pub_hidden");
