@@ -43,6 +43,13 @@ final class ArgumentOrigin {
     record Each(List<Proof> proofs) implements Proof {
     }
 
+    /**
+     * The result of a function in FROM ({@code pg_partition_ancestors(x) AS a(relid)}): proven when the call is a
+     * gated one whose result names visible objects once its arguments are proven ({@link GatedUses}).
+     */
+    record FunctionResult(TreeValue.Node call, QueryScope scope) implements Proof {
+    }
+
     record Unproven() implements Proof {
     }
 
@@ -52,6 +59,7 @@ final class ArgumentOrigin {
     private static final long RTE_RELATION = 0;
     private static final long RTE_SUBQUERY = 1;
     private static final long RTE_JOIN = 2;
+    private static final long RTE_FUNCTION = 3;
     private static final long RTE_VALUES = 5;
     private static final long RTE_CTE = 6;
     private static final long RTE_GROUP = 9;
@@ -175,6 +183,9 @@ final class ArgumentOrigin {
             }
             return rows.size() == 1 ? rows.get(0) : rows.isEmpty() ? UNPROVEN : new Each(List.copyOf(rows));
         }
+        if (kind == RTE_FUNCTION) {
+            return functionResult(rte, attno, at);
+        }
         if (kind == RTE_GROUP) {
             return of(entry(rte, "groupexprs", attno), at, depth + 1);
         }
@@ -198,10 +209,46 @@ final class ArgumentOrigin {
         for (TreeValue item : items(query, "targetList")) {
             TreeValue.Node entry = node(item);
             if (entry != null && entry.number("resno") == attno && !"true".equals(entry.scalar("resjunk"))) {
-                return of(entry.field("expr").orElse(null), outer.enter(query), depth + 1);
+                Proof withheld = withheldColumn(query, entry);
+                return withheld != null ? withheld
+                        : of(entry.field("expr").orElse(null), outer.enter(query), depth + 1);
             }
         }
         return UNPROVEN;
+    }
+
+    /**
+     * Column {@code attno} of a function in FROM: its first column when it is one function returning one value (a
+     * later column is WITH ORDINALITY's number, or a column of a row, which names nothing pgward can prove).
+     */
+    private static Proof functionResult(TreeValue.Node rte, long attno, QueryScope at) {
+        List<TreeValue> functions = items(rte, "functions");
+        TreeValue.Node function = functions.size() == 1 ? node(functions.get(0)) : null;
+        if (function == null || attno != 1 || function.number("funccolcount") != 1) {
+            return UNPROVEN;
+        }
+        TreeValue.Node call = node(function.field("funcexpr").orElse(null));
+        return call != null && call.tag().equals("FUNCEXPR") ? new FunctionResult(call, at) : UNPROVEN;
+    }
+
+    /**
+     * A withheld column ({@code CoveredCatalog.Withheld}) of a proven filter subquery: {@code query} is the filter,
+     * so the entry is pgward's own mask, which yields the catalog's value where it may be shown and NULL elsewhere.
+     * Null when {@code query} is not a proven filter or the entry is not a withheld column.
+     */
+    private Proof withheldColumn(TreeValue.Node query, TreeValue.Node entry) {
+        List<TreeValue> rtable = items(query, "rtable");
+        TreeValue.Node rte = rtable.size() == 1 ? node(rtable.get(0)) : null;
+        if (rte == null || rte.number("rtekind") != RTE_RELATION || !provenFilters(query).contains(rte)) {
+            return null;
+        }
+        CatalogFilters.Filter filter = filters.byRelid(rte.number("relid"));
+        String name = entry.scalar("resname");
+        if (filter == null || name == null || !filter.catalog().withheldColumns().containsKey(name)) {
+            return null;
+        }
+        return filter.columns().stream().filter(c -> c.name().equals(name)).findFirst()
+                .<Proof>map(c -> new Column(filter, c.attnum())).orElse(null);
     }
 
     private List<TreeValue.Node> provenFilters(TreeValue.Node query) {

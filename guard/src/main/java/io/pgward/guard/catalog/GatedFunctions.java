@@ -121,6 +121,8 @@ final class GatedFunctions {
             gate(f, named(ObjectKind.FUNCTION));
         }
         gate("pg_get_serial_sequence", rel, p);
+        // Whether a relation could be published: its kind and persistence, which pg_class shows anyway.
+        gate("pg_relation_is_publishable", rel);
         gate("pg_get_keywords");
         gate("format_type", named(ObjectKind.TYPE), p);
         for (int args : new int[] {1, 2}) {

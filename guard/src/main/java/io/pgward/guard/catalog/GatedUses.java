@@ -55,7 +55,7 @@ final class GatedUses {
 
     /** The pg_node_tree columns of covered catalogs: pg_get_expr's first argument. */
     private static final Set<String> EXPRESSION_COLUMNS = Set.of("adbin", "conbin", "indexprs", "indpred",
-            "relpartbound", "typdefaultbin");
+            "relpartbound", "typdefaultbin", "polqual", "polwithcheck");
 
     /** How many of a statement's strings are resolved to find the one that names a hidden object. */
     private static final int MAX_LITERALS_SEARCHED = 32;
@@ -182,7 +182,7 @@ final class GatedUses {
         for (References.Call call : code.calls) {
             if (call.function() == function.oid()) {
                 called = true;
-                if (!proven(call)) {
+                if (!proven(call) && !matchesVisibleKey(call)) {
                     return false;
                 }
             }
@@ -207,9 +207,24 @@ final class GatedUses {
             References.Call call = new References.Call(use.node().number("funcid"), use.node(), use.scope());
             prefetch(List.of(call));
             GatedFunctions.Spec spec = spec(call);
-            return spec != null && spec.resultVisible() && proven(call);
+            return spec != null && spec.resultVisible() && (proven(call) || matchesVisibleKey(call));
         }
         return proven(origins.of(use.node(), use.scope()), ObjectKind.ofRegType(use.type()));
+    }
+
+    /**
+     * A to_reg* call, whatever its argument, whose result is only compared with a column of visible objects of its
+     * kind in a WHERE conjunct ({@link KeyMatch}): it cannot tell a hidden object from an absent one.
+     */
+    private boolean matchesVisibleKey(References.Call call) throws SQLException {
+        GatedFunctions.Spec spec = spec(call);
+        ObjectKind kind = ObjectKind.ofRegType(call.expression().number("funcresulttype"));
+        if (spec == null || !spec.absentIsNull() || kind == null || arguments(call).size() != 1) {
+            return false;
+        }
+        TreeValue other = KeyMatch.otherOperand(call.expression(), call.scope());
+        return other != null && origins.of(other, call.scope()) instanceof ArgumentOrigin.Column column
+                && proven(column, kind);
     }
 
     private boolean proven(References.Call call) throws SQLException {
@@ -252,7 +267,8 @@ final class GatedUses {
                 long oid = kind.resolver() == null ? UNRESOLVED : resolve(kind, n.bytes());
                 yield oid != UNRESOLVED && kind.visible(visible, oid);
             }
-            case ArgumentOrigin.Column c -> columns.names(c.filter(), c.attnum(), kind);
+            case ArgumentOrigin.Column c -> c.filter() != null && noRows(c.filter())
+                    || columns.names(c.filter(), c.attnum(), kind);
             case ArgumentOrigin.Each each -> {
                 for (Proof row : each.proofs()) {
                     if (!proven(row, kind)) {
@@ -261,8 +277,23 @@ final class GatedUses {
                 }
                 yield true;
             }
+            case ArgumentOrigin.FunctionResult r -> functionResult(r, kind);
             case ArgumentOrigin.Unproven u -> false;
         };
+    }
+
+    /**
+     * Whether a function in FROM yields, in every row, a visible object of {@code kind}: its result type names that
+     * kind and it is a gated call whose result is visible once its arguments are proven.
+     */
+    private boolean functionResult(ArgumentOrigin.FunctionResult result, ObjectKind kind) throws SQLException {
+        if (ObjectKind.ofRegType(result.call().number("funcresulttype")) != kind) {
+            return false;
+        }
+        References.Call call = new References.Call(result.call().number("funcid"), result.call(), result.scope());
+        prefetch(List.of(call));
+        GatedFunctions.Spec spec = spec(call);
+        return spec != null && spec.resultVisible() && proven(call);
     }
 
     /** What argument {@code i} of a call names, or null when it names nothing (or nothing pgward can tell). */
@@ -280,9 +311,18 @@ final class GatedUses {
         return null;
     }
 
+    /**
+     * A pg_node_tree column pg_get_expr may print: one of a visible row's own expressions (polqual and polwithcheck
+     * arrive masked, {@code CoveredCatalog.Withheld}), or any column of a catalog served with no rows.
+     */
     private boolean expressionColumn(ArgumentOrigin.Column column) {
-        return column.filter() != null && column.filter().columns().stream().anyMatch(c -> c.attnum() == column.attnum()
-                && EXPRESSION_COLUMNS.contains(c.name()));
+        return column.filter() != null && (noRows(column.filter()) || column.filter().columns().stream()
+                .anyMatch(c -> c.attnum() == column.attnum() && EXPRESSION_COLUMNS.contains(c.name())));
+    }
+
+    /** A catalog served with no rows: a column of it never carries a value, so it names nothing. */
+    private static boolean noRows(CatalogFilters.Filter filter) {
+        return filter.catalog().rows() instanceof RowFilter.NoRows;
     }
 
     private GatedFunctions.Spec spec(References.Call call) {

@@ -44,7 +44,11 @@ final class ObjectColumns {
             Map.entry("pg_namespace.nspowner", ObjectKind.ROLE),
             Map.entry("pg_collation.collnamespace", ObjectKind.NAMESPACE),
             Map.entry("pg_collation.collowner", ObjectKind.ROLE), Map.entry("pg_am.amhandler",
-                    ObjectKind.FUNCTION_NAME));
+                    ObjectKind.FUNCTION_NAME),
+            Map.entry("pg_trigger.tgrelid", ObjectKind.RELATION),
+            Map.entry("pg_statistic_ext.oid", ObjectKind.STATISTICS),
+            Map.entry("pg_statistic_ext.stxnamespace", ObjectKind.NAMESPACE),
+            Map.entry("pg_statistic_ext.stxowner", ObjectKind.ROLE));
 
     private final VisibleCatalog visible;
     private final CatalogReader catalog;
@@ -119,11 +123,28 @@ final class ObjectColumns {
         String quoted = CatalogFilters.quote(column);
         String builtIn = quoted + " OPERATOR(pg_catalog.<) '" + VisibleCatalog.FIRST_NORMAL_OBJECT_ID
                 + "'::pg_catalog.oid";
+        if (kind == ObjectKind.STATISTICS) {
+            return visibleStatistics(quoted);
+        }
         if (kind.catalog() == null) {
             return "(" + builtIn + ")";
         }
         String listed = quoted + " OPERATOR(pg_catalog.=) ANY ('" + visible.oids(kind.catalog()).arrayLiteral()
                 + "'::pg_catalog.oid[])";
         return kind.builtInsVisible() ? "(" + builtIn + " OR " + listed + ")" : "(" + listed + ")";
+    }
+
+    /**
+     * A statistics object is shown when it belongs to a visible relation and a visible schema and has no
+     * expressions: its definition then names only the schema, its own name and the relation's columns, while an
+     * expression may call a user function (hidden, design section 3.4).
+     */
+    private String visibleStatistics(String quoted) {
+        return "(" + quoted + " OPERATOR(pg_catalog.=) ANY (ARRAY(SELECT s.oid FROM pg_catalog.pg_statistic_ext s"
+                + " WHERE s.stxrelid OPERATOR(pg_catalog.=) ANY ('"
+                + visible.oids(VisibleCatalog.Catalog.PG_CLASS).arrayLiteral() + "'::pg_catalog.oid[])"
+                + " AND s.stxnamespace OPERATOR(pg_catalog.=) ANY ('"
+                + visible.oids(VisibleCatalog.Catalog.PG_NAMESPACE).arrayLiteral() + "'::pg_catalog.oid[])"
+                + " AND s.stxexprs IS NULL)))";
     }
 }

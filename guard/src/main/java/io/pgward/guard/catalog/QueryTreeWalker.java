@@ -154,7 +154,7 @@ final class QueryTreeWalker {
      * is then not collected as a use, and GatedUses adds it back unless the value is proven). A CTE's and a VALUES
      * list's column types, and a sublink's output Param, are the types of values checked where they are computed
      * (parse analysis coerces each VALUES entry to its column's type), so their object-identifier entries are left
-     * out as well. A set operation's column type is left out only when every branch outputs that very type
+     * out as well, as is a CASE's result type (its results are). A set operation's column type is left out only when every branch outputs that very type
      * ({@link SetOperationColumns}): otherwise PostgreSQL coerces a branch's value when the statement runs, and an
      * integer would become a regclass unseen.
      */
@@ -182,6 +182,13 @@ final class QueryTreeWalker {
                 && node.number("paramkind") == PARAM_SUBLINK && value instanceof TreeValue.Scalar s
                 && s.isNumber() && ObjectKind.ofRegType(s.asLong()) != null) {
             // The output of a sublink's query, each value of which is checked where that query computes it.
+            return true;
+        }
+        if (ref == Ref.TYPE && (node.tag().equals("CASEEXPR") || node.tag().equals("CASE"))
+                && field.equals("casetype")
+                && value instanceof TreeValue.Scalar s && s.isNumber() && ObjectKind.ofRegType(s.asLong()) != null) {
+            // A CASE (tagged CASE before PostgreSQL 16) yields one of its results, which parse analysis coerced to this type: each is a node of the
+            // type itself (a Const, Var, RelabelType or call checked as a use, or a coercion refused for its type).
             return true;
         }
         boolean rte = node.tag().equals("RTE") || node.tag().equals("RANGETBLENTRY");

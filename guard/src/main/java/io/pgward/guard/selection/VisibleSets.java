@@ -30,11 +30,15 @@ import java.util.Map;
  *       a hidden relation is not shown), and those of visible domains. PostgreSQL 18's NOT NULL rows of tables and
  *       17's of domains follow from {@code conrelid} and {@code contypid} without a version test.</li>
  *   <li><b>Defaults, rules, triggers</b>: those of visible relations; a trigger only when its function is built in
- *       and its constraint, if any, is visible (a user trigger function is hidden, section 3.4).</li>
+ *       and its constraint, if any, is visible (a user trigger function is hidden, section 3.4), and its WHEN
+ *       condition depends on no user object but visible relations and types (its definition would print a user
+ *       function's name).</li>
  *   <li><b>Collations</b>: user collations of visible relations' columns, visible types and ranges.</li>
  *   <li><b>Rule actions and policy expressions</b> shown: those of visible relations whose recorded
  *       dependencies (pg_depend, which lists every relation a stored tree reads, in subqueries too) are all visible
- *       relations. The others name hidden relations and their columns.</li>
+ *       relations. The others name hidden relations and their columns. A policy expression that depends on any
+ *       other user object (a user function, whose name its deparsed text prints) is withheld too, unless it is a
+ *       visible type.</li>
  *   <li><b>Roles</b>: the owners of visible relations, user types, schemas and collations and of the current
  *       database (the one row of pg_database a login sees), and the current role.</li>
  * </ul>
@@ -116,7 +120,17 @@ final class VisibleSets {
                          WHERE r.ev_class IN (SELECT oid FROM allrel)),
                    ARRAY(SELECT g.oid::pg_catalog.int8 FROM pg_catalog.pg_trigger g
                          WHERE g.tgrelid IN (SELECT oid FROM allrel) AND g.tgfoid < 16384
-                           AND (g.tgconstraint = 0 OR g.tgconstraint IN (SELECT oid FROM con))),
+                           AND (g.tgconstraint = 0 OR g.tgconstraint IN (SELECT oid FROM con))
+                           AND NOT EXISTS (
+                               SELECT FROM pg_catalog.pg_depend d
+                               WHERE d.classid = 'pg_catalog.pg_trigger'::pg_catalog.regclass AND d.objid = g.oid
+                                 AND d.refobjid >= 16384
+                                 AND NOT (d.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass
+                                          AND d.refobjid IN (SELECT oid FROM allrel))
+                                 AND NOT (d.refclassid = 'pg_catalog.pg_type'::pg_catalog.regclass
+                                          AND d.refobjid IN (SELECT oid FROM utyp))
+                                 AND NOT (d.refclassid = 'pg_catalog.pg_constraint'::pg_catalog.regclass
+                                          AND d.refobjid IN (SELECT oid FROM con)))),
                    ARRAY(SELECT oid::pg_catalog.int8 FROM coll),
                    ARRAY(SELECT c.relowner::pg_catalog.int8 FROM pg_catalog.pg_class c
                              WHERE c.oid IN (SELECT oid FROM allrel)
@@ -139,8 +153,11 @@ final class VisibleSets {
                          WHERE p.polrelid IN (SELECT oid FROM allrel) AND NOT EXISTS (
                              SELECT FROM pg_catalog.pg_depend d
                              WHERE d.classid = 'pg_catalog.pg_policy'::pg_catalog.regclass AND d.objid = p.oid
-                               AND d.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass
-                               AND d.refobjid >= 16384 AND d.refobjid NOT IN (SELECT oid FROM allrel)))""";
+                               AND d.refobjid >= 16384
+                               AND NOT (d.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass
+                                        AND d.refobjid IN (SELECT oid FROM allrel))
+                               AND NOT (d.refclassid = 'pg_catalog.pg_type'::pg_catalog.regclass
+                                        AND d.refobjid IN (SELECT oid FROM utyp))))""";
 
     private VisibleSets() {
     }

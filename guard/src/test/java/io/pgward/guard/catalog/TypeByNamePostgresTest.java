@@ -1,0 +1,161 @@
+package io.pgward.guard.catalog;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+
+import io.pgward.guard.Verdict;
+import io.pgward.guard.lexer.LexerException;
+import io.pgward.guard.lexer.SqlLexer;
+import io.pgward.guard.selection.ResolvedSelection;
+import io.pgward.guard.selection.SelectedNames;
+import io.pgward.guard.selection.SelectionResolver;
+import io.pgward.testkit.PostgresTest;
+import io.pgward.testkit.TestDatabase;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A type looked up by a name bound as a parameter, as psycopg 3's {@code TypeInfo.fetch} and {@code EnumInfo.fetch}
+ * do ({@code WHERE t.oid = to_regtype($1)}), through a filtered catalog on a real PostgreSQL: the visible enum
+ * public.order_status is found, and the hidden hr.order_status, with its label, gives exactly what an absent name
+ * gives. The same call anywhere its result could tell a hidden type from an absent one stays refused.
+ */
+@PostgresTest
+class TypeByNamePostgresTest {
+
+    private static final String PATH = "\"$user\", public";
+    private static final String TYPE_INFO = """
+            SELECT
+                typname AS name, oid, typarray AS array_oid,
+                oid::regtype::text AS regtype, typdelim AS delimiter
+            FROM pg_type t
+            WHERE t.oid = to_regtype($1)
+            ORDER BY t.oid""";
+    private static final String ENUM_INFO = """
+            SELECT name, oid, array_oid, array_agg(label) AS labels
+            FROM (
+                SELECT
+                    t.typname AS name, t.oid AS oid, t.typarray AS array_oid,
+                    e.enumlabel AS label
+                FROM pg_type t
+                LEFT JOIN  pg_enum e
+                ON e.enumtypid = t.oid
+                WHERE t.oid = to_regtype($1)
+                ORDER BY e.enumsortorder
+            ) x
+            GROUP BY name, oid, array_oid""";
+
+    private static TestDatabase db;
+    private static CatalogCheck check;
+    private static CatalogFilters filters;
+    private static TableSelection selection;
+
+    @BeforeAll
+    static void start(TestDatabase database) throws Exception {
+        db = database;
+        try (Connection c = db.connect(); Statement s = c.createStatement()) {
+            GuardFixture.load(c);
+            s.execute("CREATE TYPE public.order_status AS ENUM ('new', 'paid')");
+            s.execute("ALTER TABLE public.orders ADD COLUMN state public.order_status");
+            s.execute("CREATE TYPE hr.order_status AS ENUM ('tok_live')");
+            s.execute("CREATE TYPE hr.secret_kind AS ENUM ('tok_live')");
+            s.execute("ALTER TABLE hr.salaries ADD COLUMN kind hr.secret_kind");
+            ResolvedSelection resolved = SelectionResolver.resolve(c,
+                    SelectedNames.parse("tables", GuardFixture.SELECTED));
+            filters = CatalogFilters.of(resolved.visible(), CatalogColumns.read(c));
+            selection = GuardFixture.selection(c).withFilters(filters);
+        }
+        check = new CatalogCheck(CatalogCheck.controlPool(db.jdbcUrl(), db.user(), db.password(), 2),
+                new CatalogCheck.Options(Duration.ofSeconds(5), 1000, Duration.ZERO));
+    }
+
+    @AfterAll
+    static void stop() {
+        check.close();
+    }
+
+    private static String rewrite(String sql) {
+        try {
+            return CatalogRewrite.rewrite(SqlLexer.split(sql, true).getFirst(), PATH, filters);
+        } catch (LexerException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private static Verdict verdict(String sql, int parameterType) {
+        return check.checkNow(new CheckRequest(selection, null, PATH, true, rewrite(sql), List.of(parameterType)));
+    }
+
+    /** The rewritten statement's rows for {@code name}, run as the database owner. */
+    private static List<String> rows(String sql, String name) throws SQLException {
+        List<String> rows = new ArrayList<>();
+        try (Connection c = db.connect(); Statement s = c.createStatement()) {
+            s.execute("SET search_path = " + PATH);
+            // pgjdbc marks parameters with ?, PostgreSQL with $n.
+            try (PreparedStatement p = c.prepareStatement(rewrite(sql).replace("$1", "?"))) {
+                p.setString(1, name);
+                try (ResultSet rs = p.executeQuery()) {
+                    ResultSetMetaData meta = rs.getMetaData();
+                    while (rs.next()) {
+                        List<String> row = new ArrayList<>();
+                        for (int i = 1; i <= meta.getColumnCount(); i++) {
+                            row.add(rs.getString(i));
+                        }
+                        rows.add(String.join("|", row).replaceAll("\\|\\d+\\|\\d+\\|", "|#|#|"));
+                    }
+                }
+            }
+        }
+        return rows;
+    }
+
+    @Test
+    void psycopgTypeInfoFindsAVisibleTypeAndNoHiddenOne() throws SQLException {
+        for (int type : new int[] {0, 25}) {
+            assertEquals(Verdict.ALLOW, verdict(TYPE_INFO, type));
+            assertEquals(Verdict.ALLOW, verdict(ENUM_INFO, type));
+        }
+        assertEquals(List.of("order_status|#|#|order_status|,"), rows(TYPE_INFO, "order_status"));
+        assertEquals(List.of("order_status|#|#|{new,paid}"), rows(ENUM_INFO, "public.order_status"));
+        assertEquals(List.of("int4|#|#|integer|,"), rows(TYPE_INFO, "int4"));
+        for (String hidden : List.of("hr.order_status", "hr.secret_kind", "\"hr\".\"secret_kind\"",
+                "hr.salaries", "public.secrets")) {
+            assertEquals(rows(TYPE_INFO, "hr.no_such_type"), rows(TYPE_INFO, hidden), hidden);
+            assertEquals(rows(ENUM_INFO, "hr.no_such_type"), rows(ENUM_INFO, hidden), hidden);
+        }
+    }
+
+    @Test
+    void aResultThatCouldTellHiddenFromAbsentIsRefused() {
+        for (String sql : List.of(
+                "SELECT to_regtype($1)",
+                "SELECT to_regtype($1)::oid",
+                "SELECT t.oid = to_regtype($1) FROM pg_type t",
+                "SELECT t.oid FROM pg_type t WHERE NOT (t.oid = to_regtype($1))",
+                "SELECT t.oid FROM pg_type t WHERE t.oid = to_regtype($1) OR t.oid = 23",
+                "SELECT t.oid FROM pg_type t WHERE t.oid IS DISTINCT FROM to_regtype($1)",
+                "SELECT t.oid FROM pg_type t WHERE t.oid <> to_regtype($1)",
+                "SELECT t.oid FROM pg_type t WHERE t.oid < to_regtype($1)",
+                "SELECT t.oid FROM pg_type t WHERE t.oid = to_regtype($1) AND to_regtype($1) IS NULL",
+                "SELECT t.oid FROM pg_type t WHERE t.oid = to_regtype($1)::oid + 0",
+                "SELECT t.oid FROM pg_type t WHERE (t.oid + 0)::oid = to_regtype($1)",
+                "SELECT t.oid FROM pg_type t LEFT JOIN pg_class c ON c.reltype = to_regtype($1)",
+                "SELECT t.oid FROM pg_type t WHERE t.oid = to_regtype($1) GROUP BY 1 HAVING to_regtype($1) > 0",
+                "SELECT c.oid FROM pg_class c WHERE c.oid = to_regtype($1)",
+                "SELECT x FROM (SELECT 16384::oid + g AS x FROM generate_series(0, 9999) g) s "
+                        + "WHERE x = to_regtype($1)",
+                "SELECT t.oid FROM pg_type t WHERE t.oid = to_regclass($1)")) {
+            assertInstanceOf(Verdict.Refuse.class, verdict(sql, 25), sql);
+        }
+    }
+}
