@@ -3,6 +3,7 @@ package io.pgward.guard.catalog;
 import io.pgward.guard.Verdict;
 import io.pgward.guard.lexer.StatementText;
 import io.pgward.guard.lexer.Token;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -38,16 +39,39 @@ final class FilteredCheck {
             }
             if (!refuse.rule().equals(CatalogRefusals.FENCE_NEEDED)) {
                 log.debug("the filtered statement was refused ({}): {}", refuse.rule(), refuse.message());
-                return own(check, request, statement);
+                return ownOrReason(check, request, statement, refuse);
             }
             String fenced = CatalogRewrite.rewrite(statement, request.searchPath(), filters, views, true);
             return check.check(request.withSql(fenced)).toCompletableFuture().thenCompose(again ->
                     again instanceof Verdict.Refuse r && logged(r)
-                            // Refused after the rewrite (a function, a reg* type, an uncovered catalog): the client
-                            // gets what its own text gets, with today's wording and positions.
-                            ? own(check, request, statement)
+                            ? ownOrReason(check, request, statement, r)
                             : CompletableFuture.completedFuture(new Served(fenced, again)));
         });
+    }
+
+    /**
+     * The rules whose refusal of a rewritten statement speaks of what the client wrote: a relation it reads that no
+     * filter covers, a function, operator or type it uses, an object it names that is hidden. The client's own text
+     * would be refused for reading the covered catalogs, which is not the reason. PostgreSQL's own errors about the
+     * rewritten text (positions and fragments of pgward's subqueries) are not among them.
+     */
+    private static final Set<String> SPEAKS_OF_THE_CLIENTS_TEXT = Set.of(CatalogRefusals.RELATION,
+            CatalogRefusals.FUNCTION, CatalogRefusals.OPERATOR, CatalogRefusals.TYPE,
+            CatalogRefusals.OBJECT_IDENTIFIER_TYPE, CatalogRefusals.DENIED_BUILT_IN, CatalogRefusals.RISKY_DOMAIN,
+            CatalogRefusals.ABSENT_OBJECT);
+
+    /**
+     * Refused after the rewrite: when the client's own text is refused too, the client gets the rewrite's reason
+     * where it names what the client wrote (without a position: it points into the rewritten text), and its own
+     * text's verdict otherwise.
+     */
+    private static CompletableFuture<Served> ownOrReason(CatalogCheck check, CheckRequest request,
+                                                         StatementText statement, Verdict.Refuse rewritten) {
+        return own(check, request, statement).thenApply(served ->
+                served.verdict() instanceof Verdict.Refuse && SPEAKS_OF_THE_CLIENTS_TEXT.contains(rewritten.rule())
+                        ? new Served(served.text(), new Verdict.Refuse(rewritten.sqlState(), rewritten.message(), 0,
+                                rewritten.rule(), rewritten.detail(), rewritten.hint()))
+                        : served);
     }
 
     private static boolean logged(Verdict.Refuse refuse) {
