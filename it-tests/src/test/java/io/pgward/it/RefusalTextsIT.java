@@ -161,7 +161,13 @@ class RefusalTextsIT {
             assertSyntaxError(extended, "SELEC 1", "syntax error at or near \"SELEC\"", 1);
             assertSyntaxError(extended, "sélect 1", "syntax error at or near \"sélect\"", 1);
             assertSyntaxError(extended, "SELECT '😀' FRM orders", "syntax error at or near \"orders\"", 16);
+            // A text that ends too early reaches the catalog check, which analyses it inside a statement of its
+            // own: the error is still PostgreSQL's for the client's text, at its end.
+            assertSyntaxError(extended, "SELECT * FROM orders WHERE", "syntax error at end of input", 27);
+            assertSyntaxError(extended, "SELECT id FROM orders WHERE id =", "syntax error at end of input", 33);
+            assertSyntaxError(extended, "SELECT (1", "syntax error at end of input", 10);
         }
+        assertSyntaxError(false, "SELECT 1 FROM orders; SELECT * FROM", "syntax error at end of input", 36);
         // One Query of several statements: PostgreSQL parses all of it before it runs any, and counts the position
         // in the whole text.
         assertSyntaxError(false, "SELECT 1; DROP TABEL orders", "syntax error at or near \"TABEL\"", 16);

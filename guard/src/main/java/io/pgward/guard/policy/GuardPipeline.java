@@ -5,6 +5,7 @@ import io.pgward.guard.ReadOnlyGuard;
 import io.pgward.guard.SqlStates;
 import io.pgward.guard.Verdict;
 import io.pgward.guard.catalog.CatalogCheck;
+import io.pgward.guard.catalog.CatalogRefusals;
 import io.pgward.guard.lexer.StatementText;
 import io.pgward.guard.selection.SelectedNames;
 import java.sql.SQLException;
@@ -148,13 +149,16 @@ public final class GuardPipeline implements AutoCloseable {
 
     /**
      * A refusal by L1 or L2, unless PostgreSQL's grammar rejects the text: then PostgreSQL's own error (a syntax
-     * error stays a syntax error, never a permission error). Only a refusal for privileges (42501) is asked about;
-     * without a catalog layer, or when the grammar cannot be asked, the refusal stands. The stage never completes
-     * exceptionally.
+     * error stays a syntax error, never a permission error). Only a refusal for privileges (42501), and L3's
+     * syntax error about its own wrapping of the text, are asked about; without a catalog layer, or when the grammar
+     * cannot be asked, the refusal stands. The stage never completes exceptionally.
      */
     public CompletionStage<Verdict> grammarFirst(LoginPolicy login, String database, String text,
                                                    boolean standardConformingStrings, Verdict.Refuse refusal) {
-        if (connections == null || !refusal.sqlState().equals(SqlStates.INSUFFICIENT_PRIVILEGE)) {
+        boolean wrapperSyntax = refusal.sqlState().equals(SqlStates.SYNTAX_ERROR)
+                && refusal.rule().equals(CatalogRefusals.POSTGRES_ERROR);
+        if (connections == null
+                || !(refusal.sqlState().equals(SqlStates.INSUFFICIENT_PRIVILEGE) || wrapperSyntax)) {
             return CompletableFuture.completedFuture(refusal);
         }
         return forLogin(login, database)

@@ -94,8 +94,7 @@ final class GuardGate implements StatementGate {
 
     private CompletionStage<Verdict> decide(GateRequest request, ReadOnlyGuard.Classification classification) {
         if (classification.verdict() instanceof Verdict.Refuse refuse) {
-            return pipeline.grammarFirst(policy, request.database(), request.sql(),
-                    request.standardConformingStrings(), refuse);
+            return grammarFirst(request, refuse);
         }
         if (pipeline.checksCatalog() && classification.readsAfterChange()
                 && (classification.setsSearchPath() || searchPathChanged)) {
@@ -116,12 +115,23 @@ final class GuardGate implements StatementGate {
             // catalogs are not served filtered in a text that changes search_path.
             return pipeline.prove(policy, request.database(), classification.reads(), request.searchPath(),
                     request.standardConformingStrings(), types)
-                    .thenApply(verdict -> verdict instanceof Verdict.Refuse ? verdict : allowed);
+                    .thenCompose(verdict -> verdict instanceof Verdict.Refuse refuse ? grammarFirst(request, refuse)
+                            : CompletableFuture.completedFuture(allowed));
         }
         return pipeline.proveOrRewrite(policy, request.database(), request.sql(), classification.reads(),
                 request.searchPath(), request.standardConformingStrings(), types)
-                .thenApply(verdict -> verdict instanceof Verdict.Refuse || verdict instanceof Verdict.Rewrite
-                        ? verdict : allowed);
+                .thenCompose(verdict -> verdict instanceof Verdict.Refuse refuse ? grammarFirst(request, refuse)
+                        : CompletableFuture.completedFuture(verdict instanceof Verdict.Rewrite ? verdict : allowed));
+    }
+
+    /**
+     * L3 analyses a text inside a statement of its own, so a text PostgreSQL's grammar rejects would be answered
+     * with an error about that wrapper ({@code SELECT * FROM orders WHERE} ends at pgward's parenthesis, not at
+     * the end of the input): the grammar's own error for the client's text comes first, as for L1 and L2.
+     */
+    private CompletionStage<Verdict> grammarFirst(GateRequest request, Verdict.Refuse refuse) {
+        return pipeline.grammarFirst(policy, request.database(), request.sql(), request.standardConformingStrings(),
+                refuse);
     }
 
     private static CompletionStage<Verdict> refuse(Verdict.Refuse r) {
