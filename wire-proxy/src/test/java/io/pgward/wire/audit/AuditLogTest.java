@@ -1,6 +1,7 @@
 package io.pgward.wire.audit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -54,6 +55,47 @@ class AuditLogTest {
 
     @Test
     void aWriterThatCannotKeepUpLosesLinesAndSaysHowMany() throws Exception {
+        // The writer takes some lines into its own buffer before it stalls; well over the limit, some are lost.
+        int total = AuditLog.QUEUE_LIMIT + 10_000;
+        Outcome outcome = recordWhileStalled(total, i -> "SELECT " + i);
+        assertEquals(total, outcome.lines().size() + outcome.dropped(), "every line is either written or counted");
+        assertTrue(outcome.dropped() > 0, "lines were lost: " + outcome.dropped());
+    }
+
+    @Test
+    void bigStatementsAreBoundedInCharactersNotOnlyInLines() throws Exception {
+        // 20,000 statements of a megabyte would be 40 GiB of strings: the queue keeps at most its character
+        // bound of them, each cut to the statement limit.
+        int total = 20_000;
+        String big = "SELECT '" + "x".repeat(1 << 20) + "'";
+        Outcome outcome = recordWhileStalled(total, i -> big);
+        assertEquals(total, outcome.lines().size() + outcome.dropped());
+        long keptAtMost = AuditLog.QUEUED_CHARACTERS_LIMIT / AuditLog.STATEMENT_LIMIT + 2;
+        assertTrue(outcome.lines().size() <= keptAtMost, outcome.lines().size() + " lines kept");
+        String statement = JSON.readTree(outcome.lines().getFirst()).get("statement").asText();
+        assertTrue(statement.endsWith("... (" + big.length() + " characters)"), statement.substring(
+                statement.length() - 40));
+        assertTrue(statement.length() < AuditLog.STATEMENT_LIMIT + 40);
+    }
+
+    @Test
+    void aCutNeverSplitsACharacterOutsideTheBasicPlane(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("audit.jsonl");
+        String statement = "x".repeat(AuditLog.STATEMENT_LIMIT - 1) + "😀".repeat(10);
+        try (AuditLog audit = AuditLog.toFile(file)) {
+            audit.record(new AuditLog.Entry("c", "app", "db", "allow", null, statement, 1));
+        }
+        String logged = JSON.readTree(Files.readAllLines(file).getFirst()).get("statement").asText();
+        assertEquals("x".repeat(AuditLog.STATEMENT_LIMIT - 1) + "... (" + statement.length() + " characters)",
+                logged);
+    }
+
+    private record Outcome(List<String> lines, long dropped) {
+    }
+
+    /** Records {@code total} statements while the output blocks, then releases it and closes the log. */
+    private static Outcome recordWhileStalled(int total, java.util.function.IntFunction<String> statement)
+            throws Exception {
         java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
         java.io.ByteArrayOutputStream written = new java.io.ByteArrayOutputStream();
         java.io.OutputStream stalled = new java.io.OutputStream() {
@@ -72,26 +114,24 @@ class AuditLogTest {
                 written.write(b, off, len);
             }
         };
-        // The writer takes some lines into its own buffer before it stalls; well over the limit, some are lost.
-        int total = AuditLog.QUEUE_LIMIT + 10_000;
         AuditLog audit = AuditLog.to(stalled);
         for (int i = 0; i < total; i++) {
-            audit.record(new AuditLog.Entry("c", "app", "db", "allow", null, "SELECT " + i, i));
+            audit.record(new AuditLog.Entry("c", "app", "db", "allow", null, statement.apply(i), i));
         }
         release.countDown();
         audit.close();
 
-        List<String> lines = written.toString(java.nio.charset.StandardCharsets.UTF_8).lines().toList();
+        List<String> lines = new java.util.ArrayList<>();
         List<JsonNode> overflow = new java.util.ArrayList<>();
-        for (String line : lines) {
+        for (String line : written.toString(java.nio.charset.StandardCharsets.UTF_8).lines().toList()) {
             JsonNode node = JSON.readTree(line);
             if ("audit-overflow".equals(node.path("verdict").asText())) {
                 overflow.add(node);
+            } else {
+                lines.add(line);
             }
         }
         assertEquals(1, overflow.size(), "one line says lines were lost");
-        long dropped = overflow.getFirst().get("dropped").asLong();
-        assertEquals(total, lines.size() - 1 + dropped, "every line is either written or counted");
-        assertEquals(true, dropped > 0, "lines were lost: " + dropped);
+        return new Outcome(lines, overflow.getFirst().get("dropped").asLong());
     }
 }
