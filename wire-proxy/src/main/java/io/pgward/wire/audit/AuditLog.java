@@ -20,7 +20,8 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * One JSON line per statement decision: time, connection, login, database, verdict, rule, statement text and
- * the time the decision took in microseconds. Never bind values or secrets: only statement texts as sent.
+ * the time the decision took in microseconds. Never bind values or secrets: only statement texts as sent, with
+ * the literal after a PASSWORD word hidden ({@link PasswordRedaction}).
  *
  * <p>Decisions are queued by the event loops and formatted and written by one writer thread, so neither a slow
  * disk nor the JSON encoding stalls a session. The event loops never wake the writer: it looks at the queue
@@ -115,7 +116,7 @@ public final class AuditLog implements AutoCloseable {
             if (entry.rule() != null) {
                 json.writeStringField("rule", entry.rule());
             }
-            json.writeStringField("statement", entry.statement());
+            json.writeStringField("statement", PasswordRedaction.redact(entry.statement()));
             json.writeNumberField("duration_us", entry.micros());
             json.writeEndObject();
         } catch (IOException e) {
