@@ -103,8 +103,8 @@ final class ArangoSection {
         }
         Matcher m = SIZE.matcher(text.strip().toLowerCase(Locale.ROOT));
         if (!m.matches() || m.group(1).length() > 15) {
-            throw ConfigException.at(section.keyPath(key), "must be a size such as 512MiB or 1GiB, was \""
-                    + text + "\"");
+            throw ConfigException.at(section.keyPath(key), "must be a size such as 512MiB or 1GiB, "
+                    + section.was(key));
         }
         long amount = Long.parseLong(m.group(1));
         int shift = switch (m.group(2) == null ? "b" : m.group(2)) {
@@ -115,7 +115,7 @@ final class ArangoSection {
             default -> 0;
         };
         if (amount == 0 || amount > (Long.MAX_VALUE >> shift)) {
-            throw ConfigException.at(section.keyPath(key), "must be a positive size, was \"" + text + "\"");
+            throw ConfigException.at(section.keyPath(key), "must be a positive size, " + section.was(key));
         }
         return amount << shift;
     }

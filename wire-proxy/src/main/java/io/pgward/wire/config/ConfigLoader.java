@@ -94,7 +94,8 @@ public final class ConfigLoader {
         Matcher m = HOST_PORT.matcher(text.strip());
         int port = m.matches() ? Integer.parseInt(m.group(3)) : -1;
         if (port < 0 || port > 65535) {
-            throw ConfigException.at("listen", "must be host:port such as 127.0.0.1:6432, was \"" + text + "\"");
+            throw ConfigException.at("listen", "must be host:port such as 127.0.0.1:6432, "
+                    + top.was("listen"));
         }
         return new Listen(m.group(1) != null ? m.group(1) : m.group(2), port);
     }
@@ -166,6 +167,10 @@ public final class ConfigLoader {
         if (auth != AuthMethod.TRUST && password == null && (verifier == null || auth == AuthMethod.MD5)) {
             throw ConfigException.at(section.keyPath("password"), "is required for auth "
                     + ConfigSection.spelling(auth) + (auth == AuthMethod.SCRAM_SHA_256 ? " (or give scram_verifier)" : ""));
+        }
+        if (auth != AuthMethod.TRUST && password != null && password.value().isEmpty()) {
+            // PostgreSQL refuses an empty password too: a login anyone could guess is no login.
+            throw ConfigException.at(section.keyPath("password"), "must not be empty");
         }
         if (verifier != null && !verifier.value().startsWith("SCRAM-SHA-256$")) {
             throw ConfigException.at(section.keyPath("scram_verifier"), "must start with SCRAM-SHA-256$");

@@ -80,6 +80,16 @@ final class ConfigSection {
         return java.util.List.copyOf(result);
     }
 
+    /**
+     * How an error shows the value of {@code key}: as written, or, when it came from the environment
+     * ({@code ${VAR}}), only the variable's name: a secret put under the wrong key must not be echoed.
+     */
+    String was(String key) {
+        String raw = node != null && node.has(key) && node.get(key).isValueNode() ? node.get(key).asText() : "";
+        return VARIABLE.matcher(raw).find() ? "was \"" + raw + "\" (from the environment; its value is not shown)"
+                : "was \"" + raw + "\"";
+    }
+
     /** The path of a file that exists and can be read; null when the key is absent. */
     Path readableFile(String key) {
         String value = string(key, null);
@@ -114,7 +124,7 @@ final class ConfigSection {
             return value;
         } catch (NumberFormatException e) {
             throw ConfigException.at(keyPath(key), "must be a whole number from " + min + " to " + max
-                    + ", was \"" + text + "\"");
+                    + ", " + was(key));
         }
     }
 
@@ -126,7 +136,7 @@ final class ConfigSection {
         }
         Matcher m = DURATION.matcher(text.strip().toLowerCase(Locale.ROOT));
         if (!m.matches()) {
-            throw ConfigException.at(keyPath(key), "must be a duration such as 500ms, 10s or 5m, was \"" + text + "\"");
+            throw ConfigException.at(keyPath(key), "must be a duration such as 500ms, 10s or 5m, " + was(key));
         }
         long amount = Long.parseLong(m.group(1));
         String unit = m.group(2) == null ? "s" : m.group(2);
@@ -155,7 +165,7 @@ final class ConfigSection {
             }
             allowed.append(allowed.isEmpty() ? "" : ", ").append(spelling);
         }
-        throw ConfigException.at(keyPath(key), "must be one of " + allowed + ", was \"" + text + "\""
+        throw ConfigException.at(keyPath(key), "must be one of " + allowed + ", " + was(key)
                 + (node.get(key).isBoolean() ? " (YAML reads an unquoted on, off, yes or no as true or false)" : ""));
     }
 

@@ -60,7 +60,8 @@ final class NlConfig {
         boolean jsonSchema = bool(section, "json_schema", true);
         Optional<String> apiKey = Optional.ofNullable(section.string("api_key", null)).filter(k -> !k.isBlank());
         String baseUrlKey = section.keyPath("base_url");
-        Optional<URI> baseUrl = Optional.ofNullable(section.string("base_url", null)).map(u -> url(baseUrlKey, u));
+        Optional<URI> baseUrl = Optional.ofNullable(section.string("base_url", null))
+                .map(u -> url(baseUrlKey, u, section.was("base_url")));
         if (type != ProviderType.ANTHROPIC && section.has("max_tokens")) {
             throw ConfigException.at(section.keyPath("max_tokens"), "applies to type anthropic only");
         }
@@ -84,7 +85,7 @@ final class NlConfig {
         return config;
     }
 
-    private static URI url(String key, String text) {
+    private static URI url(String key, String text, String was) {
         try {
             URI uri = new URI(text.strip());
             String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
@@ -94,7 +95,7 @@ final class NlConfig {
         } catch (URISyntaxException e) {
             // reported below
         }
-        throw ConfigException.at(key, "must be an http or https URL, was \"" + text + "\"");
+        throw ConfigException.at(key, "must be an http or https URL, " + was);
     }
 
     private static Duration positive(ConfigSection section, String key, Duration fallback) {
@@ -113,7 +114,7 @@ final class NlConfig {
         return switch (text.strip().toLowerCase(Locale.ROOT)) {
             case "true" -> true;
             case "false" -> false;
-            default -> throw ConfigException.at(section.keyPath(key), "must be true or false, was \"" + text + "\"");
+            default -> throw ConfigException.at(section.keyPath(key), "must be true or false, " + section.was(key));
         };
     }
 }

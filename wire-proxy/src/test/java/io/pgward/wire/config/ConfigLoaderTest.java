@@ -221,6 +221,27 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void neverEchoesAValueThatCameFromTheEnvironment() {
+        // A secret put under a key that is not a secret's: the error names the variable, not its value.
+        assertError("logins.a.mode: must be one of read-only, read-write, was \"${ANALYST_PASSWORD}\" (from the "
+                + "environment; its value is not shown)",
+                "backend: {host: h}\nlogins: {a: {auth: trust, mode: '${ANALYST_PASSWORD}'}}");
+        assertError("backend.port: must be a whole number from 1 to 65535, was \"${APP_DB_PASSWORD}\" (from the "
+                + "environment; its value is not shown)",
+                "backend: {host: h, port: '${APP_DB_PASSWORD}'}\nlogins: {a: {auth: trust}}");
+        assertError("listen: must be host:port such as 127.0.0.1:6432, was \"x${ANALYST_PASSWORD}\" (from the "
+                + "environment; its value is not shown)",
+                "listen: 'x${ANALYST_PASSWORD}'\nbackend: {host: h}\nlogins: {a: {auth: trust}}");
+    }
+
+    @Test
+    void anEmptyPasswordNamesItsKey() {
+        assertError("logins.a.password: must not be empty", "backend: {host: h}\nlogins: {a: {password: ''}}");
+        assertError("logins.a.password: must not be empty",
+                "backend: {host: h}\nlogins: {a: {auth: md5, password: '${EMPTY:-}'}}");
+    }
+
+    @Test
     void aWordYamlReadsAsABooleanIsTakenAsTheWord() {
         assertEquals(PgwardConfig.AuditTarget.OFF, loader.parse(
                 "audit: {target: off}\nbackend: {host: h}\nlogins: {a: {auth: trust}}", "f").audit().target());
