@@ -70,7 +70,10 @@ public final class ScramServerExchange {
         }
         this.user = user;
         this.doomed = verifier == null;
-        this.verifier = doomed ? mockVerifier(user, mockSecret) : verifier;
+        // Made for every user, kept for unknown ones: a known login must not reach AuthenticationSASL sooner
+        // than an unknown one, or the time would tell which login names exist.
+        ScramVerifier mock = mockVerifier(user, mockSecret);
+        this.verifier = doomed ? mock : verifier;
         this.serverNonces = serverNonces;
     }
 
