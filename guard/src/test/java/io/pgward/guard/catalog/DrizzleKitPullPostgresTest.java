@@ -225,6 +225,10 @@ class DrizzleKitPullPostgresTest {
         List<String> refusals = new ArrayList<>();
         assertEquals(List.of("pg_default|"), allowedRows("SELECT spcname, pg_tablespace_location(oid) "
                 + "FROM pg_tablespace WHERE spcname = 'pg_default'", refusals));
+        // DataGrip's tablespace list: the owner of a built-in tablespace is a visible role (the checked column).
+        assertEquals(List.of("pg_default|" + db.user() + "|", "pg_global|" + db.user() + "|"), allowedRows(
+                "SELECT t.spcname, pg_catalog.pg_get_userbyid(t.spcowner), pg_catalog.pg_tablespace_location(t.oid) "
+                        + "FROM pg_catalog.pg_tablespace t ORDER BY 1", refusals));
         assertEquals(List.of(), refusals);
         Verdict.Refuse user = assertInstanceOf(Verdict.Refuse.class,
                 verdict(rewrite("SELECT pg_tablespace_location(16390)")));
