@@ -180,7 +180,6 @@ enum ObjectKind {
         return byOid.formatted(oid);
     }
 
-    /** The kind an object-identifier type names, by the type's pinned OID (pg_type.dat); null for any other type. */
     /**
      * The element type of an array of an object-identifier type ({@code regtype[]} and the others, pg_type.dat), or
      * 0 for any other type.
@@ -200,6 +199,7 @@ enum ObjectKind {
         };
     }
 
+    /** The kind an object-identifier type names, by the type's pinned OID (pg_type.dat); null for any other type. */
     static ObjectKind ofRegType(long type) {
         return switch ((int) type) {
             case 2205 -> RELATION;        // regclass

@@ -212,6 +212,10 @@ class DrizzleKitPullPostgresTest {
         Verdict.Refuse byRelation = assertInstanceOf(Verdict.Refuse.class,
                 verdict(rewrite("SELECT c.relname FROM pg_class c WHERE c.oid = ANY ('{orders,hr.salaries}'::regclass[])")));
         assertEquals("relation \"hr.salaries\" does not exist", byRelation.message());
+        // The fixture's analyst role owns nothing visible: hidden, and told as an absent one is.
+        Verdict.Refuse role = assertInstanceOf(Verdict.Refuse.class,
+                verdict(rewrite("SELECT '{\"analyst\"}'::regrole[]")));
+        assertEquals("role \"analyst\" does not exist", role.message());
         // An array computed at run time, or read from a column, is not a constant.
         for (String sql : List.of("SELECT ARRAY[t.oid::regtype] FROM pg_type t",
                 "SELECT string_to_array('int,hr.grade', ',')::regtype[]",
