@@ -32,12 +32,20 @@ import org.junit.jupiter.api.Test;
 class FilteredSystemViewsIT {
 
     private static final List<String> HIDDEN = List.of("payment_tokens", "salaries", "data_directory",
-            "config_file", "hba_file", "postgresql.conf");
+            "config_file", "hba_file", "postgresql.conf", "tokens_owner", "orders_reads_tokens");
 
     private static ProxyFixture proxy;
 
     @BeforeAll
-    static void start(TestDatabase db) {
+    static void start(TestDatabase db) throws SQLException {
+        try (Connection c = db.connect(); Statement s = c.createStatement()) {
+            // Row-security is not enabled: the policies are only catalog rows to list.
+            s.execute("CREATE POLICY orders_visible ON public.orders FOR SELECT USING (total >= 0)");
+            s.execute("CREATE POLICY orders_reads_tokens ON public.orders "
+                    + "USING (EXISTS (SELECT 1 FROM public.payment_tokens))");
+            s.execute("CREATE POLICY tokens_owner ON public.payment_tokens USING (true)");
+            s.execute("CREATE POLICY salaries_hr ON hr.salaries USING (true)");
+        }
         proxy = ProxyFixture.start(db, ProxyFixture.STANDARD_GATES, null, PgwardConfig.TlsMode.DISABLE, 4,
                 ProxyFixture.policy("analyst", p -> p.withTables(RelationsAndDescribeIT.SELECTION)));
     }
@@ -149,6 +157,29 @@ class FilteredSystemViewsIT {
             }
             try (ResultSet rs = md.getPrimaryKeys(null, "public", "payment_tokens")) {
                 assertEquals(List.of(), rows(rs));
+            }
+        }
+    }
+
+    /** drizzle-kit pull reads pg_policies: the policies of visible tables that read visible relations only. */
+    @Test
+    void policiesOfVisibleTablesOnlyInBothProtocols() throws SQLException {
+        for (String mode : List.of("simple", "extended")) {
+            try (Connection c = connect(mode); Statement s = c.createStatement()) {
+                assertEquals(List.of("public|orders|orders_visible|{public}|(total >= (0)::numeric)"), rows(s,
+                        "SELECT schemaname, tablename, policyname, roles, qual FROM pg_policies ORDER BY 3"), mode);
+                // Of the four policies only salaries_hr has a name of eleven characters.
+                assertEquals(List.of("1"), rows(s, "SELECT count(*) FROM pg_catalog.pg_policies "
+                        + "WHERE 1 / (length(policyname) - 11) > -100"), mode);
+            }
+        }
+        try (Connection c = connect("extended");
+             PreparedStatement ps = c.prepareStatement("SELECT policyname FROM pg_policies WHERE tablename = ?")) {
+            for (int round = 0; round < 6; round++) {
+                ps.setString(1, round % 2 == 0 ? "orders" : "payment_tokens");
+                try (ResultSet rs = ps.executeQuery()) {
+                    assertEquals(round % 2 == 0 ? List.of("orders_visible") : List.of(), rows(rs));
+                }
             }
         }
     }

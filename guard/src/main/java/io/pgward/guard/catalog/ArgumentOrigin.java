@@ -9,9 +9,10 @@ import java.util.Map;
  * object: a constant (an OID, or a name PostgreSQL will resolve at run time), or a column of a proven filter
  * subquery ({@link FilterProof}), whose every row is visible. Follows a Var as PostgreSQL's
  * {@code markTargetListOrigins} does: through subquery and CTE target lists, join alias Vars, the grouping step of
- * PostgreSQL 18 and {@code varlevelsup} to outer Queries. Only RelabelType, which never changes a value's bits, is
- * looked through; every other expression (a cast through text, CASE, COALESCE, arithmetic, an aggregate, a
- * function, a sublink, a set operation, a function in FROM, a recursive CTE) is {@link Unproven}. A column of a
+ * PostgreSQL 18 and {@code varlevelsup} to outer Queries. RelabelType, which never changes a value's bits, is
+ * looked through, and so is a regclass value's cast to text ({@link RelationText}); a function call is a
+ * {@link FunctionResult}, left to the gates; every other expression (another cast through text, CASE, COALESCE,
+ * arithmetic, an aggregate, a sublink, a set operation, a recursive CTE) is {@link Unproven}. A column of a
  * VALUES list is proven when each row's entry is ({@link Each}).
  */
 final class ArgumentOrigin {
@@ -44,10 +45,19 @@ final class ArgumentOrigin {
     }
 
     /**
-     * The result of a function in FROM ({@code pg_partition_ancestors(x) AS a(relid)}): proven when the call is a
-     * gated one whose result names visible objects once its arguments are proven ({@link GatedUses}).
+     * The result of a function in FROM ({@code pg_partition_ancestors(x) AS a(relid)}) or of a call that returns one
+     * value ({@code pg_get_serial_sequence(..)}): proven when the call is a gated one whose result names visible
+     * objects once its arguments are proven ({@link GatedUses}).
      */
     record FunctionResult(TreeValue.Node call, QueryScope scope) implements Proof {
+    }
+
+    /**
+     * A regclass value cast to text ({@code a.attrelid::regclass::text}): the text regclass output gives for a relation,
+     * which PostgreSQL reads back as that very relation (regclassout qualifies the name unless the relation is the
+     * first of its name on search_path). Names a relation only: never proof of an object of another kind.
+     */
+    record RelationText(Proof relation) implements Proof {
     }
 
     record Unproven() implements Proof {
@@ -70,6 +80,7 @@ final class ArgumentOrigin {
     private static final long NAME = 19;
     private static final long TEXT = 25;
     private static final long VARCHAR = 1043;
+    private static final long REGCLASS = 2205;
 
     private final CatalogFilters filters;
     private final Map<TreeValue.Node, List<TreeValue.Node>> proven = new IdentityHashMap<>();
@@ -102,8 +113,22 @@ final class ArgumentOrigin {
             case "CONST" -> constant(node);
             case "RELABELTYPE" -> of(node.field("arg").orElse(null), scope, depth + 1);
             case "VAR" -> var(node, scope, depth);
+            case "COERCEVIAIO" -> relationText(node, scope, depth);
+            case "FUNCEXPR" -> "true".equals(node.scalar("funcretset")) ? UNPROVEN : new FunctionResult(node, scope);
             default -> UNPROVEN;
         };
+    }
+
+    /** A regclass value (a RelabelType to regclass, or a regclass constant) cast to text; else unproven. */
+    private Proof relationText(TreeValue.Node coercion, QueryScope scope, int depth) {
+        TreeValue.Node arg = node(coercion.field("arg").orElse(null));
+        boolean regclass = arg != null && (arg.tag().equals("RELABELTYPE") && arg.number("resulttype") == REGCLASS
+                || arg.tag().equals("CONST") && arg.number("consttype") == REGCLASS);
+        if (coercion.number("resulttype") != TEXT || !regclass) {
+            return UNPROVEN;
+        }
+        Proof relation = of(arg, scope, depth + 1);
+        return relation instanceof Column || relation instanceof Constant ? new RelationText(relation) : UNPROVEN;
     }
 
     private static Proof constant(TreeValue.Node constant) {
@@ -121,6 +146,9 @@ final class ArgumentOrigin {
             }
             return new Constant((b[0] & 0xFFL) | (b[1] & 0xFFL) << 8 | (b[2] & 0xFFL) << 16 | (b[3] & 0xFFL) << 24);
         }
+        if (ObjectKind.regArrayElement(type) != 0) {
+            return oidArray(b, datum.length(), ObjectKind.regArrayElement(type));
+        }
         if (type == TEXT || type == VARCHAR) {
             return varlena(b, datum.length());
         }
@@ -132,6 +160,38 @@ final class ArgumentOrigin {
             return new Name(java.util.Arrays.copyOf(b, end));
         }
         return UNPROVEN;
+    }
+
+    /**
+     * A one-dimensional array of 4-byte object identifiers without NULLs (array.h: int32 vl_len_, int32 ndim, int32
+     * dataoffset, Oid elemtype, int dims[ndim], int lbound[ndim], the elements), each element a {@link Constant};
+     * any other layout is unproven.
+     */
+    private static Proof oidArray(byte[] b, int length, long elementType) {
+        if (length < 16 || b.length < length || (uint32(b, 0) & 3) != 0 || uint32(b, 0) >>> 2 != length
+                || uint32(b, 8) != 0 || uint32(b, 12) != elementType) {
+            return UNPROVEN;
+        }
+        long ndim = uint32(b, 4);
+        if (ndim == 0) {
+            return length == 16 ? new Each(List.of()) : UNPROVEN;
+        }
+        if (ndim != 1 || length < 24) {
+            return UNPROVEN;
+        }
+        long count = uint32(b, 16);
+        if (count > (length - 24) / 4 || 24 + count * 4 != length) {
+            return UNPROVEN;
+        }
+        List<Proof> elements = new java.util.ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            elements.add(new Constant(uint32(b, 24 + 4 * i)));
+        }
+        return new Each(List.copyOf(elements));
+    }
+
+    private static long uint32(byte[] b, int at) {
+        return (b[at] & 0xFFL) | (b[at + 1] & 0xFFL) << 8 | (b[at + 2] & 0xFFL) << 16 | (b[at + 3] & 0xFFL) << 24;
     }
 
     /** A varlena datum with a 4-byte or 1-byte header (postgres.h); compressed or external ones are not read. */

@@ -22,6 +22,8 @@ import java.util.Set;
  *       (information_schema's).</li>
  *   <li>{@link Kind#BUILT_IN_SCHEMA}: a schema-name column names pg_catalog or information_schema (the routines a
  *       login sees are the built-in ones).</li>
+ *   <li>{@link Kind#POLICY}: a (schema, table, policy) triple names a policy of a visible table whose expressions
+ *       read visible objects only and whose roles are visible ({@code VisibleNames#policies}).</li>
  * </ul>
  * Columns that would show what the keys cannot vouch for are served as NULL ({@link #masked}): a view's definition
  * (it may read a hidden relation), a setting's source file and line.
@@ -74,17 +76,31 @@ enum FilteredView {
     /** User functions are hidden (design 3.4): the built-in ones only. */
     IS_ROUTINES("information_schema", "routines", Set.of(), Key.builtInSchema("specific_schema"),
             Key.builtInSchema("routine_schema")),
-    IS_PARAMETERS("information_schema", "parameters", Set.of(), Key.builtInSchema("specific_schema"));
+    IS_PARAMETERS("information_schema", "parameters", Set.of(), Key.builtInSchema("specific_schema")),
+    /**
+     * Its roles and deparsed expressions are shown as they are: the key admits only policies whose roles are visible
+     * and whose expressions read visible relations and types alone (pg_policy's filter shows the same trees).
+     */
+    PG_POLICIES("pg_catalog", "pg_policies", Set.of(), Key.policy("schemaname", "tablename", "policyname"));
 
-    enum Kind { SETTING, RELATION_OID, RELATION, SCHEMA, CONSTRAINT, TYPE, BUILT_IN_SCHEMA }
+    enum Kind { SETTING, RELATION_OID, RELATION, SCHEMA, CONSTRAINT, TYPE, BUILT_IN_SCHEMA, POLICY }
 
     /**
      * One key.
      *
-     * @param schemaColumn the schema column of a (schema, name) pair; null for the other kinds
-     * @param column the filtered column (the name column of a pair)
+     * @param schemaColumn the schema column of a (schema, name) pair or a policy's triple; null for the other kinds
+     * @param tableColumn the table column of a policy's triple; null for the other kinds
+     * @param column the filtered column (the name column of a pair, the policy's name)
      */
-    record Key(Kind kind, String schemaColumn, String column) {
+    record Key(Kind kind, String schemaColumn, String tableColumn, String column) {
+        Key(Kind kind, String schemaColumn, String column) {
+            this(kind, schemaColumn, null, column);
+        }
+
+        static Key policy(String schemaColumn, String tableColumn, String column) {
+            return new Key(Kind.POLICY, schemaColumn, tableColumn, column);
+        }
+
         static Key setting(String column) {
             return new Key(Kind.SETTING, null, column);
         }

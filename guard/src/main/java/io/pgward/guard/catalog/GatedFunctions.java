@@ -120,10 +120,14 @@ final class GatedFunctions {
                 "pg_get_function_identity_arguments")) {
             gate(f, named(ObjectKind.FUNCTION));
         }
-        gate("pg_get_serial_sequence", rel, p);
+        // Its result, the qualified name of a sequence the column owns, names a visible sequence: VisibleSets shows
+        // the sequences a visible relation owns (deptype a or i), and nothing else owns one.
+        spec("pg_get_serial_sequence", new Spec(List.of(rel, p), Condition.NONE, true));
         // Whether a relation could be published: its kind and persistence, which pg_class shows anyway.
         gate("pg_relation_is_publishable", rel);
         gate("pg_get_keywords");
+        // A built-in tablespace's location is the empty string; a user tablespace (a server path) is never visible.
+        gate("pg_tablespace_location", named(ObjectKind.TABLESPACE));
         gate("format_type", named(ObjectKind.TYPE), p);
         for (int args : new int[] {1, 2}) {
             List<Slot> slots = new ArrayList<>(List.of(rel));
@@ -171,7 +175,15 @@ final class GatedFunctions {
         RELATION_STATISTICS.forEach(s -> gate("pg_stat_get_" + s, data));
     }
 
+    /** Gated functions returning text that names an object: the kind it names. */
+    private static final Map<String, ObjectKind> TEXT_RESULTS = Map.of("pg_get_serial_sequence", ObjectKind.RELATION);
+
     private GatedFunctions() {
+    }
+
+    /** The kind of object the text result of the gated {@code name} names, or null when it names none. */
+    static ObjectKind textResult(String name) {
+        return TEXT_RESULTS.get(name);
     }
 
     /** The spec of a call of the built-in {@code name} with {@code arguments} arguments, or null: not gated. */

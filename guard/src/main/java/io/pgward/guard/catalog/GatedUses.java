@@ -61,6 +61,7 @@ final class GatedUses {
     private static final int MAX_LITERALS_SEARCHED = 32;
     /** How many names one check resolves; a name beyond them is not proven (the call is refused). */
     private static final int MAX_NAMES = 256;
+    private static final long TEXT = 25;
     /** Not an OID (OIDs are unsigned 32-bit): a name left unresolved. */
     private static final long UNRESOLVED = -1;
 
@@ -278,22 +279,27 @@ final class GatedUses {
                 yield true;
             }
             case ArgumentOrigin.FunctionResult r -> functionResult(r, kind);
+            case ArgumentOrigin.RelationText t -> kind == ObjectKind.RELATION && proven(t.relation(), kind);
             case ArgumentOrigin.Unproven u -> false;
         };
     }
 
     /**
-     * Whether a function in FROM yields, in every row, a visible object of {@code kind}: its result type names that
-     * kind and it is a gated call whose result is visible once its arguments are proven.
+     * Whether a call yields, in every row, a visible object of {@code kind}: it is a gated call whose result is
+     * visible once its arguments are proven, and its result type (a reg* type, or the text of a call that returns a
+     * name, {@link GatedFunctions#textResult}) names that kind.
      */
     private boolean functionResult(ArgumentOrigin.FunctionResult result, ObjectKind kind) throws SQLException {
-        if (ObjectKind.ofRegType(result.call().number("funcresulttype")) != kind) {
-            return false;
-        }
         References.Call call = new References.Call(result.call().number("funcid"), result.call(), result.scope());
         prefetch(List.of(call));
         GatedFunctions.Spec spec = spec(call);
-        return spec != null && spec.resultVisible() && proven(call);
+        if (spec == null || !spec.resultVisible()) {
+            return false;
+        }
+        long type = result.call().number("funcresulttype");
+        ObjectKind names = type == TEXT ? GatedFunctions.textResult(functions.get(call.function()).name())
+                : ObjectKind.ofRegType(type);
+        return names == kind && proven(call);
     }
 
     /** What argument {@code i} of a call names, or null when it names nothing (or nothing pgward can tell). */
@@ -370,12 +376,44 @@ final class GatedUses {
         if (kind.resolver() != null) {
             // One round trip per string: a bounded number, however many the statement has.
             for (String literal : literals.subList(0, Math.min(literals.size(), MAX_LITERALS_SEARCHED))) {
-                if (resolve(kind, literal.getBytes(StandardCharsets.UTF_8)) == oid) {
-                    return CatalogRefusals.absentObject(kind.sqlState(), kind.absentByName(literal, oid));
+                for (String name : names(literal)) {
+                    if (resolve(kind, name.getBytes(StandardCharsets.UTF_8)) == oid) {
+                        return CatalogRefusals.absentObject(kind.sqlState(), kind.absentByName(name, oid));
+                    }
                 }
             }
         }
         return CatalogRefusals.absentObject(kind.sqlState(), kind.absentByOid(oid));
+    }
+
+    /**
+     * The names a string may spell: itself, or, for an array literal ({@code '{int,hr.t}'::regtype[]}), each element,
+     * so that a hidden element gets the by-name error an absent one gets from PostgreSQL. (The array literal itself is
+     * no name: to_regtype would fail on its syntax and end the check.)
+     */
+    static List<String> names(String literal) {
+        String body = literal.strip();
+        if (body.length() < 2 || body.charAt(0) != '{' || body.charAt(body.length() - 1) != '}') {
+            return List.of(literal);
+        }
+        List<String> names = new ArrayList<>();
+        StringBuilder element = new StringBuilder();
+        boolean quoted = false;
+        for (int i = 1; i < body.length() - 1; i++) {
+            char c = body.charAt(i);
+            if (c == '\\' && i + 1 < body.length() - 1) {
+                element.append(body.charAt(++i));
+            } else if (c == '"') {
+                quoted = !quoted;
+            } else if (c == ',' && !quoted) {
+                names.add(element.toString().strip());
+                element.setLength(0);
+            } else {
+                element.append(c);
+            }
+        }
+        names.add(element.toString().strip());
+        return names;
     }
 
     private boolean condition(GatedFunctions.Condition condition) throws SQLException {

@@ -180,6 +180,25 @@ enum ObjectKind {
         return byOid.formatted(oid);
     }
 
+    /**
+     * The element type of an array of an object-identifier type ({@code regtype[]} and the others, pg_type.dat), or
+     * 0 for any other type.
+     */
+    static long regArrayElement(long type) {
+        return switch ((int) type) {
+            case 2210 -> 2205;            // regclass[]
+            case 2211 -> 2206;            // regtype[]
+            case 1008 -> 24;              // regproc[]
+            case 2207 -> 2202;            // regprocedure[]
+            case 2208 -> 2203;            // regoper[]
+            case 2209 -> 2204;            // regoperator[]
+            case 4090 -> 4089;            // regnamespace[]
+            case 4097 -> 4096;            // regrole[]
+            case 4192 -> 4191;            // regcollation[]
+            default -> 0;
+        };
+    }
+
     /** The kind an object-identifier type names, by the type's pinned OID (pg_type.dat); null for any other type. */
     static ObjectKind ofRegType(long type) {
         return switch ((int) type) {

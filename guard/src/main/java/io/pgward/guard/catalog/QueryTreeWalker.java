@@ -178,6 +178,19 @@ final class QueryTreeWalker {
             }
             return true;
         }
+        if (ref == Ref.TYPE && node.tag().equals("CASETESTEXPR") && field.equals("typeId")
+                && value instanceof TreeValue.Scalar s && s.isNumber() && ObjectKind.ofRegType(s.asLong()) != null) {
+            // A placeholder for a value computed by another node of the tree (an array coercion's source element,
+            // a CASE's argument), whose type is checked there: a reg* array is proven only as a constant.
+            return true;
+        }
+        if (ref == Ref.TYPE && node.tag().equals("CONST") && field.equals("consttype")
+                && value instanceof TreeValue.Scalar s && s.isNumber() && ObjectKind.regArrayElement(s.asLong()) != 0) {
+            // A constant array of object identifiers ('{int,int8}'::regtype[]): a use of its element type, proven
+            // when every element is (ArgumentOrigin reads the array).
+            refs.regUses.add(new References.RegUse(ObjectKind.regArrayElement(s.asLong()), node, scope));
+            return true;
+        }
         if (ref == Ref.TYPE && node.tag().equals("PARAM") && field.equals("paramtype")
                 && node.number("paramkind") == PARAM_SUBLINK && value instanceof TreeValue.Scalar s
                 && s.isNumber() && ObjectKind.ofRegType(s.asLong()) != null) {

@@ -182,7 +182,40 @@ public final class ViewFilters {
             case RELATION -> pair(key, column, columns, names.relations(), out);
             case CONSTRAINT -> pair(key, column, columns, names.constraints(), out);
             case TYPE -> pair(key, column, columns, names.types(), out);
+            case POLICY -> policy(key, column, columns, names.policies(), out);
         };
+    }
+
+    private static boolean policy(FilteredView.Key key, ViewColumns.Column column, List<ViewColumns.Column> columns,
+                                  SortedMap<String, SortedMap<String, SortedSet<String>>> policies,
+                                  List<Conjunct> out) {
+        ViewColumns.Column schema = column(columns, key.schemaColumn());
+        ViewColumns.Column table = column(columns, key.tableColumn());
+        if (schema == null || table == null || !nameTyped(column) || !nameTyped(schema) || !nameTyped(table)) {
+            return false;
+        }
+        out.addAll(triples(schema.attnum(), table.attnum(), column.attnum(), policies));
+        return true;
+    }
+
+    /**
+     * The conjuncts of a (schema, table, name) triple key: one group per table, {@code s = 'a' AND t = 'b' AND n =
+     * ANY (..)}, written as a pair key's groups are (three independent lists would admit a hidden policy that shares a
+     * visible one's name on another visible table).
+     */
+    static List<Conjunct> triples(int schemaAttnum, int tableAttnum, int nameAttnum,
+                                  SortedMap<String, SortedMap<String, SortedSet<String>>> bySchema) {
+        List<List<Conjunct>> groups = new ArrayList<>();
+        bySchema.forEach((schema, tables) -> tables.forEach((table, names) -> groups.add(List.of(
+                new Eq(schemaAttnum, schema), new Eq(tableAttnum, table), new In(nameAttnum, ElementType.NAME,
+                        names)))));
+        if (groups.isEmpty()) {
+            return List.of(new In(nameAttnum, ElementType.NAME, Set.of()));
+        }
+        if (groups.size() == 1) {
+            return groups.getFirst();
+        }
+        return List.of(new AnyGroup(groups.stream().map(Set::copyOf).collect(Collectors.toSet())));
     }
 
     private static boolean pair(FilteredView.Key key, ViewColumns.Column column, List<ViewColumns.Column> columns,
@@ -224,7 +257,9 @@ public final class ViewFilters {
     }
 
     private static int eqFirst(Conjunct a, Conjunct b) {
-        return Boolean.compare(!(a instanceof Eq), !(b instanceof Eq));
+        int kind = Boolean.compare(!(a instanceof Eq), !(b instanceof Eq));
+        // Two Eqs (a triple's schema and table) in attnum order, so a filter is the same text in every run.
+        return kind != 0 || !(a instanceof Eq x) || !(b instanceof Eq y) ? kind : Integer.compare(x.attnum(), y.attnum());
     }
 
     /** A PostgreSQL array literal of {@code values}, each element double-quoted. */

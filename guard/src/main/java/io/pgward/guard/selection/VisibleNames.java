@@ -32,13 +32,17 @@ import java.util.TreeSet;
  *       are listed too.</li>
  *   <li>{@link #types}: per schema, the names of the visible user types and of the built-in domains
  *       (information_schema's cardinal_number, sql_identifier, ...). A type name is unique in its schema.</li>
+ *   <li>{@link #policies}: per schema and table, the names of the row-security policies pg_policies may show: those
+ *       whose expressions may be shown ({@link Catalog#POLICY_EXPRESSIONS}) and whose roles are all visible or
+ *       PUBLIC. pg_policies prints a policy's role names and its deparsed expressions, so a policy naming a hidden
+ *       role is not shown at all. A policy name is unique per table, not per schema.</li>
  * </ul>
  */
 public final class VisibleNames {
 
     /** No names: every name-keyed view shows nothing. */
     public static final VisibleNames NONE = new VisibleNames(new TreeMap<>(), new TreeSet<>(), new TreeMap<>(),
-            new TreeMap<>());
+            new TreeMap<>(), new TreeMap<>());
 
     static final String SQL = """
             SELECT 'r', n.nspname::pg_catalog.text, c.relname::pg_catalog.text
@@ -67,23 +71,45 @@ public final class VisibleNames {
                AND c.oid = ANY (?::pg_catalog.oid[]) AND n.oid = ANY (?::pg_catalog.oid[])
                AND a.attnum > 0 AND NOT a.attisdropped AND a.attnotnull""";
 
+    /** The policies of {@link #policies}: role 0 in polroles is PUBLIC. */
+    static final String POLICY_SQL = """
+            SELECT n.nspname::pg_catalog.text, c.relname::pg_catalog.text, p.polname::pg_catalog.text
+              FROM pg_catalog.pg_policy p JOIN pg_catalog.pg_class c ON c.oid = p.polrelid
+              JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+             WHERE p.oid = ANY (?::pg_catalog.oid[]) AND c.oid = ANY (?::pg_catalog.oid[])
+               AND n.oid = ANY (?::pg_catalog.oid[])
+               AND p.polroles OPERATOR(pg_catalog.<@) (?::pg_catalog.oid[] OPERATOR(pg_catalog.||) '{0}'::pg_catalog.oid[])""";
+
     private final SortedMap<String, SortedSet<String>> relations;
     private final SortedSet<String> schemas;
     private final SortedMap<String, SortedSet<String>> constraints;
     private final SortedMap<String, SortedSet<String>> types;
+    private final SortedMap<String, SortedMap<String, SortedSet<String>>> policies;
 
     private VisibleNames(SortedMap<String, SortedSet<String>> relations, SortedSet<String> schemas,
-                         SortedMap<String, SortedSet<String>> constraints, SortedMap<String, SortedSet<String>> types) {
+                         SortedMap<String, SortedSet<String>> constraints, SortedMap<String, SortedSet<String>> types,
+                         SortedMap<String, SortedMap<String, SortedSet<String>>> policies) {
         this.relations = frozen(relations);
         this.schemas = Collections.unmodifiableSortedSet(schemas);
         this.constraints = frozen(constraints);
         this.types = frozen(types);
+        SortedMap<String, SortedMap<String, SortedSet<String>>> copy = new TreeMap<>();
+        policies.forEach((schema, tables) -> copy.put(schema, frozen(tables)));
+        this.policies = Collections.unmodifiableSortedMap(copy);
     }
 
     /** Names given by hand (tests). */
     public static VisibleNames of(Map<String, Set<String>> relations, Set<String> schemas,
                                   Map<String, Set<String>> constraints, Map<String, Set<String>> types) {
-        return new VisibleNames(sorted(relations), new TreeSet<>(schemas), sorted(constraints), sorted(types));
+        return new VisibleNames(sorted(relations), new TreeSet<>(schemas), sorted(constraints), sorted(types),
+                new TreeMap<>());
+    }
+
+    /** These names with the policies given by hand (tests): schema, then table, then policy names. */
+    public VisibleNames withPolicies(Map<String, Map<String, Set<String>>> byTable) {
+        SortedMap<String, SortedMap<String, SortedSet<String>>> copy = new TreeMap<>();
+        byTable.forEach((schema, tables) -> copy.put(Objects.requireNonNull(schema), sorted(tables)));
+        return new VisibleNames(relations, new TreeSet<>(schemas), constraints, types, copy);
     }
 
     /** Reads the names of {@code visible}'s relations, schemas and constraints. */
@@ -116,7 +142,26 @@ public final class VisibleNames {
                 }
             }
         }
-        return new VisibleNames(relationNames, schemaNames, constraintNames, typeNames);
+        return new VisibleNames(relationNames, schemaNames, constraintNames, typeNames,
+                policies(connection, visible, relations, namespaces));
+    }
+
+    private static SortedMap<String, SortedMap<String, SortedSet<String>>> policies(Connection connection,
+            VisibleCatalog visible, String relations, String namespaces) throws SQLException {
+        SortedMap<String, SortedMap<String, SortedSet<String>>> policies = new TreeMap<>();
+        try (PreparedStatement ps = connection.prepareStatement(POLICY_SQL)) {
+            ps.setString(1, visible.oids(Catalog.POLICY_EXPRESSIONS).arrayLiteral());
+            ps.setString(2, relations);
+            ps.setString(3, namespaces);
+            ps.setString(4, visible.oids(Catalog.PG_AUTHID).arrayLiteral());
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    policies.computeIfAbsent(rs.getString(1), k -> new TreeMap<>())
+                            .computeIfAbsent(rs.getString(2), k -> new TreeSet<>()).add(rs.getString(3));
+                }
+            }
+        }
+        return policies;
     }
 
     /** Per schema, the names of its visible user relations; schemas without one are absent. */
@@ -138,6 +183,11 @@ public final class VisibleNames {
         return types;
     }
 
+    /** Per schema and table, the names of the policies pg_policies shows; tables without one are absent. */
+    public SortedMap<String, SortedMap<String, SortedSet<String>>> policies() {
+        return policies;
+    }
+
     private static SortedMap<String, SortedSet<String>> sorted(Map<String, Set<String>> names) {
         SortedMap<String, SortedSet<String>> copy = new TreeMap<>();
         names.forEach((schema, set) -> copy.put(Objects.requireNonNull(schema), new TreeSet<>(set)));
@@ -153,17 +203,18 @@ public final class VisibleNames {
     @Override
     public boolean equals(Object other) {
         return other instanceof VisibleNames that && relations.equals(that.relations) && schemas.equals(that.schemas)
-                && constraints.equals(that.constraints) && types.equals(that.types);
+                && constraints.equals(that.constraints) && types.equals(that.types)
+                && policies.equals(that.policies);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(relations, schemas, constraints, types);
+        return Objects.hash(relations, schemas, constraints, types, policies);
     }
 
     @Override
     public String toString() {
         return "VisibleNames[relations=" + relations + ", schemas=" + schemas + ", constraints=" + constraints
-                + ", types=" + types + "]";
+                + ", types=" + types + ", policies=" + policies + "]";
     }
 }

@@ -61,4 +61,35 @@ class ViewFiltersTest {
                 + "\"view_definition\" FROM information_schema.views WHERE "), masked);
         assertTrue(masked.endsWith(" OFFSET 0)"), masked);
     }
+
+    @Test
+    void aPolicyKeyIsWrittenPerTableNeverAsIndependentLists() {
+        SortedMap<String, SortedMap<String, SortedSet<String>>> policies = new TreeMap<>();
+        policies.computeIfAbsent("public", k -> new TreeMap<>()).put("orders", new TreeSet<>(Set.of("p1", "p2")));
+        List<ViewFilters.Conjunct> one = ViewFilters.triples(1, 2, 3, policies);
+        assertEquals("(\"table_catalog\" OPERATOR(pg_catalog.=) E'public'::pg_catalog.name) AND (\"table_schema\" "
+                + "OPERATOR(pg_catalog.=) E'orders'::pg_catalog.name) AND (\"table_name\" OPERATOR(pg_catalog.=) "
+                + "ANY (E'{\"p1\",\"p2\"}'::pg_catalog.name[]))", condition(one));
+        policies.get("public").put("customers", new TreeSet<>(Set.of("p1")));
+        List<ViewFilters.Conjunct> two = ViewFilters.triples(1, 2, 3, policies);
+        ViewFilters.AnyGroup groups = assertInstanceOf(ViewFilters.AnyGroup.class, two.getFirst());
+        assertEquals(2, groups.groups().size());
+        // The schema before the table in each group, whatever the set's order: the same text in every run.
+        assertEquals("((\"table_catalog\" OPERATOR(pg_catalog.=) E'public'::pg_catalog.name AND \"table_schema\" "
+                + "OPERATOR(pg_catalog.=) E'customers'::pg_catalog.name AND \"table_name\" OPERATOR(pg_catalog.=) "
+                + "ANY (E'{\"p1\"}'::pg_catalog.name[])) OR (\"table_catalog\" OPERATOR(pg_catalog.=) "
+                + "E'public'::pg_catalog.name AND \"table_schema\" OPERATOR(pg_catalog.=) E'orders'::pg_catalog.name "
+                + "AND \"table_name\" OPERATOR(pg_catalog.=) ANY (E'{\"p1\",\"p2\"}'::pg_catalog.name[])))",
+                condition(two));
+        assertEquals(List.of(new ViewFilters.In(3, ViewFilters.ElementType.NAME, Set.of())),
+                ViewFilters.triples(1, 2, 3, new TreeMap<>()));
+    }
+
+    @Test
+    void anArrayLiteralSpellsItsElementsAsNames() {
+        assertEquals(List.of("int", "hr.grade", "a,b", "x\"y"),
+                GatedUses.names("{int, hr.grade,\"a,b\",\"x\\\"y\"}"));
+        assertEquals(List.of("hr.salaries"), GatedUses.names("hr.salaries"));
+        assertEquals(List.of("{"), GatedUses.names("{"));
+    }
 }
