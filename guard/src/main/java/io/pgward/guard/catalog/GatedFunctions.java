@@ -48,8 +48,16 @@ final class GatedFunctions {
         /** The definitions of visible views read only visible relations (pg_get_viewdef, pg_get_ruledef print them). */
         VIEWS_READ_VISIBLE,
         /** No inheritance or partition link joins a visible relation to a hidden one (the partition functions list them). */
-        HIERARCHIES_CLOSED
+        HIERARCHIES_CLOSED,
+        /** Every sequence a visible relation's column owns is visible (pg_get_serial_sequence prints its name). */
+        SERIAL_SEQUENCES_VISIBLE
     }
+
+    /**
+     * Functions whose text result is the schema-qualified name of a relation: of a visible one when the call is
+     * allowed and its spec says {@link Spec#resultVisible}.
+     */
+    static final Set<String> QUALIFIED_RELATION_NAMES = Set.of("pg_get_serial_sequence");
 
     /**
      * @param resultVisible an object-identifier result of an allowed call names a visible object: the object the
@@ -120,7 +128,8 @@ final class GatedFunctions {
                 "pg_get_function_identity_arguments")) {
             gate(f, named(ObjectKind.FUNCTION));
         }
-        gate("pg_get_serial_sequence", rel, p);
+        // Its result, the qualified name of the sequence the column owns, is visible under the condition.
+        spec("pg_get_serial_sequence", new Spec(List.of(rel, p), Condition.SERIAL_SEQUENCES_VISIBLE, true));
         // Whether a relation could be published: its kind and persistence, which pg_class shows anyway.
         gate("pg_relation_is_publishable", rel);
         gate("pg_get_keywords");
@@ -178,6 +187,16 @@ final class GatedFunctions {
     static Spec spec(String name, int arguments) {
         Map<Integer, Spec> byArity = SPECS.get(name);
         return byArity == null ? null : byArity.get(arguments);
+    }
+
+    /**
+     * Whether {@code name}'s first argument is a relation whose data it reads ({@link ObjectKind#RELATION_DATA}):
+     * a column reference there is wrapped in the visible set ({@link ListedArguments}).
+     */
+    static boolean listsArgument(String name) {
+        Map<Integer, Spec> byArity = SPECS.get(name);
+        return byArity != null && byArity.values().stream().anyMatch(spec -> !spec.slots().isEmpty()
+                && spec.slots().get(0) instanceof Named named && named.kind() == ObjectKind.RELATION_DATA);
     }
 
     /** Whether {@code name} is gated with some number of arguments. */
