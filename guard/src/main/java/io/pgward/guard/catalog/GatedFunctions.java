@@ -178,6 +178,7 @@ final class GatedFunctions {
             spec(partition, new Spec(List.of(rel), Condition.HIERARCHIES_CLOSED, true));
         }
         RELATION_STATISTICS.forEach(s -> gate("pg_stat_get_" + s, data));
+        gate("pg_tablespace_location", named(ObjectKind.TABLESPACE_DIRECTORY));
     }
 
     private GatedFunctions() {

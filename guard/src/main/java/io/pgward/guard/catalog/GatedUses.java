@@ -55,7 +55,7 @@ final class GatedUses {
 
     /** The pg_node_tree columns of covered catalogs: pg_get_expr's first argument. */
     private static final Set<String> EXPRESSION_COLUMNS = Set.of("adbin", "conbin", "indexprs", "indpred",
-            "relpartbound", "typdefaultbin", "polqual", "polwithcheck");
+            "relpartbound", "typdefaultbin", "polqual", "polwithcheck", "proargdefaults");
 
     /** How many of a statement's strings are resolved to find the one that names a hidden object. */
     private static final int MAX_LITERALS_SEARCHED = 32;

@@ -46,7 +46,7 @@ class DeniedFunctionsTest {
     @ParameterizedTest
     @ValueSource(strings = {"pg_get_viewdef", "pg_get_expr", "pg_get_userbyid", "has_table_privilege",
         "to_regclass", "pg_table_is_visible", "obj_description", "pg_relation_size", "pg_stat_get_live_tuples",
-        "pg_partition_ancestors"})
+        "pg_partition_ancestors", "pg_tablespace_location"})
     void leavesTheGatedFunctionsToTheCatalogCheckOfASelection(String name) {
         assertFalse(DENIED.denies(name, ReadOnlyPolicy.CatalogFunctions.GATED), name);
         assertTrue(DENIED.denies(name, ReadOnlyPolicy.CatalogFunctions.DENIED), name);
@@ -54,7 +54,7 @@ class DeniedFunctionsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"shobj_description", "pg_relation_filepath", "pg_tablespace_location",
+    @ValueSource(strings = {"shobj_description", "pg_relation_filepath", "pg_tablespace_size",
         "pg_describe_object", "pg_database_size", "currtid2"})
     void refusesTheRestOfTheSelectionFamilyOnlyWithASelection(String name) {
         assertTrue(DENIED.denies(name, ReadOnlyPolicy.CatalogFunctions.GATED), name);

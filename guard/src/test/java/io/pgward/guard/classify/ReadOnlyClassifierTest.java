@@ -205,7 +205,7 @@ class ReadOnlyClassifierTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"SELECT pg_relation_filepath('t')", "SELECT shobj_description(1, 'pg_database')",
-        "SELECT pg_tablespace_location(1663)"})
+        "SELECT pg_tablespace_size(1663)"})
     void theRestOfTheSelectionFamilyAppliesOnlyWithASelection(String sql) {
         Verdict gated = CLASSIFIER.classify(statement(sql), new ReadOnlyPolicy("analyst", null,
                 ReadOnlyPolicy.CatalogFunctions.GATED));
