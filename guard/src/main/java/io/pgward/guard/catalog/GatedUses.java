@@ -26,7 +26,13 @@ import java.util.Set;
  *   <li>a constant name (to_regclass('x'), has_table_privilege('x', ...)), resolved here with the session's
  *       search_path to an absent or a visible object, or</li>
  *   <li>a column of a filter subquery that holds, in every visible row, a visible object of the kind the argument
- *       names ({@link ArgumentOrigin}, {@link ObjectColumns}).</li>
+ *       names ({@link ArgumentOrigin}, {@link ObjectColumns});</li>
+ *   <li>such a relation column's regclass text, as the text argument of a function that resolves a relation name
+ *       ({@link ArgumentOrigin.RelationText});</li>
+ *   <li>the result of a gated call that names a visible object (a to_reg* call of a visible name, the qualified
+ *       name pg_get_serial_sequence returns); or</li>
+ *   <li>pgward's wrapping of a column in the visible set ({@link ArgumentOrigin.Listed}, {@link ListedArguments}):
+ *       a column of pg_class's key, which holds built-in catalogs too, for the size and statistics functions.</li>
  * </ul>
  * Anything else is not: a gated function so called is refused with the selection's text, and an unproven reg* value
  * with seed 003's (a name read into a reg* type at run time, {@code c.relname::regclass}, could reach a hidden
