@@ -299,6 +299,23 @@ class CatalogArgumentsPostgresTest {
                 HR_FIRST));
     }
 
+    @Test
+    void aCallInAnArgumentIsProvenOnlyWhenItIsAGatedCallOfAVisibleObject() throws SQLException {
+        assertEquals(List.of("to_regclass=orders_id_seq"),
+                assertAllowed("SELECT to_regclass(pg_get_serial_sequence('orders', 'id'))", PATH));
+        assertAllowed("SELECT pg_get_indexdef(to_regclass('public.orders_pkey'))", PATH);
+        Verdict.Refuse hidden = assertRefused("SELECT pg_get_indexdef(to_regclass('public.secrets'))", PATH);
+        assertEquals(CatalogRefusals.ABSENT_OBJECT, hidden.rule(), hidden.message());
+        for (String sql : List.of("SELECT lower(pg_get_serial_sequence('orders', 'id'))::regclass",
+                "SELECT pg_get_serial_sequence(lower('HR.ORDERS'), 'id')",
+                "SELECT pg_get_serial_sequence(format_type(a.atttypid, NULL), a.attname) FROM pg_attribute a",
+                "SELECT pg_get_serial_sequence(pg_get_userbyid(c.relowner), 'id') FROM pg_class c",
+                "SELECT pg_table_size(to_regclass('orders'))",
+                "SELECT pg_table_size(pg_get_serial_sequence('orders', 'id')::regclass)")) {
+            assertRefused(sql, HR_FIRST);
+        }
+    }
+
     // ---- the size functions over pg_class's key, wrapped in the selection's relations --------------------------------
 
     @Test
