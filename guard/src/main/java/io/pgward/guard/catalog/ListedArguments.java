@@ -34,7 +34,8 @@ final class ListedArguments {
             return -1;
         }
         if (name > 0 && punctuation(tokens.get(name - 1), ".")
-                && (name < 2 || !tokens.get(name - 2).value().equals("pg_catalog"))) {
+                && (name < 2 || !identifier(tokens.get(name - 2))
+                || !"pg_catalog".equals(tokens.get(name - 2).value()))) {
             return -1;
         }
         int end = name + 2;

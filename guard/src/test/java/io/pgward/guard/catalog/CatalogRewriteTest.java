@@ -222,7 +222,7 @@ class CatalogRewriteTest {
                 "SELECT pg_table_size(relation => c.oid)", "SELECT pg_table_size($1)",
                 "SELECT myschema.pg_table_size(c.oid)", "SELECT pg_get_userbyid(c.relowner)",
                 "SELECT pg_table_size(current_user)", "SELECT 'pg_table_size(c.oid)'",
-                "SELECT pg_table_size")) {
+                "SELECT pg_table_size", "SELECT (1).pg_table_size(c.oid)", "SELECT 'x'.pg_table_size(c.oid)")) {
             assertEquals(sql, rewrite(sql), sql);
         }
     }
