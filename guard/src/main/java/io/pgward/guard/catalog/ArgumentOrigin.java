@@ -9,11 +9,12 @@ import java.util.Map;
  * object: a constant (an OID, or a name PostgreSQL will resolve at run time), or a column of a proven filter
  * subquery ({@link FilterProof}), whose every row is visible. Follows a Var as PostgreSQL's
  * {@code markTargetListOrigins} does: through subquery and CTE target lists, join alias Vars, the grouping step of
- * PostgreSQL 18 and {@code varlevelsup} to outer Queries. RelabelType, which never changes a value's bits, is
- * looked through, and so is a regclass value's cast to text ({@link RelationText}); a function call is a
- * {@link FunctionResult}, left to the gates; every other expression (another cast through text, CASE, COALESCE,
- * arithmetic, an aggregate, a sublink, a set operation, a recursive CTE) is {@link Unproven}. A column of a
- * VALUES list is proven when each row's entry is ({@link Each}).
+ * PostgreSQL 18 and {@code varlevelsup} to outer Queries. Only RelabelType, which never changes a value's bits, is
+ * looked through; besides, two narrow shapes are read: a relation column's text through regclass
+ * ({@link RelationText}) and pgward's own wrapping of a column in its visible set ({@link Listed}). Every other
+ * expression (another cast through text, CASE, COALESCE, arithmetic, an aggregate, a sublink, a set operation, a
+ * recursive CTE) is {@link Unproven}; a function call is {@link FunctionResult}, which {@link GatedUses} proves
+ * only for gated calls. A column of a VALUES list is proven when each row's entry is ({@link Each}).
  */
 final class ArgumentOrigin {
 
@@ -53,11 +54,21 @@ final class ArgumentOrigin {
     }
 
     /**
-     * A regclass value cast to text ({@code a.attrelid::regclass::text}): the text regclass output gives for a relation,
-     * which PostgreSQL reads back as that very relation (regclassout qualifies the name unless the relation is the
-     * first of its name on search_path). Names a relation only: never proof of an object of another kind.
+     * {@code x::regclass::text} for a proven {@code x}: regclassout's text for that relation, which qualifies the name
+     * whenever it is not the first of its name on search_path, so a function that resolves a relation name with the
+     * same search_path in the same statement (pg_get_serial_sequence, regclass(text), has_table_privilege) finds
+     * that very relation again.
      */
     record RelationText(Proof relation) implements Proof {
+    }
+
+    /**
+     * {@code CASE WHEN x = ANY ('{oids}'::oid[]) THEN x END} for one column reference {@code x}: the value of
+     * {@code x} where it is one of {@code oids}, NULL elsewhere. pgward writes it around a gated call's argument
+     * whose rows include objects the call must not describe ({@link CatalogRewrite}); {@code x} is evaluated
+     * twice, so only a plain column reference, the same in both places, is read so.
+     */
+    record Listed(Proof column, java.util.Set<Long> oids) implements Proof {
     }
 
     record Unproven() implements Proof {
@@ -81,6 +92,9 @@ final class ArgumentOrigin {
     private static final long TEXT = 25;
     private static final long VARCHAR = 1043;
     private static final long REGCLASS = 2205;
+    private static final long OID_ARRAY = 1028;
+    /** oideq, pg_operator.dat. */
+    private static final long OID_EQUALS = 607;
 
     private final CatalogFilters filters;
     private final Map<TreeValue.Node, List<TreeValue.Node>> proven = new IdentityHashMap<>();
@@ -114,21 +128,72 @@ final class ArgumentOrigin {
             case "RELABELTYPE" -> of(node.field("arg").orElse(null), scope, depth + 1);
             case "VAR" -> var(node, scope, depth);
             case "COERCEVIAIO" -> relationText(node, scope, depth);
+            case "CASE", "CASEEXPR" -> listed(node, scope, depth);
             case "FUNCEXPR" -> "true".equals(node.scalar("funcretset")) ? UNPROVEN : new FunctionResult(node, scope);
             default -> UNPROVEN;
         };
     }
 
-    /** A regclass value (a RelabelType to regclass, or a regclass constant) cast to text; else unproven. */
+    /**
+     * {@code x::regclass::text}: an I/O conversion to text whose input is a RelabelType to regclass over a proven
+     * column, or a regclass constant.
+     */
     private Proof relationText(TreeValue.Node coercion, QueryScope scope, int depth) {
-        TreeValue.Node arg = node(coercion.field("arg").orElse(null));
-        boolean regclass = arg != null && (arg.tag().equals("RELABELTYPE") && arg.number("resulttype") == REGCLASS
-                || arg.tag().equals("CONST") && arg.number("consttype") == REGCLASS);
-        if (coercion.number("resulttype") != TEXT || !regclass) {
+        TreeValue.Node input = node(coercion.field("arg").orElse(null));
+        if (coercion.number("resulttype") != TEXT || input == null) {
             return UNPROVEN;
         }
-        Proof relation = of(arg, scope, depth + 1);
-        return relation instanceof Column || relation instanceof Constant ? new RelationText(relation) : UNPROVEN;
+        if (input.tag().equals("CONST") && input.number("consttype") == REGCLASS) {
+            Proof constant = of(input, scope, depth + 1);
+            return constant instanceof Constant ? new RelationText(constant) : UNPROVEN;
+        }
+        if (!input.tag().equals("RELABELTYPE") || input.number("resulttype") != REGCLASS) {
+            return UNPROVEN;
+        }
+        Proof relation = of(input.field("arg").orElse(null), scope, depth + 1);
+        return relation instanceof Column ? new RelationText(relation) : UNPROVEN;
+    }
+
+    /** pgward's wrapping {@code CASE WHEN x = ANY ('{...}'::oid[]) THEN x END}, nothing more or less. */
+    private Proof listed(TreeValue.Node caseExpr, QueryScope scope, int depth) {
+        List<TreeValue> whens = items(caseExpr, "args");
+        TreeValue.Node otherwise = node(caseExpr.field("defresult").orElse(null));
+        TreeValue.Node when = whens.size() == 1 ? node(whens.get(0)) : null;
+        if (!(caseExpr.field("arg").orElse(TreeValue.Null.INSTANCE) instanceof TreeValue.Null)
+                || caseExpr.number("casetype") != OID || when == null || otherwise == null
+                || !otherwise.tag().equals("CONST") || !"true".equals(otherwise.scalar("constisnull"))) {
+            return UNPROVEN;
+        }
+        TreeValue.Node test = node(when.field("expr").orElse(null));
+        TreeValue.Node result = node(when.field("result").orElse(null));
+        if (test == null || result == null || !test.tag().equals("SCALARARRAYOPEXPR")
+                || !"true".equals(test.scalar("useOr")) || test.number("opno") != OID_EQUALS) {
+            return UNPROVEN;
+        }
+        List<TreeValue> operands = items(test, "args");
+        TreeValue.Node tested = operands.size() == 2 ? node(operands.get(0)) : null;
+        TreeValue.Node array = operands.size() == 2 ? node(operands.get(1)) : null;
+        if (tested == null || array == null || !sameColumn(tested, result) || !array.tag().equals("CONST")
+                || array.number("consttype") != OID_ARRAY || "true".equals(array.scalar("constisnull"))
+                || !(array.field("constvalue").orElse(null) instanceof TreeValue.Datum datum)) {
+            return UNPROVEN;
+        }
+        java.util.Set<Long> oids = OidArray.elements(datum);
+        Proof column = of(result, scope, depth + 1);
+        return oids != null ? new Listed(column, oids) : UNPROVEN;
+    }
+
+    /** Two references to the same column of type oid: the same value, evaluated twice. */
+    private static boolean sameColumn(TreeValue.Node a, TreeValue.Node b) {
+        if (!a.tag().equals("VAR") || !b.tag().equals("VAR")) {
+            return false;
+        }
+        for (String field : List.of("varno", "varattno", "varlevelsup", "vartype", "vartypmod")) {
+            if (!java.util.Objects.equals(a.scalar(field), b.scalar(field))) {
+                return false;
+            }
+        }
+        return a.number("vartype") == OID;
     }
 
     private static Proof constant(TreeValue.Node constant) {

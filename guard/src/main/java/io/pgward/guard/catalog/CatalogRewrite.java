@@ -138,6 +138,16 @@ public final class CatalogRewrite {
             if (!identifier(t)) {
                 continue;
             }
+            int argument = ListedArguments.columnEnd(tokens, i);
+            if (argument >= 0) {
+                out.append(text, copied, tokens.get(i + 2).start() - base);
+                out.append(ListedArguments.wrap(tokens, i + 2, argument, filters.visible()));
+                copied = tokens.get(argument).end() - base;
+                // The call's parenthesis is passed over here; its closing one pops this level.
+                inFrom.push(false);
+                i = argument;
+                continue;
+            }
             // pg_catalog . X, information_schema . X  or  X
             int last;
             String schema;
@@ -186,6 +196,11 @@ public final class CatalogRewrite {
             return text;
         }
         return out.append(text, copied, text.length()).toString();
+    }
+
+    /** Whether {@code word} is a reserved or type_func_name keyword: never a bare alias, nor a column name. */
+    static boolean reservedAfterRelation(String word) {
+        return NOT_ALIASES.contains(word);
     }
 
     /** {@code (*)}, as in {@code count(*)}: an aggregate's star, which names no column. */

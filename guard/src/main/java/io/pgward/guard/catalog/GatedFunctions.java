@@ -48,8 +48,16 @@ final class GatedFunctions {
         /** The definitions of visible views read only visible relations (pg_get_viewdef, pg_get_ruledef print them). */
         VIEWS_READ_VISIBLE,
         /** No inheritance or partition link joins a visible relation to a hidden one (the partition functions list them). */
-        HIERARCHIES_CLOSED
+        HIERARCHIES_CLOSED,
+        /** Every sequence a visible relation's column owns is visible (pg_get_serial_sequence prints its name). */
+        SERIAL_SEQUENCES_VISIBLE
     }
+
+    /**
+     * Functions whose text result is the schema-qualified name of a relation: of a visible one when the call is
+     * allowed and its spec says {@link Spec#resultVisible}.
+     */
+    static final Set<String> QUALIFIED_RELATION_NAMES = Set.of("pg_get_serial_sequence");
 
     /**
      * @param resultVisible an object-identifier result of an allowed call names a visible object: the object the
@@ -120,14 +128,11 @@ final class GatedFunctions {
                 "pg_get_function_identity_arguments")) {
             gate(f, named(ObjectKind.FUNCTION));
         }
-        // Its result, the qualified name of a sequence the column owns, names a visible sequence: VisibleSets shows
-        // the sequences a visible relation owns (deptype a or i), and nothing else owns one.
-        spec("pg_get_serial_sequence", new Spec(List.of(rel, p), Condition.NONE, true));
+        // Its result, the qualified name of the sequence the column owns, is visible under the condition.
+        spec("pg_get_serial_sequence", new Spec(List.of(rel, p), Condition.SERIAL_SEQUENCES_VISIBLE, true));
         // Whether a relation could be published: its kind and persistence, which pg_class shows anyway.
         gate("pg_relation_is_publishable", rel);
         gate("pg_get_keywords");
-        // A built-in tablespace's location is the empty string; a user tablespace (a server path) is never visible.
-        gate("pg_tablespace_location", named(ObjectKind.TABLESPACE));
         gate("format_type", named(ObjectKind.TYPE), p);
         for (int args : new int[] {1, 2}) {
             List<Slot> slots = new ArrayList<>(List.of(rel));
@@ -173,23 +178,26 @@ final class GatedFunctions {
             spec(partition, new Spec(List.of(rel), Condition.HIERARCHIES_CLOSED, true));
         }
         RELATION_STATISTICS.forEach(s -> gate("pg_stat_get_" + s, data));
+        gate("pg_tablespace_location", named(ObjectKind.TABLESPACE_DIRECTORY));
     }
-
-    /** Gated functions returning text that names an object: the kind it names. */
-    private static final Map<String, ObjectKind> TEXT_RESULTS = Map.of("pg_get_serial_sequence", ObjectKind.RELATION);
 
     private GatedFunctions() {
-    }
-
-    /** The kind of object the text result of the gated {@code name} names, or null when it names none. */
-    static ObjectKind textResult(String name) {
-        return TEXT_RESULTS.get(name);
     }
 
     /** The spec of a call of the built-in {@code name} with {@code arguments} arguments, or null: not gated. */
     static Spec spec(String name, int arguments) {
         Map<Integer, Spec> byArity = SPECS.get(name);
         return byArity == null ? null : byArity.get(arguments);
+    }
+
+    /**
+     * Whether {@code name}'s first argument is a relation whose data it reads ({@link ObjectKind#RELATION_DATA}):
+     * a column reference there is wrapped in the visible set ({@link ListedArguments}).
+     */
+    static boolean listsArgument(String name) {
+        Map<Integer, Spec> byArity = SPECS.get(name);
+        return byArity != null && byArity.values().stream().anyMatch(spec -> !spec.slots().isEmpty()
+                && spec.slots().get(0) instanceof Named named && named.kind() == ObjectKind.RELATION_DATA);
     }
 
     /** Whether {@code name} is gated with some number of arguments. */

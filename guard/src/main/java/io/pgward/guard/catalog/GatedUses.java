@@ -26,7 +26,13 @@ import java.util.Set;
  *   <li>a constant name (to_regclass('x'), has_table_privilege('x', ...)), resolved here with the session's
  *       search_path to an absent or a visible object, or</li>
  *   <li>a column of a filter subquery that holds, in every visible row, a visible object of the kind the argument
- *       names ({@link ArgumentOrigin}, {@link ObjectColumns}).</li>
+ *       names ({@link ArgumentOrigin}, {@link ObjectColumns});</li>
+ *   <li>such a relation column's regclass text, as the text argument of a function that resolves a relation name
+ *       ({@link ArgumentOrigin.RelationText});</li>
+ *   <li>the result of a gated call that names a visible object (a to_reg* call of a visible name, the qualified
+ *       name pg_get_serial_sequence returns); or</li>
+ *   <li>pgward's wrapping of a column in the visible set ({@link ArgumentOrigin.Listed}, {@link ListedArguments}):
+ *       a column of pg_class's key, which holds built-in catalogs too, for the size and statistics functions.</li>
  * </ul>
  * Anything else is not: a gated function so called is refused with the selection's text, and an unproven reg* value
  * with seed 003's (a name read into a reg* type at run time, {@code c.relname::regclass}, could reach a hidden
@@ -55,15 +61,15 @@ final class GatedUses {
 
     /** The pg_node_tree columns of covered catalogs: pg_get_expr's first argument. */
     private static final Set<String> EXPRESSION_COLUMNS = Set.of("adbin", "conbin", "indexprs", "indpred",
-            "relpartbound", "typdefaultbin", "polqual", "polwithcheck");
+            "relpartbound", "typdefaultbin", "polqual", "polwithcheck", "proargdefaults");
 
     /** How many of a statement's strings are resolved to find the one that names a hidden object. */
     private static final int MAX_LITERALS_SEARCHED = 32;
     /** How many names one check resolves; a name beyond them is not proven (the call is refused). */
     private static final int MAX_NAMES = 256;
-    private static final long TEXT = 25;
     /** Not an OID (OIDs are unsigned 32-bit): a name left unresolved. */
     private static final long UNRESOLVED = -1;
+    private static final long TEXT = 25;
 
     private final VisibleCatalog visible;
     private final CatalogReader catalog;
@@ -131,6 +137,9 @@ final class GatedUses {
                     continue;
                 }
                 Proof proof = origins.of(args.get(i), call.scope());
+                if (proof instanceof ArgumentOrigin.Listed listed) {
+                    proof = listed.column();
+                }
                 ObjectKind shown = kind.existence();
                 if (proof instanceof ArgumentOrigin.Constant c && kind.provableByConstant()
                         && !shown.visible(visible, c.oid())) {
@@ -280,6 +289,7 @@ final class GatedUses {
             }
             case ArgumentOrigin.FunctionResult r -> functionResult(r, kind);
             case ArgumentOrigin.RelationText t -> kind == ObjectKind.RELATION && proven(t.relation(), kind);
+            case ArgumentOrigin.Listed l -> listed(l, kind);
             case ArgumentOrigin.Unproven u -> false;
         };
     }
@@ -287,19 +297,41 @@ final class GatedUses {
     /**
      * Whether a call yields, in every row, a visible object of {@code kind}: it is a gated call whose result is
      * visible once its arguments are proven, and its result type (a reg* type, or the text of a call that returns a
-     * name, {@link GatedFunctions#textResult}) names that kind.
+     * name, {@link GatedFunctions#QUALIFIED_RELATION_NAMES}) names that kind.
      */
     private boolean functionResult(ArgumentOrigin.FunctionResult result, ObjectKind kind) throws SQLException {
         References.Call call = new References.Call(result.call().number("funcid"), result.call(), result.scope());
         prefetch(List.of(call));
+        long type = result.call().number("funcresulttype");
+        boolean ofKind = ObjectKind.ofRegType(type) == kind
+                || type == TEXT && kind == ObjectKind.RELATION && qualifiedRelationName(call);
         GatedFunctions.Spec spec = spec(call);
-        if (spec == null || !spec.resultVisible()) {
+        return ofKind && spec != null && spec.resultVisible() && proven(call);
+    }
+
+    /**
+     * A call whose text result is a relation's schema-qualified name (pg_get_serial_sequence): it resolves to that
+     * relation whatever the search_path.
+     */
+    private boolean qualifiedRelationName(References.Call call) {
+        CatalogReader.Function f = functions.get(call.function());
+        return f != null && f.builtIn() && GatedFunctions.QUALIFIED_RELATION_NAMES.contains(f.name());
+    }
+
+    /**
+     * pgward's wrapping of a column in the visible set of {@code kind}'s catalog ({@link ArgumentOrigin.Listed}):
+     * proven when the list is exactly that set and the column itself names objects of the catalog, built-in ones
+     * included ({@code pg_class.oid} for a size function, which may read user relations of the selection only); or
+     * when what it wraps is proven anyway (a VALUES list of visible OIDs).
+     */
+    private boolean listed(ArgumentOrigin.Listed listed, ObjectKind kind) throws SQLException {
+        if (kind.catalog() == null) {
             return false;
         }
-        long type = result.call().number("funcresulttype");
-        ObjectKind names = type == TEXT ? GatedFunctions.textResult(functions.get(call.function()).name())
-                : ObjectKind.ofRegType(type);
-        return names == kind && proven(call);
+        io.pgward.guard.selection.OidSet set = visible.oids(kind.catalog());
+        return set.size() == listed.oids().size() && listed.oids().stream().allMatch(set::contains)
+                && (proven(listed.column(), kind) || listed.column() instanceof ArgumentOrigin.Column
+                && proven(listed.column(), kind.existence()));
     }
 
     /** What argument {@code i} of a call names, or null when it names nothing (or nothing pgward can tell). */
@@ -426,6 +458,7 @@ final class GatedUses {
                     + "'::pg_catalog.oid[]";
             known = !catalog.answers(switch (condition) {
                 case VIEWS_READ_VISIBLE -> viewsReadHidden(relations);
+                case SERIAL_SEQUENCES_VISIBLE -> serialSequenceHidden(relations);
                 case HIERARCHIES_CLOSED -> "SELECT EXISTS (SELECT FROM pg_catalog.pg_inherits i WHERE (i.inhrelid "
                         + "OPERATOR(pg_catalog.=) ANY (" + relations + ")) OPERATOR(pg_catalog.<>) (i.inhparent "
                         + "OPERATOR(pg_catalog.=) ANY (" + relations + ")))";
@@ -434,6 +467,22 @@ final class GatedUses {
             conditions.put(condition, known);
         }
         return known;
+    }
+
+    /**
+     * Whether a sequence that a column of a visible relation (a built-in catalog too) owns, as pg_get_serial_sequence
+     * finds it (pg_depend, deptype {@code a} for serial, {@code i} for identity), is not visible: its name would be
+     * printed.
+     */
+    private static String serialSequenceHidden(String relations) {
+        return "SELECT EXISTS (SELECT FROM pg_catalog.pg_depend d JOIN pg_catalog.pg_class s "
+                + "ON s.oid OPERATOR(pg_catalog.=) d.objid AND s.relkind OPERATOR(pg_catalog.=) 'S' "
+                + "WHERE d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass "
+                + "AND d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass "
+                + "AND d.deptype OPERATOR(pg_catalog.=) ANY ('{a,i}'::pg_catalog.\"char\"[]) "
+                + "AND (d.refobjid OPERATOR(pg_catalog.<) '" + VisibleCatalog.FIRST_NORMAL_OBJECT_ID
+                + "'::pg_catalog.oid OR d.refobjid OPERATOR(pg_catalog.=) ANY (" + relations + ")) "
+                + "AND NOT d.objid OPERATOR(pg_catalog.=) ANY (" + relations + "))";
     }
 
     /**

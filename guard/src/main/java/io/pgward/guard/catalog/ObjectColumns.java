@@ -49,7 +49,14 @@ final class ObjectColumns {
             Map.entry("pg_trigger.tgrelid", ObjectKind.RELATION),
             Map.entry("pg_statistic_ext.oid", ObjectKind.STATISTICS),
             Map.entry("pg_statistic_ext.stxnamespace", ObjectKind.NAMESPACE),
-            Map.entry("pg_statistic_ext.stxowner", ObjectKind.ROLE));
+            Map.entry("pg_statistic_ext.stxowner", ObjectKind.ROLE),
+            Map.entry("pg_language.lanowner", ObjectKind.ROLE), Map.entry("pg_database.datdba", ObjectKind.ROLE),
+            Map.entry("pg_tablespace.spcowner", ObjectKind.ROLE),
+            Map.entry("pg_operator.oprnamespace", ObjectKind.NAMESPACE),
+            Map.entry("pg_operator.oprowner", ObjectKind.ROLE),
+            Map.entry("pg_operator.oprleft", ObjectKind.TYPE), Map.entry("pg_operator.oprright", ObjectKind.TYPE),
+            Map.entry("pg_operator.oprresult", ObjectKind.TYPE),
+            Map.entry("pg_operator.oprcode", ObjectKind.FUNCTION_NAME));
 
     private final VisibleCatalog visible;
     private final CatalogReader catalog;

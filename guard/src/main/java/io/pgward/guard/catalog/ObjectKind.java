@@ -40,6 +40,11 @@ enum ObjectKind {
     OPERATOR_NAME(null, "to_regoper", "42883", "operator does not exist: %s", "operator with OID %d does not exist"),
     LANGUAGE(null, null, "42704", null, "language with OID %d does not exist"),
     TABLESPACE(null, null, "42704", null, "tablespace with OID %d does not exist"),
+    /**
+     * A tablespace whose directory a function reads (pg_tablespace_location): a built-in one, whose location
+     * PostgreSQL gives as an empty text. 0, which stands for the current database's tablespace there, is not one.
+     */
+    TABLESPACE_DIRECTORY(null, null, "42704", null, "tablespace with OID %d does not exist"),
     ACCESS_METHOD(null, null, "42704", null, "access method with OID %d does not exist"),
     /** Operator classes and families, conversions, text search objects: built-in ones only. */
     BUILT_IN(null, null, "42704", null, "object with OID %d does not exist"),
@@ -74,11 +79,11 @@ enum ObjectKind {
 
     /**
      * Whether the object with this OID is visible. 0 names nothing (every function here answers NULL or an
-     * "unknown" text for it) and is visible.
+     * "unknown" text for it) and is visible, but for {@link #TABLESPACE_DIRECTORY}.
      */
     boolean visible(VisibleCatalog visible, long oid) {
         if (oid == 0) {
-            return true;
+            return this != TABLESPACE_DIRECTORY;
         }
         if (!provableByConstant()) {
             return false;

@@ -194,4 +194,36 @@ class CatalogRewriteTest {
             throw new AssertionError(e);
         }
     }
+
+    /** pgward's wrapping of a size function's column argument in the selection's relations. */
+    private static String listed(String column) {
+        return "CASE WHEN " + column + " OPERATOR(pg_catalog.=) ANY ('{16400,16401}'::pg_catalog.oid[]) THEN "
+                + column + " END";
+    }
+
+    @Test
+    void wrapsTheColumnArgumentOfASizeOrStatisticsFunction() {
+        assertEquals("SELECT pg_catalog.pg_size_pretty(pg_catalog.pg_table_size(" + listed("c.oid") + ")) FROM "
+                        + CLASS + " c",
+                rewrite("SELECT pg_catalog.pg_size_pretty(pg_catalog.pg_table_size(c.oid)) FROM pg_catalog.pg_class c"));
+        assertEquals("SELECT PG_RELATION_SIZE(" + listed("oid") + ", 'main') FROM t",
+                rewrite("SELECT PG_RELATION_SIZE(oid, 'main') FROM t"));
+        assertEquals("SELECT \"pg_stat_get_numscans\"( " + listed("\"C\".\"oid\"") + " ) FROM t \"C\"",
+                rewrite("SELECT \"pg_stat_get_numscans\"( \"C\" /* x */ . \"oid\" ) FROM t \"C\""));
+        // the call's parenthesis still closes its level: the FROM after it is rewritten
+        assertEquals("SELECT (pg_indexes_size(" + listed("x") + ")) FROM " + CLASS + " AS \"pg_class\"",
+                rewrite("SELECT (pg_indexes_size(x)) FROM pg_class"));
+    }
+
+    @Test
+    void leavesEveryOtherArgumentAndFunctionAlone() {
+        for (String sql : List.of("SELECT pg_table_size(16400)", "SELECT pg_table_size('orders')",
+                "SELECT pg_table_size((c.oid))", "SELECT pg_table_size(c.oid + 1)", "SELECT pg_table_size(a.b.c)",
+                "SELECT pg_table_size(relation => c.oid)", "SELECT pg_table_size($1)",
+                "SELECT myschema.pg_table_size(c.oid)", "SELECT pg_get_userbyid(c.relowner)",
+                "SELECT pg_table_size(current_user)", "SELECT 'pg_table_size(c.oid)'",
+                "SELECT pg_table_size", "SELECT (1).pg_table_size(c.oid)", "SELECT 'x'.pg_table_size(c.oid)")) {
+            assertEquals(sql, rewrite(sql), sql);
+        }
+    }
 }
