@@ -42,7 +42,6 @@ final class ObjectColumns {
             Map.entry("pg_constraint.conparentid", ObjectKind.CONSTRAINT),
             Map.entry("pg_attrdef.adrelid", ObjectKind.RELATION), Map.entry("pg_index.indrelid", ObjectKind.RELATION),
             Map.entry("pg_namespace.nspowner", ObjectKind.ROLE),
-            Map.entry("pg_tablespace.spcowner", ObjectKind.ROLE),
             Map.entry("pg_collation.collnamespace", ObjectKind.NAMESPACE),
             Map.entry("pg_collation.collowner", ObjectKind.ROLE), Map.entry("pg_am.amhandler",
                     ObjectKind.FUNCTION_NAME),
