@@ -14,7 +14,7 @@ import java.util.regex.Pattern;
 /**
  * The shape of a text for L1 and L2: its tokens with the values of some constants left out, so that a text that
  * differs from one L1 and L2 already allowed only in those values gets that allow without JSqlParser (which costs
- * 0.1 to 1 ms per text; see docs/verdict-by-shape.md). Null, no shape, for a text that must take the full path.
+ * 0.1 to 1 ms per text; see docs/verdicts-by-shape.md, "L1 and L2"). Null, no shape, for a text that must take the full path.
  *
  * <p><b>Why it is sound.</b> For a statement that starts a query (SELECT, VALUES, TABLE, WITH, or one in
  * parentheses) L2's verdict is a function of its tokens and nothing else: the token checks ({@code QueryCheck}) read
@@ -40,8 +40,9 @@ import java.util.regex.Pattern;
  *   <li>inside the parentheses or brackets of anything written like a call or a type ({@code f(...)},
  *       {@code numeric(10, 2)}, {@code name[1]}), at any depth: function arguments (set_config, nextval,
  *       query_to_xml, format, to_regclass, dblink ... read names or query text from them) and type modifiers;</li>
- *   <li>after ORDER BY, GROUP BY, DISTINCT ON, LIMIT, OFFSET or FETCH, to the end of the query or of its
- *       parentheses, nested ones included: positions ({@code ORDER BY 1}) and row counts;</li>
+ *   <li>after ORDER BY, GROUP BY, DISTINCT ON, LIMIT, OFFSET or FETCH, to the end of the query level (its
+ *       closing parenthesis, or a HAVING or set operation that follows a GROUP BY), nested levels included:
+ *       positions ({@code ORDER BY 1}) and row counts;</li>
  *   <li>next to {@code ::}, before COLLATE or AS ({@code CAST('x' AS t)}), and after any word but the few after which a value stands
  *       ({@code SELECT}, {@code WHERE}, {@code AND}, {@code THEN}, {@code LIKE}, ...): a typed literal
  *       ({@code regclass 'x'}, {@code date '...'}, {@code interval '1' day}), a cast ({@code 'x'::regclass}), an
@@ -87,8 +88,11 @@ final class TextShape {
     /** Words after which every constant to the end of the query level is kept as written. */
     private static final Set<String> CLAUSES_KEPT = Set.of("limit", "offset", "fetch");
 
-    /** A set operation starts a new query whose constants are values again. */
-    private static final Set<String> SET_OPERATIONS = Set.of("union", "intersect", "except");
+    /**
+     * Reserved words that end a GROUP BY list at its own level and start a clause of values: HAVING, or a set
+     * operation's next query. (Neither can follow ORDER BY, LIMIT, OFFSET or FETCH of the same level.)
+     */
+    private static final Set<String> CLAUSES_END = Set.of("having", "union", "intersect", "except");
 
     /** Object-identifier types (and aclitem): their input looks names up while the statement is analysed. */
     private static final Set<String> NAME_TYPES = Set.of("regclass", "regtype", "regproc", "regprocedure",
@@ -133,11 +137,17 @@ final class TextShape {
 
     /** One level of parentheses or brackets. */
     private static final class Frame {
-        /** Constants here are kept: inside something written like a call or a type, or in a kept clause. */
-        boolean kept;
+        /** Inside something written like a call or a type, or in a kept clause of an enclosing level. */
+        final boolean inherited;
+        /** A clause whose constants are kept (ORDER BY, GROUP BY, LIMIT, ...) is open at this level. */
+        boolean clause;
 
-        Frame(boolean kept) {
-            this.kept = kept;
+        Frame(boolean inherited) {
+            this.inherited = inherited;
+        }
+
+        boolean kept() {
+            return inherited || clause;
         }
     }
 
@@ -163,7 +173,7 @@ final class TextShape {
                         boolean call = before != null && callName(before);
                         boolean distinctOn = before != null && before.isWord("on") && i > 1
                                 && tokens.get(i - 2).isWord("distinct");
-                        frames.push(new Frame(frame.kept || call || distinctOn));
+                        frames.push(new Frame(frame.kept() || call || distinctOn));
                     } else if ((s.equals(")") || s.equals("]")) && frames.size() > 1) {
                         frames.pop();
                     }
@@ -172,9 +182,9 @@ final class TextShape {
                     String w = t.value();
                     if (CLAUSES_KEPT.contains(w)
                             || (w.equals("by") && before != null && (before.isWord("order") || before.isWord("group")))) {
-                        frame.kept = true;
-                    } else if (SET_OPERATIONS.contains(w) && frames.size() == 1) {
-                        frame.kept = false;
+                        frame.clause = true;
+                    } else if (CLAUSES_END.contains(w)) {
+                        frame.clause = false;
                     }
                 }
                 case STRING -> literal = stringClass(t);
@@ -184,7 +194,7 @@ final class TextShape {
             if (before != null && before.end() != t.start()) {
                 key.append(' ');
             }
-            if (literal != null && !frame.kept && valueAfter(before) && valueBefore(after)) {
+            if (literal != null && !frame.kept() && valueAfter(before) && valueBefore(after)) {
                 key.append('#').append(literal).append('\u0001');
                 if (constants != null) {
                     constants.add(t);

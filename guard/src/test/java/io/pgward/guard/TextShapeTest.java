@@ -53,6 +53,10 @@ class TextShapeTest {
                 "select 1 from t where a = 9; select 2 from u where b = 'y'");
         sameShape("select * from t where a = 1 union select * from u where b = 2",
                 "select * from t where a = 3 union select * from u where b = 4");
+        sameShape("select a, count(*) from t group by a having count(*) > 3",
+                "select a, count(*) from t group by a having count(*) > 7");
+        sameShape("select a from t group by a union select b from u where b = 1",
+                "select a from t group by a union select b from u where b = 2");
     }
 
     @Test
@@ -92,6 +96,10 @@ class TextShapeTest {
         otherShape("select a, count(*) from t group by 1", "select a, count(*) from t group by 2");
         otherShape("select distinct on (1) a from t", "select distinct on (2) a from t");
         otherShape("select * from t limit 1", "select * from t limit 2");
+        otherShape("select a from t group by a, 1 having count(*) > 1", "select a from t group by a, 2 having count(*) > 1");
+        otherShape("select a from t order by a limit 1", "select a from t order by a limit 2");
+        otherShape("select f(a, (select b from u where c = 1 having true)) from t",
+                "select f(a, (select b from u where c = 2 having true)) from t");
         otherShape("select * from t offset 1", "select * from t offset 2");
         otherShape("select * from t fetch first 1 rows only", "select * from t fetch first 2 rows only");
         otherShape("select * from t where a = (select b from u order by 1 limit 1)",
