@@ -92,8 +92,12 @@ public final class ReadOnlyGuard implements AutoCloseable {
         this(catalogCheckFollows, true);
     }
 
-    /** @param sharesByShape false: every text not cached by itself takes the full path (for comparisons) */
-    ReadOnlyGuard(boolean catalogCheckFollows, boolean sharesByShape) {
+    /**
+     * @param catalogCheckFollows as for {@link #ReadOnlyGuard(boolean)}
+     * @param sharesByShape false: every text not cached by itself takes the full path, as before allows were shared
+     *                      by shape (for comparisons: tests and benchmarks)
+     */
+    public ReadOnlyGuard(boolean catalogCheckFollows, boolean sharesByShape) {
         this.catalogCheckFollows = catalogCheckFollows;
         this.sharesByShape = sharesByShape;
     }
