@@ -112,7 +112,11 @@ final class TextShape {
 
     /** The shape of a text L1 split into {@code statements}, or null when it must take the full path. */
     static String key(List<StatementText> statements) {
-        return key(statements, null);
+        try {
+            return key(statements, null);
+        } catch (RuntimeException e) {
+            return null;   // a fault here costs only the sharing: the full path judges the text
+        }
     }
 
     /** The constants the shape of {@code statements} leaves out; empty when the text has no shape. */
