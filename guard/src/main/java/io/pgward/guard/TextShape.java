@@ -83,7 +83,8 @@ final class TextShape {
 
     /** Words that may follow a value constant without reading it as anything else. */
     private static final Set<String> VALUE_BEFORE = Set.of("and", "or", "then", "else", "end", "when", "from", "where", "group", "order", "limit", "offset", "fetch", "union", "intersect", "except", "is",
-            "not", "in", "like", "ilike", "between", "having", "window", "for");
+            "not", "in", "like", "ilike", "between", "having", "window", "for", "join", "inner", "left", "right",
+            "full", "cross", "natural");
 
     /** Words after which every constant to the end of the query level is kept as written. */
     private static final Set<String> CLAUSES_KEPT = Set.of("limit", "offset", "fetch");

@@ -53,6 +53,8 @@ class TextShapeTest {
                 "select 1 from t where a = 9; select 2 from u where b = 'y'");
         sameShape("select * from t where a = 1 union select * from u where b = 2",
                 "select * from t where a = 3 union select * from u where b = 4");
+        sameShape("select * from t join u on u.a = t.a and u.b = 1 left join v on v.c = 'x' where t.d = 2",
+                "select * from t join u on u.a = t.a and u.b = 5 left join v on v.c = 'y' where t.d = 9");
         sameShape("select a, count(*) from t group by a having count(*) > 3",
                 "select a, count(*) from t group by a having count(*) > 7");
         sameShape("select a from t group by a union select b from u where b = 1",
