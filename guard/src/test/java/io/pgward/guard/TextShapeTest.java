@@ -151,6 +151,34 @@ class TextShapeTest {
         }
     }
 
+    /** Benign first, then a twin whose constant PostgreSQL would read as a name, a position or a row count. */
+    @Test
+    void aTwinWhoseConstantIsReadAsMoreThanAValueTakesTheFullPath() {
+        List<List<String>> pairs = List.of(
+                List.of("select 'orders'::regclass", "select 'secrets'::regclass"),
+                List.of("select regclass 'orders'", "select regclass 'secrets'"),
+                List.of("select pg_relation_size('orders')", "select pg_relation_size('secrets')"),
+                List.of("select to_regclass('orders')", "select to_regclass('secrets')"),
+                List.of("select format('%I', 'orders')", "select format('%I', 'secrets')"),
+                List.of("select * from orders where note = 'a' || current_setting('application_name')",
+                        "select * from orders where note = 'b' || current_setting('application_name')"),
+                List.of("select id, amount from orders order by 1", "select id, amount from orders order by 2"),
+                List.of("select * from orders limit 1", "select * from orders limit 100000"),
+                List.of("select * from orders where note = E'a'", "select * from orders where note = E'\\'"),
+                List.of("select * from orders where id = $1 and note = 'a'",
+                        "select * from orders where id = $1 and note = 'b'"));
+        ReadOnlyPolicy noSelection = new ReadOnlyPolicy("analyst", Duration.ofSeconds(30),
+                ReadOnlyPolicy.CatalogFunctions.UNRESTRICTED);
+        for (List<String> pair : pairs) {
+            assertInstanceOf(Verdict.Allow.class, guard.check(pair.get(0), true, noSelection, Set.of()).verdict(),
+                    pair.get(0));
+            assertNull(guard.cached(pair.get(1), true, noSelection), pair.get(1));
+            assertEquals(VerdictByShapeCorpusTest.describe(reference.check(pair.get(1), true, noSelection,
+                    Set.of())), VerdictByShapeCorpusTest.describe(guard.check(pair.get(1), true, noSelection,
+                    Set.of())));
+        }
+    }
+
     @Test
     void aNewLiteralOfASeenShapeIsAnsweredWithoutTheParserWithItsOwnStatements() {
         assertNull(guard.cached("select * from orders where id = 1", true, POLICY));
