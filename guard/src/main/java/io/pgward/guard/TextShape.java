@@ -14,7 +14,8 @@ import java.util.regex.Pattern;
 /**
  * The shape of a text for L1 and L2: its tokens with the values of some constants left out, so that a text that
  * differs from one L1 and L2 already allowed only in those values gets that allow without JSqlParser (which costs
- * 0.1 to 1 ms per text; see docs/verdicts-by-shape.md, "L1 and L2"). Null, no shape, for a text that must take the full path.
+ * 0.1 to 1 ms per text; see docs/verdicts-by-shape.md, "L1 and L2"). Null, no shape, for a text that must take the
+ * full path.
  *
  * <p><b>Why it is sound.</b> For a statement that starts a query (SELECT, VALUES, TABLE, WITH, or one in
  * parentheses) L2's verdict is a function of its tokens and nothing else: the token checks ({@code QueryCheck}) read
@@ -43,10 +44,10 @@ import java.util.regex.Pattern;
  *   <li>after ORDER BY, GROUP BY, DISTINCT ON, LIMIT, OFFSET or FETCH, to the end of the query level (its
  *       closing parenthesis, or a HAVING or set operation that follows a GROUP BY), nested levels included:
  *       positions ({@code ORDER BY 1}) and row counts;</li>
- *   <li>next to {@code ::}, before COLLATE or AS ({@code CAST('x' AS t)}), and after any word but the few after which a value stands
- *       ({@code SELECT}, {@code WHERE}, {@code AND}, {@code THEN}, {@code LIKE}, ...): a typed literal
- *       ({@code regclass 'x'}, {@code date '...'}, {@code interval '1' day}), a cast ({@code 'x'::regclass}), an
- *       escape, a time zone;</li>
+ *   <li>next to {@code ::}, before COLLATE or AS ({@code CAST('x' AS t)}), and after any word but the few after
+ *       which a value stands ({@code SELECT}, {@code WHERE}, {@code AND}, {@code THEN}, {@code LIKE}, ...): a typed
+ *       literal ({@code regclass 'x'}, {@code date '...'}, {@code interval '1' day}), a cast
+ *       ({@code 'x'::regclass}), an escape, a time zone;</li>
  *   <li>next to another string (PostgreSQL's grammar reads {@code 'a' 'b'} otherwise than {@code 'a'}).</li>
  * </ul>
  * Defence in depth, a text has no shape at all when it has a statement that does not start a query (SET, SHOW,
@@ -82,9 +83,10 @@ final class TextShape {
             "asymmetric");
 
     /** Words that may follow a value constant without reading it as anything else. */
-    private static final Set<String> VALUE_BEFORE = Set.of("and", "or", "then", "else", "end", "when", "from", "where", "group", "order", "limit", "offset", "fetch", "union", "intersect", "except", "is",
-            "not", "in", "like", "ilike", "between", "having", "window", "for", "join", "inner", "left", "right",
-            "full", "cross", "natural");
+    private static final Set<String> VALUE_BEFORE = Set.of("and", "or", "then", "else", "end", "when", "from",
+            "where", "group", "order", "limit", "offset", "fetch", "union", "intersect", "except", "is", "not", "in",
+            "like", "ilike", "between", "having", "window", "for", "join", "inner", "left", "right", "full", "cross",
+            "natural");
 
     /** Words after which every constant to the end of the query level is kept as written. */
     private static final Set<String> CLAUSES_KEPT = Set.of("limit", "offset", "fetch");
@@ -185,8 +187,9 @@ final class TextShape {
                 }
                 case WORD -> {
                     String w = t.value();
-                    if (CLAUSES_KEPT.contains(w)
-                            || (w.equals("by") && before != null && (before.isWord("order") || before.isWord("group")))) {
+                    boolean listBy = w.equals("by") && before != null
+                            && (before.isWord("order") || before.isWord("group"));
+                    if (CLAUSES_KEPT.contains(w) || listBy) {
                         frame.clause = true;
                     } else if (CLAUSES_END.contains(w)) {
                         frame.clause = false;

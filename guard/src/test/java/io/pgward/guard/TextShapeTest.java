@@ -98,7 +98,8 @@ class TextShapeTest {
         otherShape("select a, count(*) from t group by 1", "select a, count(*) from t group by 2");
         otherShape("select distinct on (1) a from t", "select distinct on (2) a from t");
         otherShape("select * from t limit 1", "select * from t limit 2");
-        otherShape("select a from t group by a, 1 having count(*) > 1", "select a from t group by a, 2 having count(*) > 1");
+        otherShape("select a from t group by a, 1 having count(*) > 1",
+                "select a from t group by a, 2 having count(*) > 1");
         otherShape("select a from t order by a limit 1", "select a from t order by a limit 2");
         otherShape("select f(a, (select b from u where c = 1 having true)) from t",
                 "select f(a, (select b from u where c = 2 having true)) from t");
