@@ -49,8 +49,9 @@ dir=$BENCH_TMP/pgward
 mkdir -m 700 "$dir"
 # The configuration of pgward $1 (each writes its own audit file).
 write_config() {
+    bench_take_port 0
     cat >"$dir/$1.yaml" <<YAML
-listen: $BENCH_HOST:0
+listen: $BENCH_HOST:$BENCH_PORT
 backend:
   host: $BENCH_HOST
   port: $PG_PORT

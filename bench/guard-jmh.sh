@@ -50,7 +50,8 @@ what() {
     case $1 in
         GuardBenchmark.lexerSplit) echo "L1: \`SqlLexer.split\` of the text" ;;
         GuardBenchmark.classify) echo "L2: \`ReadOnlyClassifier.classify\` of each statement, already split" ;;
-        GuardBenchmark.guardMiss) echo "\`ReadOnlyGuard.check\` of a text not seen before: split, classify, cache" ;;
+        GuardBenchmark.guardMiss) echo "\`ReadOnlyGuard.check\` of a text not seen before, judged in full (no sharing by shape): split, classify, cache" ;;
+        GuardBenchmark.guardNewLiteral) echo "\`ReadOnlyGuard.check\` of a new literal of a shape allowed before: split, shape key, lookup (BI and MULTI have no shared shape: their literal is a LIMIT, and MULTI has a SET)" ;;
         GuardBenchmark.guardHit) echo "\`ReadOnlyGuard.check\` of a text whose verdict is cached (decoding the text included)" ;;
         GuardBenchmark.decodeText) echo "baseline: decoding the text from UTF-8, as pgward does for every login" ;;
         ParserBenchmark.parseOnCallingThread) echo "JSqlParser alone, on the calling thread, as the classifier calls it (the queries only)" ;;
@@ -72,7 +73,8 @@ report() {
     echo
     echo "Workloads (\`bench/jmh/.../Workload.java\`): POINT is pgbench's point query, BI a dashboard query with"
     echo "CTEs, joins, a window function, comments and strings, MULTI a Query message of five statements (BEGIN READ"
-    echo "ONLY, SET, two SELECTs, COMMIT). All are allowed for a read-only login."
+    echo "ONLY, SET, two SELECTs, COMMIT), BI_FILTER the dashboard query with its literal in a WHERE filter. All are"
+    echo "allowed for a read-only login."
     echo
     echo "| workload | bytes | statements |"
     echo "|---|--:|--:|"
@@ -80,11 +82,11 @@ report() {
     echo
     echo "Average time per operation in µs (lower is better), ± JMH's 99.9 % confidence half-width."
     echo
-    echo "| benchmark | what | POINT | BI | MULTI |"
-    echo "|---|---|--:|--:|--:|"
+    echo "| benchmark | what | POINT | BI | BI_FILTER | MULTI |"
+    echo "|---|---|--:|--:|--:|--:|"
     for bench in $(scores | cut -f1 | awk '!seen[$0]++'); do
         cells=""
-        for w in POINT BI MULTI; do
+        for w in POINT BI BI_FILTER MULTI; do
             line=$(scores | awk -F'\t' -v b="$bench" -v w="$w" '$1 == b && $2 == w')
             cells="$cells | $(fmt_score "$(cut -f3 <<<"$line")" "$(cut -f4 <<<"$line")")"
         done

@@ -109,6 +109,21 @@ bench_cleanup() {
     exit "$status"
 }
 
+# BENCH_PORTS="P1 P2 ...": the only ports the scripts' servers may listen on, taken in order (a machine where other
+# servers come and go); unset, every server gets a free port of its own.
+read -r -a BENCH_PORT_LIST <<<"${BENCH_PORTS:-}"
+
+# Sets BENCH_PORT to the next port of BENCH_PORTS, or to $1 when BENCH_PORTS is unset (0: the server picks one).
+bench_take_port() {
+    if [ -z "${BENCH_PORTS:-}" ]; then
+        BENCH_PORT=$1
+        return 0
+    fi
+    [ "${#BENCH_PORT_LIST[@]}" -gt 0 ] || bench_die "BENCH_PORTS has too few ports for this run"
+    BENCH_PORT=${BENCH_PORT_LIST[0]}
+    BENCH_PORT_LIST=("${BENCH_PORT_LIST[@]:1}")
+}
+
 # Prints a TCP port on 127.0.0.1 that nothing listens on (a hint: the caller's server still has to bind it).
 bench_free_port() {
     local port tries=0
@@ -157,7 +172,11 @@ bench_start_demo() {
     local scale=$1 line uri
     bench_log "starting pgward demo --scale $scale (the first run builds pgward)"
     # The launcher execs java, so the pid is pgward's JVM.
-    bench_spawn demo "$BENCH_ROOT/pgward" demo --port 0 --pg-port 0 --scale "$scale"
+    local pgward_port
+    bench_take_port 0
+    pgward_port=$BENCH_PORT
+    bench_take_port 0
+    bench_spawn demo "$BENCH_ROOT/pgward" demo --port "$pgward_port" --pg-port "$BENCH_PORT" --scale "$scale"
     DEMO_PID=$BENCH_LAST_PID
     bench_wait_for_line "${BENCH_DEMO_TIMEOUT:-600}" "$BENCH_TMP/demo.out" 'PostgreSQL directly:' "$DEMO_PID" demo
     line=$(grep -m1 'pgward is listening on' "$BENCH_TMP/demo.out")

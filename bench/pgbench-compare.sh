@@ -85,7 +85,8 @@ EXPECTED_ACCOUNTS=$((PGBENCH_SCALE * 100000))
 
 start_pgbouncer() {
     local dir=$BENCH_TMP/pgbouncer port
-    port=$(bench_free_port)
+    bench_take_port "$(bench_free_port)"
+    port=$BENCH_PORT
     mkdir -m 700 "$dir"
     # Session mode like pgward; the pool fits the largest client count so that no client queues.
     cat >"$dir/pgbouncer.ini" <<EOF
@@ -137,8 +138,9 @@ start_pgward_run() {
     local name=$1 audit=$2 dir=$BENCH_TMP/$1
     shift 2
     mkdir -m 700 "$dir"
+    bench_take_port 0
     cat >"$dir/pgward.yaml" <<EOF
-listen: $BENCH_HOST:0
+listen: $BENCH_HOST:$BENCH_PORT
 backend:
   host: $BENCH_HOST
   port: $PG_PORT

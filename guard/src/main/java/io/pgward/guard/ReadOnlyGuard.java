@@ -21,15 +21,25 @@ import java.util.concurrent.ConcurrentHashMap;
  * complexity carries SQLSTATE 54001 (see {@link Refusals}).
  *
  * <p>Classifications are cached per (login, standard_conforming_strings, text), bounded, except for texts whose
- * verdict depends on the session's declared cursors (DECLARE, FETCH, MOVE, CLOSE). One instance serves every
- * session of a pgward; it is thread-safe.
+ * verdict depends on the session's declared cursors (DECLARE, FETCH, MOVE, CLOSE). An allow is also cached per
+ * (policy, standard_conforming_strings, {@link TextShape}): a text of queries that differs from an allowed one only
+ * in constants whose values cannot change L1's or L2's verdict gets that allow without JSqlParser, with its own
+ * statements for L3. One instance serves every session of a pgward; it is thread-safe.
  */
 public final class ReadOnlyGuard implements AutoCloseable {
 
     private static final int CACHE_LIMIT = 10_000;
+    /**
+     * The longest text whose shape {@link #cached} looks up on the caller's thread (an event loop): L1 and the
+     * shape's key read it in a few microseconds, where a text that goes to {@link #check} pays a thread hop both ways.
+     */
+    static final int SHAPE_ON_CALLER_MAX_CHARS = 512;
     private static final Set<String> CURSOR_WORDS = Set.of("declare", "fetch", "move", "close");
 
     private record Key(String login, boolean standardConformingStrings, String sql) {
+    }
+
+    private record ShapeKey(ReadOnlyPolicy policy, boolean standardConformingStrings, String shape) {
     }
 
     /**
@@ -62,7 +72,10 @@ public final class ReadOnlyGuard implements AutoCloseable {
 
     private final ReadOnlyClassifier classifier = new ReadOnlyClassifier();
     private final ConcurrentHashMap<Key, Classification> cache = new ConcurrentHashMap<>();
+    // Shapes of allowed texts; a value is only ever TRUE. Refusals are never shared.
+    private final ConcurrentHashMap<ShapeKey, Boolean> allowedShapes = new ConcurrentHashMap<>();
     private final boolean catalogCheckFollows;
+    private final boolean sharesByShape;
 
     /** A guard whose verdicts are final: a query JSqlParser cannot parse is refused. */
     public ReadOnlyGuard() {
@@ -76,18 +89,47 @@ public final class ReadOnlyGuard implements AutoCloseable {
      *                            instead of refused
      */
     public ReadOnlyGuard(boolean catalogCheckFollows) {
+        this(catalogCheckFollows, true);
+    }
+
+    /**
+     * @param catalogCheckFollows as for {@link #ReadOnlyGuard(boolean)}
+     * @param sharesByShape false: every text not cached by itself takes the full path, as before allows were shared
+     *                      by shape (for comparisons: tests and benchmarks)
+     */
+    public ReadOnlyGuard(boolean catalogCheckFollows, boolean sharesByShape) {
         this.catalogCheckFollows = catalogCheckFollows;
+        this.sharesByShape = sharesByShape;
     }
 
     /**
      * The cached classification for this text, or null when it must be computed ({@link #check}); lets a caller keep
-     * the slow path (JSqlParser takes milliseconds for a long query) off a thread that must not block.
+     * the slow path (JSqlParser takes milliseconds for a long query) off a thread that must not block. A text of at
+     * most {@link #SHAPE_ON_CALLER_MAX_CHARS} characters not seen before is lexed here to look up its shape.
      */
     public Classification cached(String sql, boolean standardConformingStrings, ReadOnlyPolicy policy) {
         if (sql.length() > ComplexityEnvelope.MAX_TEXT_CHARS) {
             return null;
         }
-        return cache.get(new Key(policy.login(), standardConformingStrings, sql));
+        Classification cached = cache.get(new Key(policy.login(), standardConformingStrings, sql));
+        if (cached != null || sql.length() > SHAPE_ON_CALLER_MAX_CHARS || allowedShapes.isEmpty()) {
+            return cached;
+        }
+        try {
+            return byShape(SqlLexer.split(sql, standardConformingStrings), standardConformingStrings, policy);
+        } catch (LexerException e) {
+            return null;   // check() refuses it, with the lexer's message
+        }
+    }
+
+    /** The allow of an already allowed text of the same shape, for these statements; null when there is none. */
+    private Classification byShape(List<StatementText> statements, boolean standardConformingStrings,
+                                   ReadOnlyPolicy policy) {
+        String shape = TextShape.key(statements);
+        if (shape == null || !allowedShapes.containsKey(new ShapeKey(policy, standardConformingStrings, shape))) {
+            return null;
+        }
+        return allowed(statements, List.of());
     }
 
     public Classification check(String sql, boolean standardConformingStrings, ReadOnlyPolicy policy,
@@ -106,6 +148,12 @@ public final class ReadOnlyGuard implements AutoCloseable {
             statements = SqlLexer.split(sql, standardConformingStrings);
         } catch (LexerException e) {
             return Classification.refused(Refusals.lexical(e));
+        }
+        String shape = sharesByShape ? TextShape.key(statements) : null;
+        ShapeKey shapeKey = shape == null ? null : new ShapeKey(policy, standardConformingStrings, shape);
+        if (shapeKey != null && allowedShapes.containsKey(shapeKey)) {
+            // Not remembered by text: every new literal would push a text that was judged in full out of the cache.
+            return allowed(statements, List.of());
         }
         boolean cursorDependent = false;
         List<String> declared = new java.util.ArrayList<>();
@@ -132,6 +180,12 @@ public final class ReadOnlyGuard implements AutoCloseable {
                 declared.add(name);
                 known.add(name);
             });
+        }
+        if (shapeKey != null) {
+            if (allowedShapes.size() >= CACHE_LIMIT) {
+                allowedShapes.clear();
+            }
+            allowedShapes.put(shapeKey, Boolean.TRUE);
         }
         return remember(key, allowed(statements, declared), cursorDependent);
     }

@@ -32,8 +32,11 @@ import org.openjdk.jmh.infra.Blackhole;
  * <ul>
  *   <li>{@code lexerSplit}: L1 alone, {@link SqlLexer#split} of the text;</li>
  *   <li>{@code classify}: L2 alone, {@link ReadOnlyClassifier#classify} of each statement already split;</li>
- *   <li>{@code guardMiss}: {@link ReadOnlyGuard#check} of a text it has not seen (a new literal each time): split,
- *       classify, cache the verdict;</li>
+ *   <li>{@code guardMiss}: {@link ReadOnlyGuard#check} of a text it has not seen (a new literal each time), by a
+ *       guard that does not share verdicts by shape: split, classify, cache the verdict;</li>
+ *   <li>{@code guardNewLiteral}: the same with a guard that shares allows by shape and has allowed the text's shape
+ *       before: split, the shape's key and its lookup (the full path where the literal is not in a value position);
+ *       </li>
  *   <li>{@code guardHit}: {@link ReadOnlyGuard#check} of a text whose verdict is cached;</li>
  *   <li>{@code decodeText}: the baseline included in {@code guardHit}, see below.</li>
  * </ul>
@@ -53,7 +56,7 @@ public class GuardBenchmark {
 
     private static final ReadOnlyPolicy POLICY = new ReadOnlyPolicy("analyst", Duration.ofSeconds(30));
 
-    @Param({"POINT", "BI", "MULTI"})
+    @Param({"POINT", "BI", "BI_FILTER", "MULTI"})
     public Workload workload;
 
     private String cachedText;
@@ -61,6 +64,7 @@ public class GuardBenchmark {
     private List<StatementText> statements;
     private ReadOnlyClassifier classifier;
     private ReadOnlyGuard guard;
+    private ReadOnlyGuard sharing;
     private long literal;
 
     @Setup(Level.Trial)
@@ -69,12 +73,14 @@ public class GuardBenchmark {
         cachedTextUtf8 = cachedText.getBytes(StandardCharsets.UTF_8);
         statements = SqlLexer.split(cachedText, true);
         classifier = new ReadOnlyClassifier();
-        guard = new ReadOnlyGuard();
+        guard = new ReadOnlyGuard(false, false);
+        sharing = new ReadOnlyGuard();
         for (StatementText statement : statements) {
             requireAllowed(classifier.classify(statement, POLICY));
         }
         requireAllowed(guard.check(cachedText, true, POLICY, Set.of()).verdict());
         requireAllowed(guard.check(workload.text(Workload.CACHED + 1), true, POLICY, Set.of()).verdict());
+        requireAllowed(sharing.check(workload.text(Workload.CACHED + 1), true, POLICY, Set.of()).verdict());
         literal = Workload.CACHED + 1;
     }
 
@@ -87,6 +93,7 @@ public class GuardBenchmark {
     @TearDown(Level.Trial)
     public void tearDown() {
         guard.close();
+        sharing.close();
         classifier.close();
     }
 
@@ -107,6 +114,12 @@ public class GuardBenchmark {
     public ReadOnlyGuard.Classification guardMiss() {
         literal++;
         return guard.check(workload.text(literal), true, POLICY, Set.of());
+    }
+
+    @Benchmark
+    public ReadOnlyGuard.Classification guardNewLiteral() {
+        literal++;
+        return sharing.check(workload.text(literal), true, POLICY, Set.of());
     }
 
     @Benchmark
