@@ -1,6 +1,6 @@
 package io.pgward.it;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgward.testkit.PostgresTest;
 import io.pgward.testkit.TestDatabase;
@@ -63,11 +63,15 @@ class IdleSessionMemoryIT {
             Map<String, Long> idle = liveInstances();
 
             // The sessions are there, so the histogram sees pgward's objects ...
-            assertEquals(SESSIONS, growth(before, idle, "io.pgward.wire.relay.Session"));
-            // ... and none of them keeps its login's.
-            assertEquals(0, growth(before, idle, "io.pgward.wire.startup.FrontendStartup"));
-            assertEquals(0, growth(before, idle, "io.pgward.wire.auth.ScramServerExchange"));
-            assertEquals(0, growth(before, idle, "io.pgward.wire.auth.ScramMessages$ClientFirst"));
+            assertTrue(idle.getOrDefault("io.pgward.wire.relay.Session", 0L) >= SESSIONS,
+                    "live sessions in the histogram: " + idle.get("io.pgward.wire.relay.Session"));
+            // ... and none of them keeps its login's. (At most as many as before: objects of sessions that ended
+            // earlier may have been collected since.)
+            for (String login : List.of("io.pgward.wire.startup.FrontendStartup",
+                    "io.pgward.wire.auth.ScramServerExchange", "io.pgward.wire.auth.ScramMessages$ClientFirst")) {
+                long kept = growth(before, idle, login);
+                assertTrue(kept <= 0, SESSIONS + " idle sessions keep " + kept + " more " + login);
+            }
         } finally {
             for (Connection c : sessions) {
                 c.close();
