@@ -165,18 +165,19 @@ bench_psql() {
         psql -X -q -v ON_ERROR_STOP=1 -h "$BENCH_HOST" -p "$port" -U "$user" -d "$db" "$@"
 }
 
-# Starts `pgward demo` on free ports and sets DEMO_PID (the java process), DEMO_PORT (pgward), PG_PORT,
+# Starts `pgward demo` on free ports (BENCH_DEMO_PORT and BENCH_DEMO_PG_PORT choose them) and sets DEMO_PID
+# (the java process), DEMO_PORT (pgward), PG_PORT,
 # PG_PASSWORD (the superuser's), PG_VERSION. The first run builds pgward, hence the long default deadline.
 # shellcheck disable=SC2034 # the variables are the result, read by the calling script
 bench_start_demo() {
     local scale=$1 line uri
     bench_log "starting pgward demo --scale $scale (the first run builds pgward)"
     # The launcher execs java, so the pid is pgward's JVM.
-    local pgward_port
-    bench_take_port 0
-    pgward_port=$BENCH_PORT
-    bench_take_port 0
-    bench_spawn demo "$BENCH_ROOT/pgward" demo --port "$pgward_port" --pg-port "$BENCH_PORT" --scale "$scale"
+    # BENCH_DEMO_PORT / BENCH_DEMO_PG_PORT name the demo's ports; otherwise the next of BENCH_PORTS, or free ones.
+    local pgward_port pg_port
+    if [ -n "${BENCH_DEMO_PORT:-}" ]; then pgward_port=$BENCH_DEMO_PORT; else bench_take_port 0; pgward_port=$BENCH_PORT; fi
+    if [ -n "${BENCH_DEMO_PG_PORT:-}" ]; then pg_port=$BENCH_DEMO_PG_PORT; else bench_take_port 0; pg_port=$BENCH_PORT; fi
+    bench_spawn demo "$BENCH_ROOT/pgward" demo --port "$pgward_port" --pg-port "$pg_port" --scale "$scale"
     DEMO_PID=$BENCH_LAST_PID
     bench_wait_for_line "${BENCH_DEMO_TIMEOUT:-600}" "$BENCH_TMP/demo.out" 'PostgreSQL directly:' "$DEMO_PID" demo
     line=$(grep -m1 'pgward is listening on' "$BENCH_TMP/demo.out")
