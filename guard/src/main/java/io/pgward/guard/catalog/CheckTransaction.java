@@ -68,6 +68,8 @@ final class CheckTransaction {
     private static final String VIEW_SUFFIX = "\n) AS pgward_query";
     private static final String PREPARED = "pgward_params";
     private static final String SAFE_PATH = "pg_catalog, pg_temp";
+    /** pg_catalog.regtype's pinned OID (pg_type.dat). */
+    private static final long REGTYPE = 2206;
     /**
      * The largest stored parse tree read back, in bytes of its text. PostgreSQL writes about 150 bytes per
      * constant, so this admits an IN list of some 25,000 values; NodeTreeParser and QueryTreeWalker read 4 MB in
@@ -87,6 +89,8 @@ final class CheckTransaction {
     private DomainReach domainReach;
     // Set by judge() when it allows: the allow holds for every statement with the same ConstantShape key.
     private boolean shareableByShape;
+    // The $n of type regtype (given at Parse or inferred), checked as KeyMatch operands; see Verdict.Allow.
+    private final Set<Integer> typeNameParameters = new TreeSet<>();
 
     private CheckTransaction(Connection connection, CheckRequest request, StatementShape shape, Duration timeout,
                              BuiltInRows.Generation builtIns) {
@@ -197,10 +201,14 @@ final class CheckTransaction {
                 sessionPath = true;
             }
         }
-        QueryText query = QueryText.withTypedNulls(request.sql(), shape, parameterTypeNames());
+        Map<Integer, String> parameterTypes = parameterTypeNames();
+        QueryText query = QueryText.withTypedNulls(request.sql(), shape, parameterTypes,
+                request.selection().isSet() ? typeNameParameters : Set.of());
         String wrapped = VIEW_PREFIX + query.text() + VIEW_SUFFIX;
         execute(wrapped, query, VIEW_PREFIX.length());
-        return judge();
+        Verdict verdict = judge();
+        return verdict == Verdict.ALLOW && request.selection().isSet() && !typeNameParameters.isEmpty()
+                ? new Verdict.Allow(false, List.copyOf(typeNameParameters)) : verdict;
     }
 
     /** LOCAL settings as one SELECT of set_config calls, in order; its parameters are {@link Setting#value}s. */
@@ -304,26 +312,32 @@ final class CheckTransaction {
         List<String> givenNames = typeNames(given);
         if (used.stream().allMatch(n -> request.parameterType(n) != 0)) {
             used.forEach(n -> names.put(n, givenNames.get(n - 1)));
+            used.stream().filter(n -> request.parameterType(n) == REGTYPE).forEach(typeNameParameters::add);
             return names;
         }
         QueryText query = QueryText.withParameters(request.sql(), shape);
         String prefix = "PREPARE " + PREPARED + " (" + String.join(", ", givenNames) + ") AS ";
         execute(prefix + query.text(), query, prefix.length());
         List<String> inferred;
+        List<String> inferredOids;
         try (Statement s = connection.createStatement();
-             ResultSet rs = s.executeQuery("SELECT parameter_types::pg_catalog.text[] FROM "
+             ResultSet rs = s.executeQuery("SELECT parameter_types::pg_catalog.text[], "
+                     + "parameter_types::pg_catalog.oid[]::pg_catalog.text[] FROM "
                      + "pg_catalog.pg_prepared_statements WHERE name OPERATOR(pg_catalog.=) '" + PREPARED + "'")) {
             if (!rs.next()) {
                 throw new SQLException("the prepared statement " + PREPARED + " is missing");
             }
             Array array = rs.getArray(1);
             inferred = List.of((String[]) array.getArray());
+            inferredOids = List.of((String[]) rs.getArray(2).getArray());
         } finally {
             try (Statement s = connection.createStatement()) {
                 s.execute("DEALLOCATE " + PREPARED);
             }
         }
         used.forEach(n -> names.put(n, inferred.get(n - 1)));
+        used.stream().filter(n -> Long.parseLong(inferredOids.get(n - 1)) == REGTYPE)
+                .forEach(typeNameParameters::add);
         return names;
     }
 

@@ -11,6 +11,7 @@ import io.pgward.wire.config.PgwardConfig;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -122,6 +123,12 @@ final class GuardGate implements StatementGate {
                 request.searchPath(), request.standardConformingStrings(), types)
                 .thenApply(verdict -> verdict instanceof Verdict.Refuse || verdict instanceof Verdict.Rewrite
                         ? verdict : allowed);
+    }
+
+    @Override
+    public CompletionStage<Verdict> checkBoundTypeNames(Map<Integer, String> values, String database,
+                                                        String searchPath) {
+        return pipeline.boundTypeNames(policy, database, searchPath, values);
     }
 
     private static CompletionStage<Verdict> refuse(Verdict.Refuse r) {

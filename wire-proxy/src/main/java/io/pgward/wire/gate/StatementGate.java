@@ -1,6 +1,7 @@
 package io.pgward.wire.gate;
 
 import io.pgward.guard.Verdict;
+import java.util.Map;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -33,6 +34,18 @@ public interface StatementGate {
 
     /** This session ran DDL (or ended the transaction that ran it). */
     default void schemaChanged() {
+    }
+
+    /**
+     * Before a Bind of a statement whose verdict named {@link Verdict.Rewrite#typeNameParameters}: the text values
+     * bound to those parameters (by number; null for NULL or a binary value), resolved as type names with the
+     * session's search_path. A refusal is what the client gets in place of the Bind. Only a gate that gives such
+     * verdicts is asked; any other refuses (fail closed).
+     */
+    default CompletionStage<Verdict> checkBoundTypeNames(Map<Integer, String> values, String database,
+                                                         String searchPath) {
+        return java.util.concurrent.CompletableFuture.completedFuture(new Verdict.Refuse("42501",
+                Verdict.Refuse.PREFIX + "this login does not resolve type names bound to parameters"));
     }
 
     /** For trusted read-write logins: everything is forwarded. */

@@ -45,6 +45,10 @@ final class InFlight {
         private final Kind kind;
         private final Deque<Substitution> substitutions;
         private final Verdict.Answer answer;
+        /** For {@link Kind#CLIENT}: its number, counted from 1 in the order client requests were closed. */
+        private long id;
+        /** The server sent an ErrorResponse in it: messages of it after the error were skipped. */
+        private boolean errored;
         /** For {@link Kind#SEARCH_PATH}: the first value of its result, null until it arrives. */
         private String shown;
 
@@ -62,6 +66,14 @@ final class InFlight {
             return answer;
         }
 
+        long id() {
+            return id;
+        }
+
+        boolean errored() {
+            return errored;
+        }
+
         String shown() {
             return shown;
         }
@@ -75,6 +87,8 @@ final class InFlight {
 
     private final Deque<Request> requests = new ArrayDeque<>();
     private Deque<Substitution> open = new ArrayDeque<>();
+    private boolean openErrored;
+    private long openId = 1;
     private int readiesOwed;
     private int searchPathProbes;
 
@@ -85,9 +99,31 @@ final class InFlight {
 
     /** A Sync, Query or FunctionCall was forwarded: it closes the open request, which now owes a ReadyForQuery. */
     void closeClientRequest() {
-        requests.addLast(new Request(Kind.CLIENT, open, null));
+        Request closed = new Request(Kind.CLIENT, open, null);
+        closed.id = openId++;
+        closed.errored = openErrored;
+        requests.addLast(closed);
         open = new ArrayDeque<>();
+        openErrored = false;
         readiesOwed++;
+    }
+
+    /** The number the open client request will have ({@link Request#id()}). */
+    long openId() {
+        return openId;
+    }
+
+    /**
+     * The server sent an ErrorResponse: it belongs to the request the next ReadyForQuery retires, or to the open one
+     * when none is owed (a Flush brought it before the Sync).
+     */
+    void errorArrived() {
+        Request head = head();
+        if (head == null) {
+            openErrored = true;
+        } else if (head.kind == Kind.CLIENT) {
+            head.errored = true;
+        }
     }
 
     /** pgward sent SHOW search_path behind everything already forwarded. */

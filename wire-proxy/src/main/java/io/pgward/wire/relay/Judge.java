@@ -4,6 +4,7 @@ import io.pgward.guard.Verdict;
 import io.pgward.wire.gate.GateRequest;
 import io.pgward.wire.pool.BackendConnection;
 import io.pgward.wire.protocol.FrontendMessage;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -40,6 +41,23 @@ final class Judge {
             verdict = CompletableFuture.failedFuture(e);
         }
         return new Judgement(verdict, sql, started);
+    }
+
+    /**
+     * Asks the gate about the type names a Bind gives to its statement's regtype parameters
+     * ({@link TypeNameStatements}); audited as the Bind of that statement.
+     */
+    Judgement askBoundTypeNames(FrontendMessage.Bind bind, Map<Integer, String> values) {
+        long started = System.nanoTime();
+        CompletableFuture<Verdict> verdict;
+        try {
+            verdict = rules.gate().checkBoundTypeNames(values, who.database(), searchPath.current())
+                    .toCompletableFuture();
+        } catch (RuntimeException e) {
+            verdict = CompletableFuture.failedFuture(e);
+        }
+        return new Judgement(verdict, "-- Bind of prepared statement \"" + bind.statement() + "\", type names "
+                + values, started);
     }
 
     /** How the server reads backslashes in '...' strings right now, as it last reported. */

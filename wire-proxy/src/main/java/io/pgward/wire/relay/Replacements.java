@@ -49,9 +49,13 @@ final class Replacements {
     /** The refused statement never reaches the server: a statement naming a fresh token goes in its place. */
     void refuse(FrontendMessage message, Verdict.Refuse refusal, boolean endsBatch) {
         String token = nextToken();
-        ByteBuf replacement = message instanceof FrontendMessage.Parse p
-                ? Messages.parse(backend.channel().alloc(), p.statement(), token)
-                : Messages.query(backend.channel().alloc(), token);
+        // A refused Bind becomes a Parse of the token under the token's own name: the server fails it and skips
+        // to the Sync as it would after the Bind's own error, and no statement of the client's is touched.
+        ByteBuf replacement = switch (message) {
+            case FrontendMessage.Parse p -> Messages.parse(backend.channel().alloc(), p.statement(), token);
+            case FrontendMessage.Bind b -> Messages.parse(backend.channel().alloc(), token, token);
+            default -> Messages.query(backend.channel().alloc(), token);
+        };
         message.release();
         inFlight.substituted(token, refusal);
         ConnectionLog.info(log, who.connection(), "refused for login {}: {}", who.login(), refusal.message());
