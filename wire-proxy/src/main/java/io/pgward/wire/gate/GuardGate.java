@@ -126,9 +126,9 @@ final class GuardGate implements StatementGate {
     }
 
     @Override
-    public CompletionStage<Verdict> checkBoundTypeNames(Map<Integer, String> values, String database,
-                                                        String searchPath) {
-        return pipeline.boundTypeNames(policy, database, searchPath, values);
+    public CompletionStage<Verdict> checkBoundTypeName(int parameter, String value, String database,
+                                                       String searchPath) {
+        return pipeline.boundTypeNames(policy, database, searchPath, Map.of(parameter, value));
     }
 
     private static CompletionStage<Verdict> refuse(Verdict.Refuse r) {

@@ -1,7 +1,6 @@
 package io.pgward.wire.gate;
 
 import io.pgward.guard.Verdict;
-import java.util.Map;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -37,13 +36,13 @@ public interface StatementGate {
     }
 
     /**
-     * Before a Bind of a statement whose verdict named {@link Verdict.Rewrite#typeNameParameters}: the text values
-     * bound to those parameters (by number; null for NULL or a binary value), resolved as type names with the
-     * session's search_path. A refusal is what the client gets in place of the Bind. Only a gate that gives such
-     * verdicts is asked; any other refuses (fail closed).
+     * Before a Bind of a statement whose verdict named {@link Verdict.Rewrite#typeNameParameters}: the text value
+     * bound to one of those parameters, resolved as a type name with the session's search_path. A refusal is what the
+     * client gets in place of the Bind. Only a gate that gives such verdicts is asked; any other refuses (fail
+     * closed).
      */
-    default CompletionStage<Verdict> checkBoundTypeNames(Map<Integer, String> values, String database,
-                                                         String searchPath) {
+    default CompletionStage<Verdict> checkBoundTypeName(int parameter, String value, String database,
+                                                        String searchPath) {
         return java.util.concurrent.CompletableFuture.completedFuture(new Verdict.Refuse("42501",
                 Verdict.Refuse.PREFIX + "this login does not resolve type names bound to parameters"));
     }

@@ -37,8 +37,15 @@ final class InFlight {
         LOCAL_ANSWER
     }
 
-    /** A refused statement sent as {@code token}; the server's syntax error naming the token becomes the refusal. */
-    record Substitution(String token, Verdict.Refuse refusal) {
+    /**
+     * A refused statement sent as {@code token}; the server's syntax error naming the token becomes the refusal. For a
+     * refused Bind value ({@code boundValue} not null) the token was bound in its place as a type name, and the
+     * server's error for that absent type becomes the error for the value ({@link BoundValues}).
+     */
+    record Substitution(String token, Verdict.Refuse refusal, String boundValue) {
+        Substitution(String token, Verdict.Refuse refusal) {
+            this(token, refusal, null);
+        }
     }
 
     static final class Request {
@@ -95,6 +102,11 @@ final class InFlight {
     /** A refused statement was forwarded as part of the open request. */
     void substituted(String token, Verdict.Refuse refusal) {
         open.addLast(new Substitution(token, refusal));
+    }
+
+    /** A Bind was forwarded with {@code token} in place of the refused {@code boundValue}. */
+    void substitutedValue(String token, Verdict.Refuse refusal, String boundValue) {
+        open.addLast(new Substitution(token, refusal, boundValue));
     }
 
     /** A Sync, Query or FunctionCall was forwarded: it closes the open request, which now owes a ReadyForQuery. */

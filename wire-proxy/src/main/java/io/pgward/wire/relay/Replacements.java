@@ -9,6 +9,7 @@ import io.pgward.wire.pool.BackendConnection;
 import io.pgward.wire.protocol.BackendMessage;
 import io.pgward.wire.protocol.FrontendMessage;
 import io.pgward.wire.protocol.Messages;
+import io.pgward.wire.protocol.PgError;
 import io.pgward.wire.protocol.SqlState;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -65,6 +66,21 @@ final class Replacements {
         backend.channel().write(replacement);
     }
 
+    /**
+     * A Bind whose value {@code value} for {@code parameter} names a hidden type: the server binds a type name nothing
+     * has in its place, and fails the Bind exactly as for an absent type (the same routine, CONTEXT line and skip to
+     * the Sync, or 25P02 in an aborted transaction); its error then gets the value's own message and CONTEXT.
+     */
+    void refuseBoundValue(FrontendMessage.Bind bind, int parameter, String value, Verdict.Refuse refusal) {
+        String token = nextToken();
+        ByteBuf replacement = BoundValues.replacing(backend.channel().alloc(), bind.frame(), parameter,
+                BoundValues.standIn(token, value));
+        bind.release();
+        inFlight.substitutedValue(token, refusal, value);
+        ConnectionLog.info(log, who.connection(), "refused for login {}: {}", who.login(), refusal.message());
+        backend.channel().write(replacement);
+    }
+
     /** The backend runs the rewritten statement in place of the client's, so everything after it is its own. */
     void rewrite(FrontendMessage message, Verdict.Rewrite rewrite, boolean endsBatch) {
         if (message instanceof FrontendMessage.FunctionCall) {
@@ -100,6 +116,22 @@ final class Replacements {
      */
     boolean answeredRefusal(BackendMessage.Frame error, Map<Character, String> fields) {
         InFlight.Substitution next = inFlight.nextSubstitution();
+        if (next != null && next.boundValue() != null) {
+            if (!next.refusal().sqlState().equals(fields.get('C'))
+                    || !fields.getOrDefault('M', "").equals("type \"" + next.token() + "\" does not exist")) {
+                return false;
+            }
+            inFlight.substitutionAnswered();
+            String standIn = BoundValues.standIn(next.token(), next.boundValue());
+            Map<Character, String> replaced = new java.util.HashMap<>();
+            replaced.put('M', next.refusal().message());
+            if (fields.containsKey('W')) {
+                replaced.put('W', BoundValues.context(fields.get('W'), standIn, next.boundValue()));
+            }
+            client.write(PgError.withFields(client.alloc(), error.body(), replaced));
+            error.bytes().release();
+            return true;
+        }
         if (next == null || !SqlState.SYNTAX_ERROR.equals(fields.get('C'))
                 || !fields.getOrDefault('M', "").contains(next.token())) {
             return false;

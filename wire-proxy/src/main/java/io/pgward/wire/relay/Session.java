@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.util.ReferenceCountUtil;
 import io.pgward.guard.Verdict;
+import io.pgward.guard.catalog.CatalogRefusals;
 import io.pgward.wire.audit.AuditLog;
 import io.pgward.wire.gate.GateRequest;
 import io.pgward.wire.gate.StatementGate;
@@ -250,10 +251,15 @@ public final class Session {
                     return;
                 }
                 await(bind, judge.askBoundTypeNames(bind, values), verdict -> {
-                    if (verdict instanceof Verdict.Refuse refusal) {
-                        replacements.refuse(bind, refusal, false);
-                    } else {
+                    if (!(verdict instanceof Verdict.Refuse refusal)) {
                         forward(bind, false);
+                    } else if (refusal.rule().equals(CatalogRefusals.ABSENT_OBJECT)
+                            && values.get(refusal.position()) != null) {
+                        // The judge placed the refused value's parameter number in the position.
+                        replacements.refuseBoundValue(bind, refusal.position(), values.get(refusal.position()),
+                                refusal.at(0));
+                    } else {
+                        replacements.refuse(bind, refusal.at(0), false);
                     }
                 });
             }
