@@ -70,6 +70,7 @@ final class CheckTransaction {
     private static final String SAFE_PATH = "pg_catalog, pg_temp";
     /** pg_catalog.regtype's pinned OID (pg_type.dat). */
     private static final long REGTYPE = 2206;
+    private static final long TEXT = 25;
     /**
      * The largest stored parse tree read back, in bytes of its text. PostgreSQL writes about 150 bytes per
      * constant, so this admits an IN list of some 25,000 values; NodeTreeParser and QueryTreeWalker read 4 MB in
@@ -91,6 +92,8 @@ final class CheckTransaction {
     private boolean shareableByShape;
     // The $n of type regtype (given at Parse or inferred), checked as KeyMatch operands; see Verdict.Allow.
     private final Set<Integer> typeNameParameters = new TreeSet<>();
+    // The types of the $n the statement uses, by OID (0 when one could not be told): see GatedUses.
+    private final Set<Long> parameterTypeOids = new java.util.HashSet<>();
 
     private CheckTransaction(Connection connection, CheckRequest request, StatementShape shape, Duration timeout,
                              BuiltInRows.Generation builtIns) {
@@ -202,6 +205,10 @@ final class CheckTransaction {
             }
         }
         Map<Integer, String> parameterTypes = parameterTypeNames();
+        if (!typeNameParameters.isEmpty()) {
+            // A regtype parameter is analysed as to_regtype(NULL::text) (QueryText): that NULL stands for it.
+            parameterTypeOids.add(TEXT);
+        }
         QueryText query = QueryText.withTypedNulls(request.sql(), shape, parameterTypes,
                 request.selection().isSet() ? typeNameParameters : Set.of());
         String wrapped = VIEW_PREFIX + query.text() + VIEW_SUFFIX;
@@ -313,6 +320,7 @@ final class CheckTransaction {
         if (used.stream().allMatch(n -> request.parameterType(n) != 0)) {
             used.forEach(n -> names.put(n, givenNames.get(n - 1)));
             used.stream().filter(n -> request.parameterType(n) == REGTYPE).forEach(typeNameParameters::add);
+            used.forEach(n -> parameterTypeOids.add(request.parameterType(n)));
             return names;
         }
         QueryText query = QueryText.withParameters(request.sql(), shape);
@@ -338,6 +346,7 @@ final class CheckTransaction {
         used.forEach(n -> names.put(n, inferred.get(n - 1)));
         used.stream().filter(n -> Long.parseLong(inferredOids.get(n - 1)) == REGTYPE)
                 .forEach(typeNameParameters::add);
+        used.forEach(n -> parameterTypeOids.add(Long.parseLong(inferredOids.get(n - 1))));
         return names;
     }
 
@@ -498,7 +507,7 @@ final class CheckTransaction {
         }
         GatedUses gates = filters.isEmpty() ? null
                 : new GatedUses(filters, catalog, this::resolveName, stringLiterals(),
-                        !QueryText.parameters(shape).isEmpty(), quiet);
+                        parameterTypeOids, quiet);
         if (gates != null) {
             // Before the relation rule: a reg* constant naming a hidden relation is a dependency on it, and the
             // answer for it is PostgreSQL's for an absent object, not a refusal that confirms it exists.
