@@ -59,6 +59,11 @@ final class ArgumentOrigin {
                     flat.add(p);
                 }
             }
+            if (flat.size() > 1 && flat.stream().anyMatch(p -> p instanceof Name)) {
+                // A name is resolved when it is checked, and one that names a hidden object must get the answer an
+                // absent one gets (GatedUses.absent): among other values it would not.
+                return UNPROVEN;
+            }
             return flat.isEmpty() ? new Assumed() : flat.size() == 1 ? flat.get(0) : new Each(List.copyOf(flat));
         }
     }
