@@ -182,8 +182,8 @@ class PythonClientsIT {
     /**
      * psycopg 3.1's TypeInfo, EnumInfo and CompositeInfo ({@code t.oid = %(name)s::regtype}) through a login with a
      * table selection: visible types are found, and each hidden type's name gives exactly what an absent name
-     * gives (None from the lookups; by hand, unnamed and prepared, the same 42704, CONTEXT and routine), the name
-     * itself aside.
+     * gives (None from the lookups; by hand, unnamed and prepared, the same error, CONTEXT and routine: 42704, or
+     * 3F000 for a name in a hidden schema), the name itself aside.
      */
     @Test
     void psycopgTypeLookupsSeeOnlyTheSelection() throws Exception {
@@ -224,7 +224,9 @@ class PythonClientsIT {
                 assertEquals(absent, out.get(pair.getKey()).toString().replace(pair.getKey(), "NAME"),
                         pair.getKey());
                 JsonNode error = out.get(pair.getValue()).get("prepared").get("error");
-                assertEquals("42704", error.get("sqlstate").asText(), pair.getValue());
+                // a name in the hidden schema answers as in a database without that schema
+                assertEquals(pair.getValue().startsWith("pt_hidden.") ? "3F000" : "42704",
+                        error.get("sqlstate").asText(), pair.getValue());
                 assertEquals("unnamed portal parameter $1 = '...'", error.get("context").asText(), pair.getValue());
             }
         }

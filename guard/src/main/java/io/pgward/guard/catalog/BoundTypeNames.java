@@ -73,6 +73,13 @@ public final class BoundTypeNames {
                         ps.executeQuery().close();
                     }
                 }
+                if (name.schema() != null && hiddenSchema(connection, selection, name.schema())) {
+                    // PostgreSQL looks the schema up first: a hidden schema answers as an absent one, whatever
+                    // the type.
+                    return Optional.of(CatalogRefusals.absentObject(ObjectKind.NAMESPACE.sqlState(),
+                            ObjectKind.NAMESPACE.absentByName("\"" + name.schema().replace("\"", "\"\"") + "\"",
+                                    0)));
+                }
                 long oid = lookup(connection, name);
                 if (oid != 0 && !ObjectKind.TYPE.visible(selection.filters().visible(), oid)) {
                     return Optional.of(CatalogRefusals.absentObject(ObjectKind.TYPE.sqlState(),
@@ -84,6 +91,18 @@ public final class BoundTypeNames {
             if (opened) {
                 connection.rollback();
                 connection.setAutoCommit(true);
+            }
+        }
+    }
+
+    /** Whether a schema of that name exists and the login does not see it. */
+    private static boolean hiddenSchema(Connection connection, TableSelection selection, String schema)
+            throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement("SELECT n.oid FROM pg_catalog.pg_namespace n "
+                + "WHERE n.nspname OPERATOR(pg_catalog.=) ?::pg_catalog.name")) {
+            ps.setString(1, schema);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() && !ObjectKind.NAMESPACE.visible(selection.filters().visible(), rs.getLong(1));
             }
         }
     }

@@ -60,7 +60,15 @@ final class BoundValues {
      * shows as much of it as it would of the value ({@link #context}).
      */
     static String standIn(String token, String value) {
-        StringBuilder name = new StringBuilder(token);
+        return standIn(token, value, false);
+    }
+
+    /**
+     * As {@link #standIn(String, String)}; {@code inSchema}: the token names the type's schema ({@code token.t}), so
+     * that the server fails on the schema, as for a value whose schema is hidden.
+     */
+    static String standIn(String token, String value, boolean inSchema) {
+        StringBuilder name = new StringBuilder(token).append(inSchema ? ".t" : "");
         int length = value.getBytes(StandardCharsets.UTF_8).length;
         if (name.length() < length) {
             name.append("(0");

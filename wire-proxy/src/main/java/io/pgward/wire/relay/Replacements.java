@@ -74,7 +74,7 @@ final class Replacements {
     void refuseBoundValue(FrontendMessage.Bind bind, int parameter, String value, Verdict.Refuse refusal) {
         String token = nextToken();
         ByteBuf replacement = BoundValues.replacing(backend.channel().alloc(), bind.frame(), parameter,
-                BoundValues.standIn(token, value));
+                BoundValues.standIn(token, value, inSchema(refusal)));
         bind.release();
         inFlight.substitutedValue(token, refusal, value);
         ConnectionLog.info(log, who.connection(), "refused for login {}: {}", who.login(), refusal.message());
@@ -117,12 +117,13 @@ final class Replacements {
     boolean answeredRefusal(BackendMessage.Frame error, Map<Character, String> fields) {
         InFlight.Substitution next = inFlight.nextSubstitution();
         if (next != null && next.boundValue() != null) {
-            if (!next.refusal().sqlState().equals(fields.get('C'))
-                    || !fields.getOrDefault('M', "").equals("type \"" + next.token() + "\" does not exist")) {
+            boolean inSchema = inSchema(next.refusal());
+            if (!next.refusal().sqlState().equals(fields.get('C')) || !fields.getOrDefault('M', "").equals(
+                    (inSchema ? "schema \"" : "type \"") + next.token() + "\" does not exist")) {
                 return false;
             }
             inFlight.substitutionAnswered();
-            String standIn = BoundValues.standIn(next.token(), next.boundValue());
+            String standIn = BoundValues.standIn(next.token(), next.boundValue(), inSchema);
             Map<Character, String> replaced = new java.util.HashMap<>();
             replaced.put('M', next.refusal().message());
             if (fields.containsKey('W')) {
@@ -140,6 +141,11 @@ final class Replacements {
         client.write(Verdicts.inPlaceOf(client.alloc(), error.body(), next, backend.transactionStatus()));
         error.bytes().release();
         return true;
+    }
+
+    /** A refused value whose schema is hidden: the server must fail on the schema (3F000), not on the type. */
+    private static boolean inSchema(Verdict.Refuse refusal) {
+        return "3F000".equals(refusal.sqlState());
     }
 
     /**

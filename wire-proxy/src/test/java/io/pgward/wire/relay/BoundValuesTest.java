@@ -69,6 +69,7 @@ class BoundValuesTest {
         frame.release();
         replaced.release();
         assertEquals("pgward_refused_1_1", BoundValues.standIn("pgward_refused_1_1", "hr.kind"));
+        assertEquals("pgward_refused_1_1.t", BoundValues.standIn("pgward_refused_1_1", "hr.kind", true));
     }
 
     @Test
