@@ -250,6 +250,13 @@ public final class Session {
                     forward(bind, false);
                     return;
                 }
+                if (searchPath.mayHaveChangedInOpenRequest()) {
+                    // The names would be resolved with a path the Bind does not run with.
+                    replacements.refuse(bind, new Verdict.Refuse(SqlState.INSUFFICIENT_PRIVILEGE,
+                            Verdict.Refuse.PREFIX + "a type name bound after a change of search_path in the same "
+                            + "request cannot be checked; send a Sync first", 0, "type-name-parameter"), false);
+                    return;
+                }
                 await(bind, judge.askBoundTypeNames(bind, values), verdict -> {
                     if (!(verdict instanceof Verdict.Refuse refusal)) {
                         forward(bind, false);
