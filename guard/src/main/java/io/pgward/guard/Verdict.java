@@ -25,8 +25,21 @@ public sealed interface Verdict {
      *                          end of a transaction that set it), so the session asks the server for it afterwards;
      *                          only the gate, which keeps the session's state, knows this: the guard's own allow is
      *                          {@link #ALLOW}
+     * @param typeNameParameters the numbers of the statement's {@code $n} of type regtype, each only compared with
+     *                           the OIDs of visible types (the catalog check's {@code KeyMatch}): a name bound to one
+     *                           is looked up by PostgreSQL at Bind, where a hidden type's name must fail as an absent
+     *                           one does, so the session resolves every such value before the Bind goes on
+     *                           ({@code BoundTypeNames}); empty for every other statement
      */
-    record Allow(boolean changesSearchPath) implements Verdict {
+    record Allow(boolean changesSearchPath, List<Integer> typeNameParameters) implements Verdict {
+
+        public Allow {
+            typeNameParameters = List.copyOf(typeNameParameters);
+        }
+
+        public Allow(boolean changesSearchPath) {
+            this(changesSearchPath, List.of());
+        }
     }
 
     /**
@@ -113,8 +126,19 @@ public sealed interface Verdict {
      * @param keepsParameters {@code sql} has the client's {@code $n} parameters: a Parse in its place declares the
      *                        client's parameter types (the filtered catalog's rewrite, which inserts only constants);
      *                        false when it has no parameters (a question's statement, an answer)
+     * @param typeNameParameters as {@link Allow#typeNameParameters}: the session resolves the values bound to these
+     *                           before each Bind of the statement
      */
-    record Rewrite(String sql, List<String> notices, boolean keepsParameters) implements Verdict {
+    record Rewrite(String sql, List<String> notices, boolean keepsParameters, List<Integer> typeNameParameters)
+            implements Verdict {
+
+        public Rewrite {
+            typeNameParameters = List.copyOf(typeNameParameters);
+        }
+
+        public Rewrite(String sql, List<String> notices, boolean keepsParameters) {
+            this(sql, notices, keepsParameters, List.of());
+        }
 
         /** A statement without parameters in place of the client's. */
         public Rewrite(String sql, List<String> notices) {

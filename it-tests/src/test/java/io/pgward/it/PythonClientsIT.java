@@ -179,6 +179,59 @@ class PythonClientsIT {
         }
     }
 
+    /**
+     * psycopg 3.1's TypeInfo, EnumInfo and CompositeInfo ({@code t.oid = %(name)s::regtype}) through a login with a
+     * table selection: visible types are found, and each hidden type's name gives exactly what an absent name
+     * gives (None from the lookups; by hand, unnamed and prepared, the same error, CONTEXT and routine: 42704, or
+     * 3F000 for a name in a hidden schema), the name itself aside.
+     */
+    @Test
+    void psycopgTypeLookupsSeeOnlyTheSelection() throws Exception {
+        try (java.sql.Connection c = database.connect(); java.sql.Statement s = c.createStatement()) {
+            s.execute("DROP SCHEMA IF EXISTS pt_hidden CASCADE");
+            s.execute("DROP TABLE IF EXISTS public.pt_orders");
+            s.execute("DROP TYPE IF EXISTS public.pt_status, public.pt_secret_kind");
+            s.execute("CREATE TYPE public.pt_status AS ENUM ('new', 'paid')");
+            s.execute("CREATE TABLE public.pt_orders (id integer PRIMARY KEY, status public.pt_status)");
+            s.execute("INSERT INTO public.pt_orders VALUES (1, 'new'), (2, 'paid')");
+            s.execute("CREATE TYPE public.pt_secret_kind AS ENUM ('secret')");
+            s.execute("CREATE SCHEMA pt_hidden");
+            s.execute("CREATE TYPE pt_hidden.kind AS ENUM ('secret')");
+            s.execute("CREATE TABLE pt_hidden.secrets (id integer, kind pt_hidden.kind)");
+        }
+        ClientScript lookups = ClientScript.python("psycopg", "type_lookups.py", "psycopg", "python3-psycopg",
+                "lookups", "enum column");
+        try (ProxyFixture proxy = ProxyFixture.start(database, ProxyFixture.STANDARD_GATES, null,
+                io.pgward.wire.config.PgwardConfig.TlsMode.DISABLE, 4,
+                ProxyFixture.policy("analyst", p -> p.withTables(List.of("public.pt_orders"))))) {
+            Target analyst = new Target("analyst through pgward", "127.0.0.1", proxy.port(), database.name(),
+                    "analyst", ProxyFixture.PASSWORD);
+            JsonNode out = lookups.output("lookups", analyst);
+            for (String lookup : List.of("TypeInfo", "EnumInfo")) {
+                assertEquals("[\"pt_status\",\"pt_status\"]", out.get("pt_status").get(lookup).get("result")
+                        .toString(), lookup);
+            }
+            assertEquals("[\"pt_orders\",\"pt_orders\"]",
+                    out.get("pt_orders").get("CompositeInfo").get("result").toString());
+            assertEquals("[[\"pt_status\",\"pt_status\"]]", out.get("pt_status").get("prepared").get("result")
+                    .toString());
+            assertEquals("[\"new\",\"paid\"]", lookups.output("enum column", analyst).get("result").toString());
+            Map<String, String> hiddenAndAbsent = Map.of("pt_hidden.kind", "pt_hidden.no_such",
+                    "pt_hidden.kind[]", "pt_hidden.no_such[]", "pt_hidden.secrets", "pt_hidden.no_such_tab",
+                    "pt_secret_kind", "pt_no_such_kind");
+            for (Map.Entry<String, String> pair : hiddenAndAbsent.entrySet()) {
+                String absent = out.get(pair.getValue()).toString().replace(pair.getValue(), "NAME");
+                assertEquals(absent, out.get(pair.getKey()).toString().replace(pair.getKey(), "NAME"),
+                        pair.getKey());
+                JsonNode error = out.get(pair.getValue()).get("prepared").get("error");
+                // a name in the hidden schema answers as in a database without that schema
+                assertEquals(pair.getValue().startsWith("pt_hidden.") ? "3F000" : "42704",
+                        error.get("sqlstate").asText(), pair.getValue());
+                assertEquals("unnamed portal parameter $1 = '...'", error.get("context").asText(), pair.getValue());
+            }
+        }
+    }
+
     private void assertDecodes(ClientScript driver, String byteaType, String jsonType, String json) throws Exception {
         Targets.forEach(database, target -> {
             JsonNode types = driver.output("types", target).get("types");

@@ -9,12 +9,15 @@ import java.util.Map;
  * object: a constant (an OID, or a name PostgreSQL will resolve at run time), or a column of a proven filter
  * subquery ({@link FilterProof}), whose every row is visible. Follows a Var as PostgreSQL's
  * {@code markTargetListOrigins} does: through subquery and CTE target lists, join alias Vars, the grouping step of
- * PostgreSQL 18 and {@code varlevelsup} to outer Queries. Only RelabelType, which never changes a value's bits, is
- * looked through; besides, two narrow shapes are read: a relation column's text through regclass
- * ({@link RelationText}) and pgward's own wrapping of a column in its visible set ({@link Listed}). Every other
- * expression (another cast through text, CASE, COALESCE, arithmetic, an aggregate, a sublink, a set operation, a
- * recursive CTE) is {@link Unproven}; a function call is {@link FunctionResult}, which {@link GatedUses} proves
- * only for gated calls. A column of a VALUES list is proven when each row's entry is ({@link Each}).
+ * PostgreSQL 18 and {@code varlevelsup} to outer Queries. Expressions that only ever yield one of their operands are
+ * followed to all of them ({@link Each}): a CASE's results, a COALESCE's arguments, a set operation's branches, a
+ * recursive CTE's branches (its own columns read by its recursive branch add nothing: {@link Assumed}), a scalar
+ * subquery's output, a VALUES list's rows. RelabelType, which never changes a value's bits, is looked through; besides,
+ * two narrow shapes are read: a relation column's text through regclass ({@link RelationText}) and pgward's own
+ * wrapping of a column in its visible set ({@link Listed}, read before a CASE's results). A function call is a
+ * {@link FunctionResult}, which {@link GatedUses} proves only for gated calls; every other expression (another cast
+ * through text, arithmetic, an aggregate, a function in FROM other than a gated one) is {@link Unproven}. asyncpg's
+ * type introspection reads its types this way.
  */
 final class ArgumentOrigin {
 
@@ -33,16 +36,47 @@ final class ArgumentOrigin {
         }
     }
 
-    /** A NULL constant: the function describes nothing. */
-    record NullConstant() implements Proof {
+    /**
+     * A NULL constant of type {@code type}: the function describes nothing, unless it stands for a parameter of that
+     * type (the check analyses each {@code $n} as a typed NULL).
+     */
+    record NullConstant(long type) implements Proof {
     }
 
     /** A column of a proven filter subquery of {@code filter}'s catalog: its value comes from a visible row. */
     record Column(CatalogFilters.Filter filter, int attnum) implements Proof {
     }
 
-    /** The rows of a VALUES list: proven when every one is. */
+    /**
+     * Every value the expression may take: the rows of a VALUES list, the results of a CASE, the arguments of a
+     * COALESCE, the branches of a set operation. Proven when every one is; never nested.
+     */
     record Each(List<Proof> proofs) implements Proof {
+
+        static Proof of(List<Proof> proofs) {
+            List<Proof> flat = new java.util.ArrayList<>();
+            for (Proof p : proofs) {
+                if (p instanceof Each each) {
+                    flat.addAll(each.proofs());
+                } else if (!(p instanceof Assumed)) {
+                    flat.add(p);
+                }
+            }
+            if (flat.size() > 1 && flat.stream().anyMatch(p -> p instanceof Name)) {
+                // A name is resolved when it is checked, and one that names a hidden object must get the answer an
+                // absent one gets (GatedUses.absent): among other values it would not.
+                return UNPROVEN;
+            }
+            return flat.isEmpty() ? new Assumed() : flat.size() == 1 ? flat.get(0) : new Each(List.copyOf(flat));
+        }
+    }
+
+    /**
+     * A column of a recursive CTE read by that CTE's own recursive branch while the column is being proven: the
+     * values of the previous iteration, which the proof under way covers (by induction on the iteration, the
+     * non-recursive branch being the base). Adds no obligation of its own.
+     */
+    record Assumed() implements Proof {
     }
 
     /**
@@ -87,6 +121,8 @@ final class ArgumentOrigin {
     /** Deeper than any tree pgward reads whole; a bound against a cycle the tree format cannot express anyway. */
     private static final int MAX_DEPTH = 256;
     private static final long OID = 26;
+    /** SubLinkType EXPR_SUBLINK (primnodes.h): a scalar subquery, whose value is its one row's first column. */
+    private static final long EXPR_SUBLINK = 4;
     private static final long INT4 = 23;
     private static final long NAME = 19;
     private static final long TEXT = 25;
@@ -98,6 +134,8 @@ final class ArgumentOrigin {
 
     private final CatalogFilters filters;
     private final Map<TreeValue.Node, List<TreeValue.Node>> proven = new IdentityHashMap<>();
+    /** The columns of recursive CTEs being proven, by CTE node (identity) and attno. */
+    private final Map<TreeValue.Node, java.util.Set<Long>> assumed = new IdentityHashMap<>();
 
     private final boolean quietStatement;
 
@@ -128,7 +166,13 @@ final class ArgumentOrigin {
             case "RELABELTYPE" -> of(node.field("arg").orElse(null), scope, depth + 1);
             case "VAR" -> var(node, scope, depth);
             case "COERCEVIAIO" -> relationText(node, scope, depth);
-            case "CASE", "CASEEXPR" -> listed(node, scope, depth);
+            case "CASE", "CASEEXPR" -> {
+                Proof listed = listed(node, scope, depth);
+                yield listed instanceof Unproven ? caseResults(node, scope, depth) : listed;
+            }
+            case "COALESCE", "COALESCEEXPR" -> each(items(node, "args"), scope, depth);
+            case "SUBLINK" -> node.number("subLinkType") == EXPR_SUBLINK
+                    ? output(node(node.field("subselect").orElse(null)), 1, scope, depth) : UNPROVEN;
             case "FUNCEXPR" -> "true".equals(node.scalar("funcretset")) ? UNPROVEN : new FunctionResult(node, scope);
             default -> UNPROVEN;
         };
@@ -196,9 +240,35 @@ final class ArgumentOrigin {
         return a.number("vartype") == OID;
     }
 
+    /** A CASE yields one of its results (parse analysis coerced each to the CASE's type, as nodes of their own). */
+    private Proof caseResults(TreeValue.Node caseExpr, QueryScope scope, int depth) {
+        List<TreeValue> results = new java.util.ArrayList<>();
+        for (TreeValue when : items(caseExpr, "args")) {
+            TreeValue.Node w = node(when);
+            if (w == null || !w.field("result").isPresent()) {
+                return UNPROVEN;
+            }
+            results.add(w.field("result").get());
+        }
+        results.add(caseExpr.field("defresult").orElse(null));
+        return each(results, scope, depth);
+    }
+
+    private Proof each(List<TreeValue> values, QueryScope scope, int depth) {
+        List<Proof> proofs = new java.util.ArrayList<>();
+        for (TreeValue value : values) {
+            Proof p = of(value, scope, depth + 1);
+            if (p instanceof Unproven) {
+                return UNPROVEN;
+            }
+            proofs.add(p);
+        }
+        return proofs.isEmpty() ? UNPROVEN : Each.of(proofs);
+    }
+
     private static Proof constant(TreeValue.Node constant) {
         if ("true".equals(constant.scalar("constisnull"))) {
-            return new NullConstant();
+            return new NullConstant(constant.number("consttype"));
         }
         long type = constant.number("consttype");
         if (!(constant.field("constvalue").orElse(null) instanceof TreeValue.Datum datum)) {
@@ -306,7 +376,7 @@ final class ArgumentOrigin {
                 }
                 rows.add(of(values.items().get((int) attno - 1), at, depth + 1));
             }
-            return rows.size() == 1 ? rows.get(0) : rows.isEmpty() ? UNPROVEN : new Each(List.copyOf(rows));
+            return rows.isEmpty() ? UNPROVEN : Each.of(rows);
         }
         if (kind == RTE_FUNCTION) {
             return functionResult(rte, attno, at);
@@ -317,19 +387,41 @@ final class ArgumentOrigin {
         if (kind == RTE_CTE) {
             QueryScope owner = at.up(rte.number("ctelevelsup"));
             TreeValue.Node cte = owner == null ? null : cte(owner.query(), rte.scalar("ctename"));
-            if (cte == null || "true".equals(cte.scalar("cterecursive"))) {
+            if (cte == null) {
                 return UNPROVEN;
             }
-            return output(node(cte.field("ctequery").orElse(null)), attno, owner, depth);
+            if (!"true".equals(cte.scalar("cterecursive"))) {
+                return output(node(cte.field("ctequery").orElse(null)), attno, owner, depth);
+            }
+            java.util.Set<Long> underWay = assumed.computeIfAbsent(cte, c -> new java.util.HashSet<>());
+            if (underWay.contains(attno)) {
+                return new Assumed();
+            }
+            underWay.add(attno);
+            try {
+                return output(node(cte.field("ctequery").orElse(null)), attno, owner, depth);
+            } finally {
+                underWay.remove(attno);
+            }
         }
         return UNPROVEN;
     }
 
-    /** Output column {@code attno} of {@code query}, a Query nested in {@code outer}; a set operation is unproven. */
+    /**
+     * Output column {@code attno} of {@code query}, a Query nested in {@code outer}; of a set operation, the column of
+     * every branch (UNION, INTERSECT and EXCEPT only ever return rows of their branches).
+     */
     private Proof output(TreeValue.Node query, long attno, QueryScope outer, int depth) {
-        if (query == null || !query.tag().equals("QUERY")
-                || !(query.field("setOperations").orElse(TreeValue.Null.INSTANCE) instanceof TreeValue.Null)) {
+        if (query == null || !query.tag().equals("QUERY")) {
             return UNPROVEN;
+        }
+        TreeValue operations = query.field("setOperations").orElse(TreeValue.Null.INSTANCE);
+        if (!(operations instanceof TreeValue.Null)) {
+            List<Proof> branches = new java.util.ArrayList<>();
+            if (!branches(node(operations), query, attno, outer, depth, branches)) {
+                return UNPROVEN;
+            }
+            return Each.of(branches);
         }
         for (TreeValue item : items(query, "targetList")) {
             TreeValue.Node entry = node(item);
@@ -340,6 +432,31 @@ final class ArgumentOrigin {
             }
         }
         return UNPROVEN;
+    }
+
+    /** Collects column {@code attno} of each branch under a set operation node; false when one is not a subquery. */
+    private boolean branches(TreeValue.Node operation, TreeValue.Node query, long attno, QueryScope outer, int depth,
+                             List<Proof> into) {
+        if (operation == null || depth > MAX_DEPTH) {
+            return false;
+        }
+        if (operation.tag().equals("RANGETBLREF")) {
+            TreeValue.Node rte = item(query, "rtable", operation.number("rtindex"));
+            if (rte == null || rte.number("rtekind") != RTE_SUBQUERY) {
+                return false;
+            }
+            Proof p = output(node(rte.field("subquery").orElse(null)), attno, outer.enter(query), depth + 1);
+            if (p instanceof Unproven) {
+                return false;
+            }
+            into.add(p);
+            return true;
+        }
+        if (!operation.tag().equals("SETOPERATIONSTMT")) {
+            return false;
+        }
+        return branches(node(operation.field("larg").orElse(null)), query, attno, outer, depth + 1, into)
+                && branches(node(operation.field("rarg").orElse(null)), query, attno, outer, depth + 1, into);
     }
 
     /**

@@ -28,6 +28,8 @@ public final class CatalogRefusals {
     public static final String RISKY_DOMAIN = "risky-domain";
     /** A constant names an object the login's filtered catalog hides: PostgreSQL's error for an absent one. */
     public static final String ABSENT_OBJECT = "absent-object";
+    /** A value bound to a regtype parameter that pgward does not read as a plain name ({@link BoundTypeNames}). */
+    public static final String TYPE_NAME_PARAMETER = "type-name-parameter";
     public static final String NONE_EXISTS = "selection-gone";
     public static final String NO_TEMP = "no-temp-privilege";
     public static final String STANDBY = "read-only-standby";

@@ -68,6 +68,9 @@ final class CheckTransaction {
     private static final String VIEW_SUFFIX = "\n) AS pgward_query";
     private static final String PREPARED = "pgward_params";
     private static final String SAFE_PATH = "pg_catalog, pg_temp";
+    /** pg_catalog.regtype's pinned OID (pg_type.dat). */
+    private static final long REGTYPE = 2206;
+    private static final long TEXT = 25;
     /**
      * The largest stored parse tree read back, in bytes of its text. PostgreSQL writes about 150 bytes per
      * constant, so this admits an IN list of some 25,000 values; NodeTreeParser and QueryTreeWalker read 4 MB in
@@ -87,6 +90,10 @@ final class CheckTransaction {
     private DomainReach domainReach;
     // Set by judge() when it allows: the allow holds for every statement with the same ConstantShape key.
     private boolean shareableByShape;
+    // The $n of type regtype (given at Parse or inferred), checked as KeyMatch operands; see Verdict.Allow.
+    private final Set<Integer> typeNameParameters = new TreeSet<>();
+    // The types of the $n the statement uses, by OID (0 when one could not be told): see GatedUses.
+    private final Set<Long> parameterTypeOids = new java.util.HashSet<>();
 
     private CheckTransaction(Connection connection, CheckRequest request, StatementShape shape, Duration timeout,
                              BuiltInRows.Generation builtIns) {
@@ -197,10 +204,18 @@ final class CheckTransaction {
                 sessionPath = true;
             }
         }
-        QueryText query = QueryText.withTypedNulls(request.sql(), shape, parameterTypeNames());
+        Map<Integer, String> parameterTypes = parameterTypeNames();
+        if (!typeNameParameters.isEmpty()) {
+            // A regtype parameter is analysed as to_regtype(NULL::text) (QueryText): that NULL stands for it.
+            parameterTypeOids.add(TEXT);
+        }
+        QueryText query = QueryText.withTypedNulls(request.sql(), shape, parameterTypes,
+                request.selection().isSet() ? typeNameParameters : Set.of());
         String wrapped = VIEW_PREFIX + query.text() + VIEW_SUFFIX;
         execute(wrapped, query, VIEW_PREFIX.length());
-        return judge();
+        Verdict verdict = judge();
+        return verdict == Verdict.ALLOW && request.selection().isSet() && !typeNameParameters.isEmpty()
+                ? new Verdict.Allow(false, List.copyOf(typeNameParameters)) : verdict;
     }
 
     /** LOCAL settings as one SELECT of set_config calls, in order; its parameters are {@link Setting#value}s. */
@@ -304,26 +319,34 @@ final class CheckTransaction {
         List<String> givenNames = typeNames(given);
         if (used.stream().allMatch(n -> request.parameterType(n) != 0)) {
             used.forEach(n -> names.put(n, givenNames.get(n - 1)));
+            used.stream().filter(n -> request.parameterType(n) == REGTYPE).forEach(typeNameParameters::add);
+            used.forEach(n -> parameterTypeOids.add(request.parameterType(n)));
             return names;
         }
         QueryText query = QueryText.withParameters(request.sql(), shape);
         String prefix = "PREPARE " + PREPARED + " (" + String.join(", ", givenNames) + ") AS ";
         execute(prefix + query.text(), query, prefix.length());
         List<String> inferred;
+        List<String> inferredOids;
         try (Statement s = connection.createStatement();
-             ResultSet rs = s.executeQuery("SELECT parameter_types::pg_catalog.text[] FROM "
+             ResultSet rs = s.executeQuery("SELECT parameter_types::pg_catalog.text[], "
+                     + "parameter_types::pg_catalog.oid[]::pg_catalog.text[] FROM "
                      + "pg_catalog.pg_prepared_statements WHERE name OPERATOR(pg_catalog.=) '" + PREPARED + "'")) {
             if (!rs.next()) {
                 throw new SQLException("the prepared statement " + PREPARED + " is missing");
             }
             Array array = rs.getArray(1);
             inferred = List.of((String[]) array.getArray());
+            inferredOids = List.of((String[]) rs.getArray(2).getArray());
         } finally {
             try (Statement s = connection.createStatement()) {
                 s.execute("DEALLOCATE " + PREPARED);
             }
         }
         used.forEach(n -> names.put(n, inferred.get(n - 1)));
+        used.stream().filter(n -> Long.parseLong(inferredOids.get(n - 1)) == REGTYPE)
+                .forEach(typeNameParameters::add);
+        used.forEach(n -> parameterTypeOids.add(Long.parseLong(inferredOids.get(n - 1))));
         return names;
     }
 
@@ -484,7 +507,7 @@ final class CheckTransaction {
         }
         GatedUses gates = filters.isEmpty() ? null
                 : new GatedUses(filters, catalog, this::resolveName, stringLiterals(),
-                        !QueryText.parameters(shape).isEmpty(), quiet);
+                        parameterTypeOids, quiet);
         if (gates != null) {
             // Before the relation rule: a reg* constant naming a hidden relation is a dependency on it, and the
             // answer for it is PostgreSQL's for an absent object, not a refusal that confirms it exists.

@@ -82,18 +82,20 @@ final class GatedUses {
     private final Map<GatedFunctions.Condition, Boolean> conditions = new EnumMap<>(GatedFunctions.Condition.class);
     private final Map<VisibleConstant, Set<Long>> visibleConstants = new EnumMap<>(VisibleConstant.class);
     private int resolvedNames;
-    private final boolean parameters;
+    /** The types of the statement's parameters: a NULL constant of one of them may be a parameter's value. */
+    private final Set<Long> parameterTypes;
 
     /**
      * @param literals the values of the statement's string literals, in order: where a hidden object's name is
      *                 looked for, to word the error as PostgreSQL would
-     * @param parameters the statement has {@code $n} parameters, which the check analyses as typed NULLs: then a
-     *                   NULL constant may be a parameter's value, and proves nothing
+     * @param parameterTypes the types of the statement's {@code $n} parameters, which the check analyses as typed
+     *                       NULLs: a NULL constant of one of these types (or of any type, when one is unknown) may
+     *                       be a parameter's value, and proves nothing
      * @param quietStatement the statement's filters were proven without the fence ({@link QuietQuals})
      */
     GatedUses(CatalogFilters filters, CatalogReader catalog, NameResolver names, List<String> literals,
-              boolean parameters, boolean quietStatement) {
-        this.parameters = parameters;
+              Set<Long> parameterTypes, boolean quietStatement) {
+        this.parameterTypes = Set.copyOf(parameterTypes);
         this.visible = filters.visible();
         this.catalog = catalog;
         this.names = names;
@@ -250,7 +252,7 @@ final class GatedUses {
             }
             Proof proof = origins.of(args.get(i), call.scope());
             boolean ok = switch (slot) {
-                case GatedFunctions.Expression e -> proof instanceof ArgumentOrigin.NullConstant && !parameters
+                case GatedFunctions.Expression e -> proof instanceof ArgumentOrigin.NullConstant n && !parameter(n)
                         || proof instanceof ArgumentOrigin.Column c && expressionColumn(c);
                 case GatedFunctions.CatalogName n -> kindAt(spec, args, 0, call.scope()) != null;
                 case GatedFunctions.Described d -> {
@@ -271,7 +273,8 @@ final class GatedUses {
 
     private boolean proven(Proof proof, ObjectKind kind) throws SQLException {
         return switch (proof) {
-            case ArgumentOrigin.NullConstant n -> !parameters;
+            case ArgumentOrigin.NullConstant n -> !parameter(n);
+            case ArgumentOrigin.Assumed a -> true;
             case ArgumentOrigin.Constant c -> kind.visible(visible, c.oid());
             case ArgumentOrigin.Name n -> {
                 long oid = kind.resolver() == null ? UNRESOLVED : resolve(kind, n.bytes());
@@ -332,6 +335,11 @@ final class GatedUses {
         return set.size() == listed.oids().size() && listed.oids().stream().allMatch(set::contains)
                 && (proven(listed.column(), kind) || listed.column() instanceof ArgumentOrigin.Column
                 && proven(listed.column(), kind.existence()));
+    }
+
+    /** Whether a NULL constant may stand for a parameter (see the constructor). */
+    private boolean parameter(ArgumentOrigin.NullConstant constant) {
+        return parameterTypes.contains(constant.type()) || parameterTypes.contains(0L);
     }
 
     /** What argument {@code i} of a call names, or null when it names nothing (or nothing pgward can tell). */

@@ -4,6 +4,7 @@ import io.pgward.guard.lexer.Token;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeSet;
 
 /**
@@ -43,10 +44,27 @@ final class QueryText {
 
     /** The query with each {@code $n} replaced by {@code (NULL::<typeNames[n]>)}. */
     static QueryText withTypedNulls(String sql, StatementShape shape, Map<Integer, String> typeNames) {
-        return build(sql, shape, typeNames);
+        return withTypedNulls(sql, shape, typeNames, Set.of());
+    }
+
+    /**
+     * As {@link #withTypedNulls(String, StatementShape, Map)}, and each {@code $n} of {@code typeNameParameters}
+     * (parameters of type regtype) replaced by {@code (pg_catalog.to_regtype(NULL::pg_catalog.text))}: a regtype
+     * whose value the check does not know, like a to_reg* call of a parameter, so the gates hold it to the places
+     * where any OID, a hidden type's too, tells nothing ({@link KeyMatch}). A typed NULL would be a constant, and
+     * a NULL constant beside parameters proves nothing.
+     */
+    static QueryText withTypedNulls(String sql, StatementShape shape, Map<Integer, String> typeNames,
+                                    Set<Integer> typeNameParameters) {
+        return build(sql, shape, typeNames, typeNameParameters);
     }
 
     private static QueryText build(String sql, StatementShape shape, Map<Integer, String> typeNames) {
+        return build(sql, shape, typeNames, Set.of());
+    }
+
+    private static QueryText build(String sql, StatementShape shape, Map<Integer, String> typeNames,
+                                   Set<Integer> typeNameParameters) {
         QueryText q = new QueryText();
         List<Token> tokens = shape.tokens();
         if (shape.kind() == StatementShape.Kind.COPY_RELATION) {
@@ -77,7 +95,8 @@ final class QueryText {
                     throw new IllegalStateException("no type for $" + t.value());
                 }
                 q.pieces.add(new Piece(q.text.length(), t.start(), 0));
-                q.append("(NULL::" + type + ")");
+                q.append(typeNameParameters.contains(Integer.parseInt(t.value()))
+                        ? "(pg_catalog.to_regtype(NULL::pg_catalog.text))" : "(NULL::" + type + ")");
                 cursor = t.end();
             }
         }

@@ -11,6 +11,7 @@ import io.pgward.guard.selection.SelectedNames;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -144,6 +145,22 @@ public final class GuardPipeline implements AutoCloseable {
         return forLogin(login, database)
                 .thenCompose(loginGuard -> loginGuard.proveOrRewrite(text, reads, searchPath,
                         standardConformingStrings, parameterTypes))
+                .exceptionally(failure -> PipelineRefusals.catalogUnavailable(rootMessage(failure)));
+    }
+
+    /**
+     * Before a Bind of a statement served with {@link Verdict.Rewrite#typeNameParameters}: the values bound to those
+     * parameters, by number (null for NULL or a binary value, which names nothing), resolved as the session would.
+     * A refusal carries PostgreSQL's error for an absent type when a value names a hidden one. Never completes
+     * exceptionally.
+     */
+    public CompletionStage<Verdict> boundTypeNames(LoginPolicy login, String database, String searchPath,
+                                                   Map<Integer, String> values) {
+        if (searchPath == null) {
+            return CompletableFuture.completedFuture(PipelineRefusals.searchPathUnknown());
+        }
+        return forLogin(login, database)
+                .thenCompose(loginGuard -> loginGuard.boundTypeNames(values, searchPath))
                 .exceptionally(failure -> PipelineRefusals.catalogUnavailable(rootMessage(failure)));
     }
 

@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.pgward.guard.Hints;
 import io.pgward.guard.ReadOnlyGuard;
 import io.pgward.guard.Verdict;
+import io.pgward.guard.catalog.BoundTypeNames;
 import io.pgward.guard.catalog.CatalogCheck;
 import io.pgward.guard.catalog.CatalogColumns;
 import io.pgward.guard.catalog.CatalogFilters;
@@ -20,6 +21,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -133,11 +135,21 @@ public final class LoginGuard {
                         statement).toCompletableFuture().thenCompose(verdict -> verdict instanceof Verdict.Refuse r
                         ? CompletableFuture.completedFuture(placed(statement.text(), statement.start(), r,
                                 standardConformingStrings))
-                        : prove(reads, index + 1, searchPath, standardConformingStrings, parameterTypes));
+                        : bindsResolved(verdict) ? prove(reads, index + 1, searchPath, standardConformingStrings,
+                                parameterTypes)
+                        : CompletableFuture.completedFuture(PipelineRefusals.typeNamesNotFollowed()));
     }
 
-    /** A statement's text replaced by its rewrite, which L3 allowed. */
-    private record Replacement(StatementText statement, String text) {
+    /**
+     * A statement's text replaced by its rewrite, which L3 allowed (or kept, with parameters whose bound names the
+     * session resolves).
+     */
+    private record Replacement(StatementText statement, String text, List<Integer> typeNameParameters) {
+    }
+
+    /** Whether nothing of an allow waits for a Bind: only a served statement's Binds are followed. */
+    private static boolean bindsResolved(Verdict verdict) {
+        return !(verdict instanceof Verdict.Allow a) || a.typeNameParameters().isEmpty();
     }
 
     /** Asynchronous L3 serving covered catalogs filtered: see {@link GuardPipeline#proveOrRewrite}. */
@@ -152,8 +164,10 @@ public final class LoginGuard {
                                                         boolean standardConformingStrings,
                                                         List<Integer> parameterTypes, List<Replacement> done) {
         if (index == reads.size()) {
+            List<Integer> typeNames = done.stream().flatMap(r -> r.typeNameParameters().stream()).distinct()
+                    .sorted().toList();
             return CompletableFuture.completedFuture(done.isEmpty() ? Verdict.ALLOW
-                    : new Verdict.Rewrite(replaced(text, done), List.of(), true));
+                    : new Verdict.Rewrite(replaced(text, done), List.of(), true, typeNames));
         }
         StatementText statement = reads.get(index);
         CheckRequest request = new CheckRequest(table, null, searchPath, standardConformingStrings, statement.text(),
@@ -163,12 +177,30 @@ public final class LoginGuard {
                 return CompletableFuture.completedFuture(placed(statement.text(), statement.start(), r,
                         standardConformingStrings));
             }
-            if (!served.text().equals(statement.text())) {
-                done.add(new Replacement(statement, served.text()));
+            List<Integer> typeNames = served.verdict() instanceof Verdict.Allow a ? a.typeNameParameters()
+                    : List.of();
+            if (!served.text().equals(statement.text()) || !typeNames.isEmpty()) {
+                done.add(new Replacement(statement, served.text(), typeNames));
             }
             return proveOrRewrite(text, reads, index + 1, table, searchPath, standardConformingStrings,
                     parameterTypes, done);
         });
+    }
+
+    /**
+     * The values a Bind gives to a served statement's regtype parameters, resolved with the session's search_path
+     * ({@code BoundTypeNames}): a refusal with PostgreSQL's error for an absent type when one names a hidden type,
+     * else {@link Verdict#ALLOW}. Off the caller's thread; never completes exceptionally.
+     */
+    CompletionStage<Verdict> boundTypeNames(Map<Integer, String> values, String searchPath) {
+        return pendingRefresh().thenApplyAsync(ignored -> {
+            try (Connection connection = control.getConnection()) {
+                return BoundTypeNames.check(connection, tableSelection(), searchPath, values)
+                        .<Verdict>map(r -> r).orElse(Verdict.ALLOW);
+            } catch (SQLException | RuntimeException e) {
+                return PipelineRefusals.catalogUnavailable(e.getMessage());
+            }
+        }, executor);
     }
 
     /** {@code text} with each replaced statement's span (offsets as L1 split {@code text}) replaced. */
@@ -222,8 +254,8 @@ public final class LoginGuard {
                                boolean standardConformingStrings) {
         Verdict verdict = check.checkNow(request(statement, searchPath, standardConformingStrings, List.of()),
                 split);
-        return verdict instanceof Verdict.Refuse r
-                ? placed(statement, start, r, standardConformingStrings) : verdict;
+        return verdict instanceof Verdict.Refuse r ? placed(statement, start, r, standardConformingStrings)
+                : bindsResolved(verdict) ? verdict : PipelineRefusals.typeNamesNotFollowed();
     }
 
     private CheckRequest request(String statement, String searchPath, boolean standardConformingStrings,

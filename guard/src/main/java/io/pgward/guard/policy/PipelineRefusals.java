@@ -32,4 +32,15 @@ public final class PipelineRefusals {
                 + "fast-path function calls are not allowed for the read-only login \"" + login + "\"", 0,
                 "function-call");
     }
+
+    /**
+     * A statement whose regtype parameters may run only if every name bound to them is resolved first
+     * ({@link Verdict.Allow#typeNameParameters}), on a path that does not follow its Binds (a text that changes
+     * search_path, a statement pgward runs itself).
+     */
+    static Verdict.Refuse typeNamesNotFollowed() {
+        return new Verdict.Refuse(SqlStates.INSUFFICIENT_PRIVILEGE, Verdict.Refuse.PREFIX
+                + "a regtype parameter is allowed only in a query sent on its own, without a change of search_path",
+                0, io.pgward.guard.catalog.CatalogRefusals.TYPE_NAME_PARAMETER);
+    }
 }

@@ -362,8 +362,9 @@ class GatedFunctionsPostgresTest {
         assertGateRefused("SELECT pg_get_userbyid(o.id::oid) FROM orders o", "pg_get_userbyid");
         // generated numbers, a scalar subquery, COALESCE, CASE, arithmetic
         assertGateRefused("SELECT pg_get_indexdef(g::oid) FROM generate_series(16384, 17000) g", "pg_get_indexdef");
-        assertGateRefused("SELECT pg_get_indexdef((SELECT " + orders + "::oid))", "pg_get_indexdef");
-        assertGateRefused("SELECT pg_get_userbyid(COALESCE(c.relowner, 10)) FROM pg_class c", "pg_get_userbyid");
+        assertGateRefused("SELECT pg_get_indexdef((SELECT (" + orders + "::int8 + 0)::oid))", "pg_get_indexdef");
+        assertGateRefused("SELECT pg_get_userbyid(COALESCE(c.relowner, " + hiddenRole + ")) FROM pg_class c",
+                "pg_get_userbyid");
         assertGateRefused("SELECT pg_table_is_visible(CASE WHEN c.oid > 0 THEN c.oid ELSE " + secrets
                 + "::oid END) FROM pg_class c", "pg_table_is_visible");
         assertGateRefused("SELECT pg_table_is_visible((c.oid::int8 + 1)::oid) FROM pg_class c",
@@ -371,8 +372,14 @@ class GatedFunctionsPostgresTest {
         // a set operation mixing a filtered column with a constant, in a subquery and in a CTE
         assertGateRefused("SELECT pg_table_is_visible(x) FROM (SELECT oid FROM pg_class UNION ALL SELECT "
                 + secrets + "::oid) s(x)", "pg_table_is_visible");
-        assertGateRefused("WITH s(x) AS (SELECT oid FROM pg_class UNION SELECT " + orders + "::oid) "
+        assertGateRefused("WITH s(x) AS (SELECT oid FROM pg_class UNION SELECT " + secrets + "::oid) "
                 + "SELECT pg_table_is_visible(x) FROM s", "pg_table_is_visible");
+        // names among other values: each is resolved, and a hidden one would not answer as an absent one does
+        assertGateRefused("SELECT to_regclass(x) FROM (SELECT 'orders' UNION SELECT 'hr.no_such') s(x)",
+                "to_regclass");
+        assertGateRefused("SELECT to_regclass(x) FROM (VALUES ('orders'), ('hr.no_such')) v(x)", "to_regclass");
+        assertGateRefused("SELECT to_regclass(CASE WHEN random() > 2 THEN 'orders' ELSE 'hr.no_such' END)",
+                "to_regclass");
         // a column of the filter that names another kind of object
         assertGateRefused("SELECT pg_get_userbyid(c.oid) FROM pg_class c", "pg_get_userbyid");
         assertGateRefused("SELECT pg_get_indexdef(c.relnamespace) FROM pg_class c", "pg_get_indexdef");
@@ -396,7 +403,9 @@ class GatedFunctionsPostgresTest {
     @Test
     void aParameterIsNeverProven() throws SQLException {
         assertAllowed("SELECT pg_get_userbyid(NULL), format_type(23, NULL), NULL::regclass");
-        assertGateRefused("SELECT pg_get_userbyid(NULL), $1::int", "pg_get_userbyid");
+        // A NULL of a parameter's type may be that parameter; one of another type is not.
+        assertGateRefused("SELECT pg_get_userbyid(NULL), $1::oid", "pg_get_userbyid");
+        assertEquals(Verdict.ALLOW, verdict("SELECT pg_get_userbyid(NULL), $1::int"));
         assertGateRefused("SELECT pg_get_userbyid($1)", "pg_get_userbyid");
         assertGateRefused("SELECT to_regclass($1)", "to_regclass");
         assertObjectIdentifierRefused("SELECT $1::regclass", PATH);
@@ -424,7 +433,11 @@ class GatedFunctionsPostgresTest {
         assertObjectIdentifierRefused("SELECT g::regclass FROM generate_series(16384, 17000) g", PATH);
         assertObjectIdentifierRefused("SELECT o.id::regclass FROM orders o", PATH);
         assertObjectIdentifierRefused("SELECT c.oid::regclass FROM pg_class c UNION SELECT " + secrets, PATH);
-        assertObjectIdentifierRefused("SELECT COALESCE(c.oid, 1)::regclass FROM pg_class c", PATH);
+        assertObjectIdentifierRefused("SELECT COALESCE(c.oid, (c.oid::int8 + 1)::oid)::regclass FROM pg_class c",
+                PATH);
+        // a hidden relation's OID among a COALESCE's arguments is what it is as a constant: absent
+        assertAbsent("SELECT COALESCE(c.oid, " + secrets + ")::regclass FROM pg_class c", "42P01",
+                "relation with OID " + secrets + " does not exist");
         assertObjectIdentifierRefused("SELECT c.relowner::regclass FROM pg_class c", PATH);
         assertObjectIdentifierRefused("SELECT array_agg(c.oid::regclass) FROM pg_class c", PATH);
     }

@@ -11,6 +11,7 @@ import io.pgward.wire.config.PgwardConfig;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -132,6 +133,12 @@ final class GuardGate implements StatementGate {
     private CompletionStage<Verdict> grammarFirst(GateRequest request, Verdict.Refuse refuse) {
         return pipeline.grammarFirst(policy, request.database(), request.sql(), request.standardConformingStrings(),
                 refuse);
+    }
+
+    @Override
+    public CompletionStage<Verdict> checkBoundTypeName(int parameter, String value, String database,
+                                                       String searchPath) {
+        return pipeline.boundTypeNames(policy, database, searchPath, Map.of(parameter, value));
     }
 
     private static CompletionStage<Verdict> refuse(Verdict.Refuse r) {

@@ -35,6 +35,18 @@ public interface StatementGate {
     default void schemaChanged() {
     }
 
+    /**
+     * Before a Bind of a statement whose verdict named {@link Verdict.Rewrite#typeNameParameters}: the text value
+     * bound to one of those parameters, resolved as a type name with the session's search_path. A refusal is what the
+     * client gets in place of the Bind. Only a gate that gives such verdicts is asked; any other refuses (fail
+     * closed).
+     */
+    default CompletionStage<Verdict> checkBoundTypeName(int parameter, String value, String database,
+                                                        String searchPath) {
+        return java.util.concurrent.CompletableFuture.completedFuture(new Verdict.Refuse("42501",
+                Verdict.Refuse.PREFIX + "this login does not resolve type names bound to parameters"));
+    }
+
     /** For trusted read-write logins: everything is forwarded. */
     StatementGate ALLOW_ALL = request -> java.util.concurrent.CompletableFuture.completedFuture(Verdict.ALLOW);
 }

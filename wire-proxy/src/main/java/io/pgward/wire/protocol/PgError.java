@@ -77,6 +77,33 @@ public record PgError(String severity, String sqlState, String message, String d
         });
     }
 
+    /**
+     * The server's ErrorResponse (its body, after type and length) with the fields of {@code replaced} set to their
+     * values there (UTF-8, the pinned client encoding); every other field is copied as the bytes that arrived.
+     */
+    public static ByteBuf withFields(ByteBufAllocator alloc, ByteBuf body, Map<Character, String> replaced) {
+        return Wire.message(alloc, 'E', buf -> {
+            int i = body.readerIndex();
+            while (i < body.writerIndex()) {
+                byte code = body.getByte(i);
+                int end = code == 0 ? -1 : body.indexOf(i + 1, body.writerIndex(), (byte) 0);
+                if (end < 0) {
+                    break;
+                }
+                String value = replaced.get((char) code);
+                if (value != null) {
+                    buf.writeByte(code);
+                    buf.writeCharSequence(value, StandardCharsets.UTF_8);
+                    buf.writeByte(0);
+                } else {
+                    buf.writeBytes(body, i, end - i + 1);
+                }
+                i = end + 1;
+            }
+            buf.writeByte(0);
+        });
+    }
+
     /** The fields of an ErrorResponse or NoticeResponse body (after type and length), by field code. */
     public static Map<Character, String> fields(ByteBuf body) {
         Map<Character, String> fields = new LinkedHashMap<>();

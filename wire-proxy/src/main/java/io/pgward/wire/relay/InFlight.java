@@ -37,14 +37,25 @@ final class InFlight {
         LOCAL_ANSWER
     }
 
-    /** A refused statement sent as {@code token}; the server's syntax error naming the token becomes the refusal. */
-    record Substitution(String token, Verdict.Refuse refusal) {
+    /**
+     * A refused statement sent as {@code token}; the server's syntax error naming the token becomes the refusal. For a
+     * refused Bind value ({@code boundValue} not null) the token was bound in its place as a type name, and the
+     * server's error for that absent type becomes the error for the value ({@link BoundValues}).
+     */
+    record Substitution(String token, Verdict.Refuse refusal, String boundValue) {
+        Substitution(String token, Verdict.Refuse refusal) {
+            this(token, refusal, null);
+        }
     }
 
     static final class Request {
         private final Kind kind;
         private final Deque<Substitution> substitutions;
         private final Verdict.Answer answer;
+        /** For {@link Kind#CLIENT}: its number, counted from 1 in the order client requests were closed. */
+        private long id;
+        /** The server sent an ErrorResponse in it: messages of it after the error were skipped. */
+        private boolean errored;
         /** For {@link Kind#SEARCH_PATH}: the first value of its result, null until it arrives. */
         private String shown;
 
@@ -62,6 +73,14 @@ final class InFlight {
             return answer;
         }
 
+        long id() {
+            return id;
+        }
+
+        boolean errored() {
+            return errored;
+        }
+
         String shown() {
             return shown;
         }
@@ -75,6 +94,8 @@ final class InFlight {
 
     private final Deque<Request> requests = new ArrayDeque<>();
     private Deque<Substitution> open = new ArrayDeque<>();
+    private boolean openErrored;
+    private long openId = 1;
     private int readiesOwed;
     private int searchPathProbes;
 
@@ -83,11 +104,38 @@ final class InFlight {
         open.addLast(new Substitution(token, refusal));
     }
 
+    /** A Bind was forwarded with {@code token} in place of the refused {@code boundValue}. */
+    void substitutedValue(String token, Verdict.Refuse refusal, String boundValue) {
+        open.addLast(new Substitution(token, refusal, boundValue));
+    }
+
     /** A Sync, Query or FunctionCall was forwarded: it closes the open request, which now owes a ReadyForQuery. */
     void closeClientRequest() {
-        requests.addLast(new Request(Kind.CLIENT, open, null));
+        Request closed = new Request(Kind.CLIENT, open, null);
+        closed.id = openId++;
+        closed.errored = openErrored;
+        requests.addLast(closed);
         open = new ArrayDeque<>();
+        openErrored = false;
         readiesOwed++;
+    }
+
+    /** The number the open client request will have ({@link Request#id()}). */
+    long openId() {
+        return openId;
+    }
+
+    /**
+     * The server sent an ErrorResponse: it belongs to the request the next ReadyForQuery retires, or to the open one
+     * when none is owed (a Flush brought it before the Sync).
+     */
+    void errorArrived() {
+        Request head = head();
+        if (head == null) {
+            openErrored = true;
+        } else if (head.kind == Kind.CLIENT) {
+            head.errored = true;
+        }
     }
 
     /** pgward sent SHOW search_path behind everything already forwarded. */

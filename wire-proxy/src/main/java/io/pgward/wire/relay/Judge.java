@@ -4,6 +4,7 @@ import io.pgward.guard.Verdict;
 import io.pgward.wire.gate.GateRequest;
 import io.pgward.wire.pool.BackendConnection;
 import io.pgward.wire.protocol.FrontendMessage;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -40,6 +41,35 @@ final class Judge {
             verdict = CompletableFuture.failedFuture(e);
         }
         return new Judgement(verdict, sql, started);
+    }
+
+    /**
+     * Asks the gate about the type names a Bind gives to its statement's regtype parameters
+     * ({@link TypeNameStatements}); audited as the Bind of that statement.
+     */
+    Judgement askBoundTypeNames(FrontendMessage.Bind bind, Map<Integer, String> values) {
+        long started = System.nanoTime();
+        CompletableFuture<Verdict> verdict = CompletableFuture.completedFuture(Verdict.ALLOW);
+        String path = searchPath.current();
+        for (Map.Entry<Integer, String> value : values.entrySet()) {
+            if (value.getValue() != null) {
+                // One value after the other: the first refused is the one the server would have failed on.
+                verdict = verdict.thenCompose(before -> before instanceof Verdict.Refuse ? CompletableFuture
+                        .completedFuture(before) : ask(value.getKey(), value.getValue(), path));
+            }
+        }
+        return new Judgement(verdict, "-- Bind of prepared statement \"" + bind.statement() + "\", type names "
+                + values, started);
+    }
+
+    /** A refusal of one value carries its parameter's number in its position, which a Bind's error never has. */
+    private CompletableFuture<Verdict> ask(int parameter, String value, String path) {
+        try {
+            return rules.gate().checkBoundTypeName(parameter, value, who.database(), path).toCompletableFuture()
+                    .thenApply(v -> v instanceof Verdict.Refuse r ? r.at(parameter) : v);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     /** How the server reads backslashes in '...' strings right now, as it last reported. */

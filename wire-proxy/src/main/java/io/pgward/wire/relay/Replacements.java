@@ -9,6 +9,7 @@ import io.pgward.wire.pool.BackendConnection;
 import io.pgward.wire.protocol.BackendMessage;
 import io.pgward.wire.protocol.FrontendMessage;
 import io.pgward.wire.protocol.Messages;
+import io.pgward.wire.protocol.PgError;
 import io.pgward.wire.protocol.SqlState;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -49,15 +50,34 @@ final class Replacements {
     /** The refused statement never reaches the server: a statement naming a fresh token goes in its place. */
     void refuse(FrontendMessage message, Verdict.Refuse refusal, boolean endsBatch) {
         String token = nextToken();
-        ByteBuf replacement = message instanceof FrontendMessage.Parse p
-                ? Messages.parse(backend.channel().alloc(), p.statement(), token)
-                : Messages.query(backend.channel().alloc(), token);
+        // A refused Bind becomes a Parse of the token under the token's own name: the server fails it and skips
+        // to the Sync as it would after the Bind's own error, and no statement of the client's is touched.
+        ByteBuf replacement = switch (message) {
+            case FrontendMessage.Parse p -> Messages.parse(backend.channel().alloc(), p.statement(), token);
+            case FrontendMessage.Bind b -> Messages.parse(backend.channel().alloc(), token, token);
+            default -> Messages.query(backend.channel().alloc(), token);
+        };
         message.release();
         inFlight.substituted(token, refusal);
         ConnectionLog.info(log, who.connection(), "refused for login {}: {}", who.login(), refusal.message());
         if (endsBatch) {
             inFlight.closeClientRequest();
         }
+        backend.channel().write(replacement);
+    }
+
+    /**
+     * A Bind whose value {@code value} for {@code parameter} names a hidden type: the server binds a type name nothing
+     * has in its place, and fails the Bind exactly as for an absent type (the same routine, CONTEXT line and skip to
+     * the Sync, or 25P02 in an aborted transaction); its error then gets the value's own message and CONTEXT.
+     */
+    void refuseBoundValue(FrontendMessage.Bind bind, int parameter, String value, Verdict.Refuse refusal) {
+        String token = nextToken();
+        ByteBuf replacement = BoundValues.replacing(backend.channel().alloc(), bind.frame(), parameter,
+                BoundValues.standIn(token, value, inSchema(refusal)));
+        bind.release();
+        inFlight.substitutedValue(token, refusal, value);
+        ConnectionLog.info(log, who.connection(), "refused for login {}: {}", who.login(), refusal.message());
         backend.channel().write(replacement);
     }
 
@@ -96,6 +116,23 @@ final class Replacements {
      */
     boolean answeredRefusal(BackendMessage.Frame error, Map<Character, String> fields) {
         InFlight.Substitution next = inFlight.nextSubstitution();
+        if (next != null && next.boundValue() != null) {
+            boolean inSchema = inSchema(next.refusal());
+            if (!next.refusal().sqlState().equals(fields.get('C')) || !fields.getOrDefault('M', "").equals(
+                    (inSchema ? "schema \"" : "type \"") + next.token() + "\" does not exist")) {
+                return false;
+            }
+            inFlight.substitutionAnswered();
+            String standIn = BoundValues.standIn(next.token(), next.boundValue(), inSchema);
+            Map<Character, String> replaced = new java.util.HashMap<>();
+            replaced.put('M', next.refusal().message());
+            if (fields.containsKey('W')) {
+                replaced.put('W', BoundValues.context(fields.get('W'), standIn, next.boundValue()));
+            }
+            client.write(PgError.withFields(client.alloc(), error.body(), replaced));
+            error.bytes().release();
+            return true;
+        }
         if (next == null || !SqlState.SYNTAX_ERROR.equals(fields.get('C'))
                 || !fields.getOrDefault('M', "").contains(next.token())) {
             return false;
@@ -104,6 +141,11 @@ final class Replacements {
         client.write(Verdicts.inPlaceOf(client.alloc(), error.body(), next, backend.transactionStatus()));
         error.bytes().release();
         return true;
+    }
+
+    /** A refused value whose schema is hidden: the server must fail on the schema (3F000), not on the type. */
+    private static boolean inSchema(Verdict.Refuse refusal) {
+        return "3F000".equals(refusal.sqlState());
     }
 
     /**

@@ -21,6 +21,8 @@ final class SearchPath {
     private String current;
     /** A statement that may change search_path was forwarded; ask once its request is closed. */
     private boolean stale;
+    /** A statement that may change search_path was forwarded in the open request, reported or not. */
+    private boolean changedInOpenRequest;
 
     SearchPath(boolean wanted, BackendConnection backend, InFlight inFlight) {
         this.wanted = wanted;
@@ -49,6 +51,15 @@ final class SearchPath {
     /** A statement the gate says may change search_path was forwarded. */
     void mayChange(boolean changesSearchPath) {
         stale |= changesSearchPath && wanted && !reported.containsKey("search_path");
+        changedInOpenRequest |= changesSearchPath;
+    }
+
+    /**
+     * Whether a statement forwarded in the open request may have changed search_path: {@link #current()} may then
+     * not be the path a later message of the request is run with.
+     */
+    boolean mayHaveChangedInOpenRequest() {
+        return changedInOpenRequest;
     }
 
     /** A request was closed: asks the server behind it when a statement in it may have changed search_path. */
@@ -57,6 +68,7 @@ final class SearchPath {
             ask();
         }
         stale = false;
+        changedInOpenRequest = false;
     }
 
     /** The server reported a setting in ParameterStatus. */

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.util.ReferenceCountUtil;
 import io.pgward.guard.Verdict;
+import io.pgward.guard.catalog.CatalogRefusals;
 import io.pgward.wire.audit.AuditLog;
 import io.pgward.wire.gate.GateRequest;
 import io.pgward.wire.gate.StatementGate;
@@ -18,6 +19,7 @@ import io.pgward.wire.protocol.ProtocolException;
 import io.pgward.wire.protocol.SqlState;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -106,6 +108,7 @@ public final class Session {
     private final SchemaWatch schemaWatch;
     private final Judge judge;
     private final Replacements replacements;
+    private final TypeNameStatements typeNames = new TypeNameStatements();
     private boolean awaitingGate;
     /** The server sent FATAL or PANIC: when it closes, that error has told the client why. */
     private boolean backendSentFatal;
@@ -190,19 +193,28 @@ public final class Session {
                 message.release();
                 throw new ProtocolException("invalid frontend message type 112");
             }
-            case FrontendMessage.Bind b -> forward(message, false);
+            case FrontendMessage.Bind b -> bind(b);
             case FrontendMessage.Describe d -> forward(message, false);
             case FrontendMessage.Execute e -> forward(message, false);
-            case FrontendMessage.Close c -> forward(message, false);
+            case FrontendMessage.Close c -> {
+                if (c.kind() == 'S') {
+                    typeNames.closed(c.name(), inFlight.openId());
+                }
+                forward(message, false);
+            }
             case FrontendMessage.Flush f -> forward(message, false);
             case FrontendMessage.Copy c -> forward(message, false);
         }
     }
 
     private void judge(FrontendMessage message, GateRequest.Kind kind, String sql, int[] parameterTypes) {
-        Judge.Judgement judgement = judge.ask(message, kind, sql, parameterTypes);
+        await(message, judge.ask(message, kind, sql, parameterTypes), verdict -> apply(message, verdict));
+    }
+
+    /** Applies the judgement's verdict at once when it is decided, else once it is, with the client paused. */
+    private void await(FrontendMessage message, Judge.Judgement judgement, java.util.function.Consumer<Verdict> then) {
         if (judgement.decided()) {
-            apply(message, judgement.take());
+            then.accept(judgement.take());
             return;
         }
         awaitingGate = true;
@@ -213,15 +225,78 @@ public final class Session {
                 message.release();
                 return;
             }
-            apply(message, judgement.take());
+            then.accept(judgement.take());
             drainBacklog();
             backend.channel().flush();
             client.flush();
         }));
     }
 
+    /**
+     * A Bind goes on as it came, unless its statement takes type names ({@link TypeNameStatements}): then the gate
+     * resolves the text values bound to them first, and a refusal (PostgreSQL's error for an absent type, for a
+     * hidden one) takes the Bind's place.
+     */
+    private void bind(FrontendMessage.Bind bind) {
+        switch (typeNames.lookup(bind.statement(), inFlight.openId())) {
+            case TypeNameStatements.None none -> forward(bind, false);
+            case TypeNameStatements.Uncertain uncertain -> replacements.refuse(bind, new Verdict.Refuse(
+                    SqlState.INSUFFICIENT_PRIVILEGE, Verdict.Refuse.PREFIX + "after an error pgward cannot tell "
+                    + "which statement \"" + bind.statement() + "\" is, and its parameters may take type names; "
+                    + "prepare it again", 0, "type-name-parameter"), false);
+            case TypeNameStatements.Parameters parameters -> {
+                Map<Integer, String> values = BoundValues.text(bind.frame(), parameters.numbers());
+                if (values.values().stream().allMatch(java.util.Objects::isNull)) {
+                    forward(bind, false);
+                    return;
+                }
+                if (searchPath.mayHaveChangedInOpenRequest()) {
+                    // The names would be resolved with a path the Bind does not run with.
+                    replacements.refuse(bind, new Verdict.Refuse(SqlState.INSUFFICIENT_PRIVILEGE,
+                            Verdict.Refuse.PREFIX + "a type name bound after a change of search_path in the same "
+                            + "request cannot be checked; send a Sync first", 0, "type-name-parameter"), false);
+                    return;
+                }
+                await(bind, judge.askBoundTypeNames(bind, values), verdict -> {
+                    if (!(verdict instanceof Verdict.Refuse refusal)) {
+                        forward(bind, false);
+                    } else if (refusal.rule().equals(CatalogRefusals.ABSENT_OBJECT)
+                            && values.get(refusal.position()) != null) {
+                        // The judge placed the refused value's parameter number in the position.
+                        replacements.refuseBoundValue(bind, refusal.position(), values.get(refusal.position()),
+                                refusal.at(0));
+                    } else {
+                        replacements.refuse(bind, refusal.at(0), false);
+                    }
+                });
+            }
+        }
+    }
+
+    /** Notes what a Parse or Query does to the session's prepared statements, as if it ran. */
+    private void follow(FrontendMessage message, Verdict verdict) {
+        switch (message) {
+            case FrontendMessage.Parse p -> typeNames.parsed(p.statement(), p.sql(),
+                    verdict instanceof Verdict.Rewrite r ? r.typeNameParameters() : List.of(), inFlight.openId());
+            case FrontendMessage.Query q -> {
+                // A Query pgward answers itself never reaches the server, and drops nothing there.
+                if (!(verdict instanceof Verdict.Answer)) {
+                    typeNames.queried(q.sql(), inFlight.openId());
+                }
+            }
+            default -> { }
+        }
+    }
+
     private void apply(FrontendMessage message, Verdict verdict) {
         boolean endsBatch = !(message instanceof FrontendMessage.Parse);
+        if (verdict instanceof Verdict.Rewrite r && !r.typeNameParameters().isEmpty()
+                && !(message instanceof FrontendMessage.Parse)) {
+            // Only a Parse's Binds are followed; a simple Query has no parameters to bind.
+            verdict = new Verdict.Refuse(SqlState.INSUFFICIENT_PRIVILEGE, Verdict.Refuse.PREFIX
+                    + "a regtype parameter needs the extended protocol", 0, "type-name-parameter");
+        }
+        follow(message, verdict);
         switch (verdict) {
             case Verdict.Allow a -> {
                 searchPath.mayChange(a.changesSearchPath());
@@ -373,6 +448,9 @@ public final class Session {
         backend.transactionStatus(status);
         schemaWatch.transactionStatus(status);
         InFlight.Request done = inFlight.retire();
+        if (done != null && done.kind() == InFlight.Kind.CLIENT) {
+            typeNames.retired(done.id(), done.errored());
+        }
         if (rowCap != null && rowCap.holdsReady(frame)) {
             capProgress();
             return;
@@ -398,6 +476,7 @@ public final class Session {
     }
 
     private void error(BackendMessage.Frame frame) {
+        inFlight.errorArrived();
         Map<Character, String> fields = PgError.fields(frame.body());
         String severity = fields.getOrDefault('V', fields.get('S'));
         backendSentFatal |= "FATAL".equals(severity) || "PANIC".equals(severity);
