@@ -269,13 +269,16 @@ class CatalogArgumentsPostgresTest {
                     "a.attrelid::regclass::varchar", "a.attrelid::regclass::text || ''",
                     "lower(a.attrelid::regclass::text)", "(a.attrelid + 0)::regclass::text",
                     "quote_ident(c.relname)", "n.nspname || '.' || c.relname", "c.relname::regclass::text",
-                    "(SELECT c.oid::regclass::text)", "a.atttypid::regtype::text",
+                    "a.atttypid::regtype::text",
                     "a.attrelid::regclass::text::regclass::text")) {
                 String sql = "SELECT pg_get_serial_sequence(" + argument + ", a.attname) FROM pg_attribute a "
                         + "JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace";
                 assertRefused(sql, path);
             }
         }
+        // A scalar subquery yields its one output: the same text, followed through it.
+        assertEquals(Verdict.ALLOW, verdict("SELECT pg_get_serial_sequence((SELECT c.oid::regclass::text), a.attname) "
+                + "FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid", PATH));
     }
 
     @Test
