@@ -92,6 +92,10 @@ final class CheckTransaction {
     private boolean shareableByShape;
     // The $n of type regtype (given at Parse or inferred), checked as KeyMatch operands; see Verdict.Allow.
     private final Set<Integer> typeNameParameters = new TreeSet<>();
+    /** The client's parameters include one of a type that could carry a name (see GatedUses). */
+    private boolean textParameters;
+    /** unknown (not told), name, text, bpchar, varchar, unknown. */
+    private static final Set<Long> TEXT_TYPES = Set.of(0L, 19L, 25L, 1042L, 1043L, 705L);
     // The types of the $n the statement uses, by OID (0 when one could not be told): see GatedUses.
     private final Set<Long> parameterTypeOids = new java.util.HashSet<>();
 
@@ -205,6 +209,7 @@ final class CheckTransaction {
             }
         }
         Map<Integer, String> parameterTypes = parameterTypeNames();
+        textParameters = parameterTypeOids.stream().anyMatch(TEXT_TYPES::contains);
         if (!typeNameParameters.isEmpty()) {
             // A regtype parameter is analysed as to_regtype(NULL::text) (QueryText): that NULL stands for it.
             parameterTypeOids.add(TEXT);
@@ -507,7 +512,7 @@ final class CheckTransaction {
         }
         GatedUses gates = filters.isEmpty() ? null
                 : new GatedUses(filters, catalog, this::resolveName, stringLiterals(),
-                        parameterTypeOids, quiet);
+                        parameterTypeOids, textParameters, quiet);
         if (gates != null) {
             // Before the relation rule: a reg* constant naming a hidden relation is a dependency on it, and the
             // answer for it is PostgreSQL's for an absent object, not a refusal that confirms it exists.
@@ -591,6 +596,9 @@ final class CheckTransaction {
      * has that name. The name's bytes are in the server's encoding, as the statement's tree holds them.
      */
     private long resolveName(ObjectKind kind, byte[] name) throws SQLException {
+        if (failsOnlyWhenFound(kind, name)) {
+            return UNRESOLVED_NAME;
+        }
         if (!sessionPath) {
             settings(sessionSettings());
             sessionPath = true;
@@ -602,6 +610,29 @@ final class CheckTransaction {
                 return rs.next() ? rs.getLong(1) : 0;
             }
         }
+    }
+
+    /** Not an OID: the name is not looked up, and a call of it stays unproven. */
+    private static final long UNRESOLVED_NAME = -1;
+
+    /**
+     * Whether resolving {@code name} could fail after the lookup found a type, where an absent name gives NULL: a
+     * type modifier (to_regtype's, or one inside an argument list of to_regprocedure and to_regoperator) is checked
+     * against the type found, and {@code %TYPE} reads a relation's column. Such a name is never looked up: its call
+     * is refused whatever it names, so the refusal tells nothing.
+     */
+    static boolean failsOnlyWhenFound(ObjectKind kind, byte[] name) {
+        int parentheses = 0;
+        for (byte b : name) {
+            if (b == '%') {
+                return true;
+            }
+            if (b == '(') {
+                parentheses++;
+            }
+        }
+        boolean argumentList = kind == ObjectKind.FUNCTION || kind == ObjectKind.OPERATOR;
+        return parentheses > (argumentList ? 1 : 0);
     }
 
     /**

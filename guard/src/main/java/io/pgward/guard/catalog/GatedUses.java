@@ -84,6 +84,8 @@ final class GatedUses {
     private int resolvedNames;
     /** The types of the statement's parameters: a NULL constant of one of them may be a parameter's value. */
     private final Set<Long> parameterTypes;
+    /** The client's own parameters include one of a text type (or of a type not told). */
+    private final boolean textParameters;
 
     /**
      * @param literals the values of the statement's string literals, in order: where a hidden object's name is
@@ -91,11 +93,13 @@ final class GatedUses {
      * @param parameterTypes the types of the statement's {@code $n} parameters, which the check analyses as typed
      *                       NULLs: a NULL constant of one of these types (or of any type, when one is unknown) may
      *                       be a parameter's value, and proves nothing
+     * @param textParameters the client's parameters include one of a text type, or one whose type is not known
      * @param quietStatement the statement's filters were proven without the fence ({@link QuietQuals})
      */
     GatedUses(CatalogFilters filters, CatalogReader catalog, NameResolver names, List<String> literals,
-              Set<Long> parameterTypes, boolean quietStatement) {
+              Set<Long> parameterTypes, boolean textParameters, boolean quietStatement) {
         this.parameterTypes = Set.copyOf(parameterTypes);
+        this.textParameters = textParameters;
         this.visible = filters.visible();
         this.catalog = catalog;
         this.names = names;
@@ -231,12 +235,29 @@ final class GatedUses {
     private boolean matchesVisibleKey(References.Call call) throws SQLException {
         GatedFunctions.Spec spec = spec(call);
         ObjectKind kind = ObjectKind.ofRegType(call.expression().number("funcresulttype"));
-        if (spec == null || !spec.absentIsNull() || kind == null || arguments(call).size() != 1) {
+        if (spec == null || !spec.absentIsNull() || kind == null || arguments(call).size() != 1
+                || !boundTypeName(arguments(call).get(0))) {
             return false;
         }
         TreeValue other = KeyMatch.otherOperand(call.expression(), call.scope());
         return other != null && origins.of(other, call.scope()) instanceof ArgumentOrigin.Column column
                 && proven(column, kind);
+    }
+
+    /**
+     * Whether a to_reg* call's argument is the stand-in for a regtype parameter ({@code to_regtype(NULL::text)},
+     * {@link QueryText}), whose bound values the session resolves before each Bind, a hidden type's name as an absent
+     * one's. Any other argument may carry, at run time, a name that the lookup finds and then fails on (a type
+     * modifier on a type that takes none, {@code %TYPE}), where an absent name gives NULL: an existence test. The
+     * stand-in looks like a text parameter, so no parameter of a text type may be in the statement.
+     */
+    private boolean boundTypeName(TreeValue argument) {
+        TreeValue at = argument;
+        while (at instanceof TreeValue.Node n && n.tag().equals("RELABELTYPE")) {
+            at = n.field("arg").orElse(null);
+        }
+        return !textParameters && at instanceof TreeValue.Node constant && constant.tag().equals("CONST")
+                && "true".equals(constant.scalar("constisnull")) && constant.number("consttype") == TEXT;
     }
 
     private boolean proven(References.Call call) throws SQLException {
