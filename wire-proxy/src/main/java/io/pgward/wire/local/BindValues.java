@@ -1,9 +1,8 @@
 package io.pgward.wire.local;
 
 import io.netty.buffer.ByteBuf;
-import io.pgward.wire.protocol.ProtocolException;
+import io.pgward.wire.protocol.BindParameters;
 import io.pgward.wire.protocol.SqlState;
-import io.pgward.wire.protocol.Wire;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,30 +22,13 @@ final class BindValues {
      * @param parameterTypes the types given at Parse, 0 where unspecified
      */
     static List<String> read(ByteBuf frame, int[] parameterTypes) {
-        ByteBuf body = frame.slice(frame.readerIndex() + 5, frame.readableBytes() - 5);
-        Wire.readCString(body);
-        Wire.readCString(body);
-        int formatCount = body.readUnsignedShort();
-        int[] formats = new int[formatCount];
-        for (int i = 0; i < formatCount; i++) {
-            formats[i] = body.readUnsignedShort();
-        }
-        int count = body.readUnsignedShort();
-        if (formatCount > 1 && formatCount != count) {
-            throw new ProtocolException("bind message has " + formatCount + " parameter formats but " + count
-                    + " parameters");
-        }
-        List<String> values = new ArrayList<>(count);
-        for (int i = 0; i < count; i++) {
-            int length = body.readInt();
-            if (length < 0) {
-                values.add(null);
-                continue;
-            }
-            ByteBuf value = body.readSlice(length);
-            boolean binary = (formatCount == 1 ? formats[0] : formatCount == 0 ? 0 : formats[i]) == 1;
+        List<BindParameters.Value> parameters = BindParameters.read(frame);
+        List<String> values = new ArrayList<>(parameters.size());
+        for (int i = 0; i < parameters.size(); i++) {
+            BindParameters.Value p = parameters.get(i);
             int type = i < parameterTypes.length ? parameterTypes[i] : 0;
-            values.add(binary ? binary(value, type, i + 1) : value.toString(StandardCharsets.UTF_8));
+            values.add(p.bytes() == null ? null : p.binary() ? binary(p.bytes(), type, i + 1)
+                    : p.bytes().toString(StandardCharsets.UTF_8));
         }
         return values;
     }

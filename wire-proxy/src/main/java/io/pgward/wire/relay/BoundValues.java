@@ -2,7 +2,7 @@ package io.pgward.wire.relay;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.pgward.wire.protocol.ProtocolException;
+import io.pgward.wire.protocol.BindParameters;
 import io.pgward.wire.protocol.Wire;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -27,29 +27,15 @@ final class BoundValues {
      * @param numbers the parameters wanted, 1-based
      */
     static Map<Integer, String> text(ByteBuf frame, List<Integer> numbers) {
-        ByteBuf body = frame.slice(frame.readerIndex() + 5, frame.readableBytes() - 5);
-        Wire.readCString(body);
-        Wire.readCString(body);
-        int formatCount = body.readUnsignedShort();
-        int[] formats = new int[formatCount];
-        for (int i = 0; i < formatCount; i++) {
-            formats[i] = body.readUnsignedShort();
-        }
-        int count = body.readUnsignedShort();
-        if (formatCount > 1 && formatCount != count) {
-            throw new ProtocolException("bind message has " + formatCount + " parameter formats but " + count
-                    + " parameters");
-        }
+        List<BindParameters.Value> parameters = BindParameters.read(frame);
         Map<Integer, String> values = new LinkedHashMap<>();
-        for (int i = 0; i < count; i++) {
-            int length = body.readInt();
-            ByteBuf value = length < 0 ? null : body.readSlice(length);
+        for (int i = 0; i < parameters.size(); i++) {
             int number = i + 1;
             if (!numbers.contains(number)) {
                 continue;
             }
-            boolean binary = (formatCount == 1 ? formats[0] : formatCount == 0 ? 0 : formats[i]) != 0;
-            values.put(number, value == null || binary ? null : utf8(value));
+            BindParameters.Value p = parameters.get(i);
+            values.put(number, p.bytes() == null || p.binary() ? null : utf8(p.bytes()));
         }
         return values;
     }
