@@ -9,8 +9,10 @@
 #   BENCH_REPEATS=3              runs per (mode, clients, target); the report gives medians
 #   BENCH_CLIENTS="1 8 32"       pgbench -c values; -j is min(clients, 2)
 #   BENCH_MODES="simple prepared"
-#   BENCH_TARGETS="direct pgbouncer pgward pgward-ro"
-#                                pgward: the read-write login app (statements not checked); pgward-ro: the
+#   BENCH_TARGETS="direct pgbouncer pgward pgward-ro pgward-sel"
+#                                pgward: the read-write login app (statements not checked); pgward-sel: the
+#                                read-only login selector with a table selection (the four pgbench tables), whose
+#                                catalog is filtered; pgward-ro: the
 #                                read-only login analyst (the guard checks every Query and Parse)
 #   BENCH_PGBENCH_SCALE=10       pgbench -i -s
 #   BENCH_DEMO_SCALE=0.1         pgward demo --scale (the sample shop is not used here)
@@ -32,7 +34,7 @@ REPEATS=${BENCH_REPEATS:-3}
 CLIENTS=${BENCH_CLIENTS:-1 8 32}
 MODES=${BENCH_MODES:-simple prepared}
 BASELINE_JAR=${BENCH_BASELINE_APP:-}
-TARGETS=${BENCH_TARGETS:-direct pgbouncer pgward pgward-ro${BASELINE_JAR:+ baseline baseline-ro}}
+TARGETS=${BENCH_TARGETS:-direct pgbouncer pgward pgward-ro pgward-sel${BASELINE_JAR:+ baseline baseline-ro}}
 PGBENCH_SCALE=${BENCH_PGBENCH_SCALE:-10}
 DEMO_SCALE=${BENCH_DEMO_SCALE:-0.1}
 WARMUP=${BENCH_WARMUP:-5}
@@ -48,13 +50,13 @@ for m in $MODES; do
     case $m in simple | prepared | extended) ;; *) bench_die "BENCH_MODES: unknown pgbench mode $m" ;; esac
 done
 for t in $TARGETS; do
-    case $t in direct | pgbouncer | pgward | pgward-ro | baseline | baseline-ro) ;;
+    case $t in direct | pgbouncer | pgward | pgward-ro | pgward-sel | baseline | baseline-ro) ;;
         *) bench_die "BENCH_TARGETS: unknown target $t" ;; esac
 done
 [ -z "$BASELINE_JAR" ] || [ -f "$BASELINE_JAR" ] || bench_die "BENCH_BASELINE_APP: no such file: $BASELINE_JAR"
 case $PGWARD_VIA in run | demo) ;; *) bench_die "BENCH_PGWARD must be run or demo, was $PGWARD_VIA" ;; esac
 has_target() { [[ " $TARGETS " == *" $1 "* ]]; }
-has_pgward_target() { has_target pgward || has_target pgward-ro; }
+has_pgward_target() { has_target pgward || has_target pgward-ro || has_target pgward-sel; }
 has_baseline_target() { has_target baseline || has_target baseline-ro; }
 MAX_CLIENTS=$(tr ' ' '\n' <<<"$CLIENTS" | sort -n | tail -n 1)
 
@@ -162,6 +164,14 @@ logins:
     backend_password: \${PGWARD_BENCH_BACKEND_PASSWORD}
     mode: read-only
     statement_timeout: 30s
+  selector:
+    password: \${PGWARD_BENCH_ANALYST_PASSWORD}
+    auth: scram-sha-256
+    backend_user: pgward_analyst
+    backend_password: \${PGWARD_BENCH_BACKEND_PASSWORD}
+    mode: read-only
+    statement_timeout: 30s
+    tables: [public.pgbench_accounts, public.pgbench_branches, public.pgbench_tellers, public.pgbench_history]
 audit:
   file: $audit
 EOF
@@ -206,16 +216,18 @@ fi
 # target -> port, user, password
 target_port() {
     case $1 in
-        direct) echo "$PG_PORT" ;; pgbouncer) echo "$PGBOUNCER_PORT" ;; pgward | pgward-ro) echo "$PGWARD_PORT" ;;
+        direct) echo "$PG_PORT" ;; pgbouncer) echo "$PGBOUNCER_PORT" ;; pgward | pgward-ro | pgward-sel) echo "$PGWARD_PORT" ;;
         baseline | baseline-ro) echo "$BASELINE_PORT" ;;
     esac
 }
 target_user() {
-    case $1 in direct | pgbouncer) echo postgres ;; pgward | baseline) echo app ;; pgward-ro | baseline-ro) echo analyst ;; esac
+    case $1 in direct | pgbouncer) echo postgres ;; pgward | baseline) echo app ;; pgward-ro | baseline-ro) echo analyst ;;
+        pgward-sel) echo selector ;; esac
 }
 target_password() {
     case $1 in
-        direct | pgbouncer) echo "$PG_PASSWORD" ;; pgward | baseline) echo app ;; pgward-ro | baseline-ro) echo analyst ;;
+        direct | pgbouncer) echo "$PG_PASSWORD" ;; pgward | baseline) echo app ;;
+        pgward-ro | baseline-ro | pgward-sel) echo analyst ;;
     esac
 }
 
@@ -252,7 +264,7 @@ run_pgbench() {
     if [ "$status" -ne 0 ] || [ -z "$tps" ] || [ -z "$lat" ] || [ "${failed:-1}" != 0 ] || [ "${processed:-0}" -eq 0 ]; then
         bench_tail "$out" 25
         case $target in
-            pgward | pgward-ro) bench_tail "$PGWARD_LOG" 25 ;;
+            pgward | pgward-ro | pgward-sel) bench_tail "$PGWARD_LOG" 25 ;;
             baseline | baseline-ro) bench_tail "$BENCH_TMP/baseline.err" 25 ;;
             pgbouncer) bench_tail "$BENCH_TMP/pgbouncer/pgbouncer.log" 25 ;;
         esac
@@ -377,8 +389,8 @@ baseline_table() {
 }
 
 report() {
-    local mode clients d b w r
-    echo "# pgbench select-only: PostgreSQL directly, pgbouncer, pgward read-write and read-only"
+    local mode clients d b w r sel
+    echo "# pgbench select-only: PostgreSQL directly, pgbouncer, pgward read-write, read-only and read-only with a selection"
     echo
     bench_environment
     echo "- pgbench: $(pgbench --version | head -n 1); \`pgbench -n -S -M <mode> -c <clients> -j min(clients,2) -T $DURATION\`, scale $PGBENCH_SCALE ($EXPECTED_ACCOUNTS accounts)"
@@ -390,21 +402,26 @@ report() {
     echo
     echo "Medians of $REPEATS runs. TPS: transactions per second (higher is better); latency: pgbench's mean"
     echo "latency in ms (lower is better); ratios are of median TPS. pgward rw is the read-write login app"
-    echo "(statements not checked), pgward ro the read-only login analyst (the guard checks every Query and Parse)."
+    echo "(statements not checked), pgward ro the read-only login analyst (the guard checks every Query and Parse),"
+    echo "pgward sel the read-only login selector with a table selection of the four pgbench tables (its catalog"
+    echo "filtered). A target not run shows —."
     echo
-    echo "| mode | clients | direct TPS | pgbouncer TPS | pgward rw TPS | pgward ro TPS | direct ms | pgbouncer ms | pgward rw ms | pgward ro ms | rw/direct | rw/pgbouncer | ro/direct | ro/rw |"
-    echo "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+    echo "| mode | clients | direct TPS | pgbouncer TPS | pgward rw TPS | pgward ro TPS | pgward sel TPS | direct ms | pgbouncer ms | pgward rw ms | pgward ro ms | pgward sel ms | rw/direct | rw/pgbouncer | ro/direct | ro/rw | sel/rw |"
+    echo "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
     for mode in $MODES; do
         for clients in $CLIENTS; do
             d=$(med "$mode" "$clients" direct 5)
             b=$(med "$mode" "$clients" pgbouncer 5)
             w=$(med "$mode" "$clients" pgward 5)
             r=$(med "$mode" "$clients" pgward-ro 5)
-            printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$mode" "$clients" \
-                "$(fmt_tps "$d")" "$(fmt_tps "$b")" "$(fmt_tps "$w")" "$(fmt_tps "$r")" \
+            sel=$(med "$mode" "$clients" pgward-sel 5)
+            printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' \
+                "$mode" "$clients" \
+                "$(fmt_tps "$d")" "$(fmt_tps "$b")" "$(fmt_tps "$w")" "$(fmt_tps "$r")" "$(fmt_tps "$sel")" \
                 "$(fmt_ms "$(med "$mode" "$clients" direct 6)")" "$(fmt_ms "$(med "$mode" "$clients" pgbouncer 6)")" \
                 "$(fmt_ms "$(med "$mode" "$clients" pgward 6)")" "$(fmt_ms "$(med "$mode" "$clients" pgward-ro 6)")" \
-                "$(ratio "$w" "$d")" "$(ratio "$w" "$b")" "$(ratio "$r" "$d")" "$(ratio "$r" "$w")"
+                "$(fmt_ms "$(med "$mode" "$clients" pgward-sel 6)")" \
+                "$(ratio "$w" "$d")" "$(ratio "$w" "$b")" "$(ratio "$r" "$d")" "$(ratio "$r" "$w")" "$(ratio "$sel" "$w")"
         done
     done
     echo
