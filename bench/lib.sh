@@ -203,5 +203,5 @@ bench_environment() {
     echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
     echo "- machine: $(nproc) CPUs ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)), $(awk '/MemTotal/ { printf "%.0f GiB RAM", $2 / 1048576 }' /proc/meminfo), Linux $(uname -r)"
     echo "- PostgreSQL: $PG_VERSION (embedded, started by \`pgward demo\`; fsync off)"
-    echo "- pgward: $(git -C "$BENCH_ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$BENCH_ROOT" diff --quiet HEAD -- . ':!bench' 2>/dev/null || echo ' (with local changes)') on $(if [ -n "$java" ]; then "$java" -version 2>&1 | head -n 1; else echo 'java'; fi), default JVM options"
+    echo "- pgward: $(git -C "$BENCH_ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$BENCH_ROOT" diff --quiet HEAD -- . ':!bench' 2>/dev/null || echo ' (with local changes)') on $(if [ -n "$java" ]; then "$java" -version 2>&1 | head -n 1; else echo 'java'; fi); JVM options: the launcher's for \`pgward run\` (PGWARD_JVM_OPTS changes them), the JVM's defaults for the demo"
 }
