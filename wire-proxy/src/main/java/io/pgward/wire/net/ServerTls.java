@@ -2,6 +2,7 @@ package io.pgward.wire.net;
 
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SupportedCipherSuiteFilter;
 import io.pgward.wire.config.ConfigException;
 import io.pgward.wire.config.PgwardConfig;
 import io.pgward.wire.config.PgwardConfig.TlsMode;
@@ -29,6 +30,17 @@ public final class ServerTls {
     /** TLS 1.0 and 1.1 are broken (RFC 8996); PostgreSQL 13+ also defaults to TLS 1.2 as the minimum. */
     static final String[] PROTOCOLS = {"TLSv1.3", "TLSv1.2"};
 
+    /**
+     * Authenticated encryption only, with forward secrecy in TLS 1.2: no CBC suites (padding oracles, SHA-1 MACs)
+     * and no static RSA key exchange. Every client PostgreSQL's own libpq or pgjdbc builds offers some of these.
+     */
+    static final List<String> CIPHER_SUITES = List.of("TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384",
+            "TLS_CHACHA20_POLY1305_SHA256", "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
+            "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384", "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256",
+            "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384",
+            "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256", "TLS_DHE_RSA_WITH_AES_128_GCM_SHA256",
+            "TLS_DHE_RSA_WITH_AES_256_GCM_SHA384");
+
     private ServerTls() {
     }
 
@@ -51,6 +63,7 @@ public final class ServerTls {
         try {
             return SslContextBuilder.forServer(key, chain.toArray(X509Certificate[]::new))
                     .protocols(PROTOCOLS)
+                    .ciphers(CIPHER_SUITES, SupportedCipherSuiteFilter.INSTANCE)
                     .build();
         } catch (SSLException | IllegalArgumentException e) {
             throw new ConfigException("tls: cannot use " + tls.certificate() + " with " + tls.key() + ": "

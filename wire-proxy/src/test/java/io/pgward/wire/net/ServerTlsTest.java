@@ -47,6 +47,24 @@ class ServerTlsTest {
     }
 
     @Test
+    void offersOnlyAuthenticatedEncryption() {
+        PemFiles files = SelfSignedCertificate.write(dir);
+        SslContext context = ServerTls.forClients(new Tls(TlsMode.REQUIRE, files.certificate(), files.key()));
+        SSLEngine engine = context.newEngine(ByteBufAllocator.DEFAULT);
+        try {
+            List<String> suites = List.of(engine.getEnabledCipherSuites());
+            assertTrue(suites.contains("TLS_AES_128_GCM_SHA256"), suites.toString());
+            for (String suite : suites) {
+                assertTrue((suite.contains("_GCM_") || suite.contains("CHACHA20_POLY1305")) && !suite.contains("CBC")
+                        && (suite.startsWith("TLS_AES") || suite.startsWith("TLS_CHACHA20")
+                        || suite.contains("DHE_")), suite);
+            }
+        } finally {
+            ReferenceCountUtil.release(engine);
+        }
+    }
+
+    @Test
     void offersOnlyTls12And13() {
         PemFiles files = SelfSignedCertificate.write(dir);
         SslContext context = ServerTls.forClients(new Tls(TlsMode.REQUIRE, files.certificate(), files.key()));
