@@ -5,11 +5,16 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.pgward.guard.Verdict;
 import io.pgward.testkit.PostgresTest;
 import io.pgward.testkit.TestDatabase;
+import io.pgward.wire.config.PgwardConfig;
 import io.pgward.wire.gate.StatementGate;
 import io.pgward.wire.protocol.SqlState;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.BatchUpdateException;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -22,6 +27,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A test gate refuses every statement that mentions {@code refuse_me}; clients must see exactly what
@@ -42,7 +48,7 @@ class RefusalSemanticsIT {
     @BeforeAll
     static void start(TestDatabase db) throws SQLException {
         database = db;
-        proxy = ProxyFixture.start(db, login -> TEST_GATE, null, io.pgward.wire.config.PgwardConfig.TlsMode.DISABLE, 10);
+        proxy = ProxyFixture.start(db, login -> TEST_GATE, null, PgwardConfig.TlsMode.DISABLE, 10);
         try (Connection c = db.connect(); Statement s = c.createStatement()) {
             s.execute("CREATE TABLE items (id int PRIMARY KEY, label text CHECK (label <> 'bad'))");
         }
@@ -234,29 +240,17 @@ class RefusalSemanticsIT {
     }
 
     @Test
-    void everyDecisionIsAuditedWithoutBindValues(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
-            throws Exception {
-        java.nio.file.Path file = dir.resolve("audit.jsonl");
-        try (ProxyFixture audited = ProxyFixture.start(database, login -> TEST_GATE, null,
-                io.pgward.wire.config.PgwardConfig.TlsMode.DISABLE, 2,
-                config -> new io.pgward.wire.config.PgwardConfig(config.listen(), config.startupTimeout(),
-                        config.tls(), config.backend(), config.pool(), config.logins(),
-                        new io.pgward.wire.config.PgwardConfig.Audit(
-                                io.pgward.wire.config.PgwardConfig.AuditTarget.FILE, file)))) {
-            try (Connection c = audited.connect("app")) {
-                try (java.sql.PreparedStatement ps = c.prepareStatement("SELECT ?::text")) {
-                    ps.setString(1, "bind-value-never-logged");
-                    ps.executeQuery().close();
-                }
-                assertThrows(SQLException.class, () -> c.createStatement().execute("SELECT 'refuse_me'"));
+    void everyDecisionIsAuditedWithoutBindValues(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("audit.jsonl");
+        try (ProxyFixture audited = auditedTo(file); Connection c = audited.connect("app")) {
+            try (java.sql.PreparedStatement ps = c.prepareStatement("SELECT ?::text")) {
+                ps.setString(1, "bind-value-never-logged");
+                ps.executeQuery().close();
             }
+            assertThrows(SQLException.class, () -> c.createStatement().execute("SELECT 'refuse_me'"));
         }
-        List<String> lines = java.nio.file.Files.readAllLines(file);
-        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
-        List<com.fasterxml.jackson.databind.JsonNode> entries = new java.util.ArrayList<>();
-        for (String line : lines) {
-            entries.add(json.readTree(line));
-        }
+        List<String> lines = Files.readAllLines(file);
+        List<JsonNode> entries = auditEntries(lines);
         assertTrue(entries.stream().anyMatch(e -> e.get("verdict").asText().equals("allow")
                 && e.get("statement").asText().equals("SELECT $1::text") && e.get("login").asText().equals("app")),
                 lines.toString());
@@ -267,10 +261,43 @@ class RefusalSemanticsIT {
     }
 
     @Test
+    void theAuditShowsBytesThatAreNotUtf8AsTheyWereSent(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("audit.jsonl");
+        try (ProxyFixture audited = auditedTo(file);
+             RawClient client = RawClient.loggedIn(audited.port(), "trusted", database.name())) {
+            // 0x81 is a lead byte in SJIS and no character at all in UTF-8; 0xc3 0x81 is a valid UTF-8 character.
+            byte[] sql = {'S', 'E', 'L', 'E', 'C', 'T', ' ', '\'', (byte) 0x81, (byte) 0xc3, (byte) 0x81, '\''};
+            client.raw(java.nio.ByteBuffer.allocate(6 + sql.length).put((byte) 'Q').putInt(5 + sql.length).put(sql)
+                    .put((byte) 0).array());
+            assertEquals(SqlState.CHARACTER_NOT_IN_REPERTOIRE, client.readUntilReady().get(0).fields().get('C'));
+        }
+        List<String> lines = Files.readAllLines(file);
+        assertTrue(auditEntries(lines).stream().anyMatch(e -> e.get("statement").asText()
+                .equals("SELECT '\\x81\u00c1'\n-- not valid UTF-8: the bytes that are not are shown as \\xNN")),
+                lines.toString());
+    }
+
+    private static ProxyFixture auditedTo(Path file) {
+        return ProxyFixture.start(database, login -> TEST_GATE, null, PgwardConfig.TlsMode.DISABLE, 2,
+                config -> new PgwardConfig(config.listen(), config.startupTimeout(), config.tls(), config.backend(),
+                        config.pool(), config.logins(),
+                        new PgwardConfig.Audit(PgwardConfig.AuditTarget.FILE, file)));
+    }
+
+    private static List<JsonNode> auditEntries(List<String> lines) throws java.io.IOException {
+        ObjectMapper json = new ObjectMapper();
+        List<JsonNode> entries = new java.util.ArrayList<>();
+        for (String line : lines) {
+            entries.add(json.readTree(line));
+        }
+        return entries;
+    }
+
+    @Test
     void aFailingGateRefuses() throws Exception {
         StatementGate broken = request -> CompletableFuture.failedFuture(new IllegalStateException("boom"));
         try (ProxyFixture failing = ProxyFixture.start(database, login -> broken, null,
-                io.pgward.wire.config.PgwardConfig.TlsMode.DISABLE, 2);
+                PgwardConfig.TlsMode.DISABLE, 2);
              RawClient client = RawClient.loggedIn(failing.port(), "trusted", database.name())) {
             client.query("SELECT 1");
             RawClient.Message error = client.readUntilReady().get(0);
@@ -290,7 +317,7 @@ class RefusalSemanticsIT {
             return Verdict.ALLOW;
         });
         try (ProxyFixture delayed = ProxyFixture.start(database, login -> slow, null,
-                io.pgward.wire.config.PgwardConfig.TlsMode.DISABLE, 2);
+                PgwardConfig.TlsMode.DISABLE, 2);
              Connection c = delayed.connect("app"); Statement s = c.createStatement()) {
             s.addBatch("INSERT INTO items VALUES (1, 'slow')");
             s.addBatch("INSERT INTO items VALUES (2, 'fast')");

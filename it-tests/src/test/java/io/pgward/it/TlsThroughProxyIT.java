@@ -12,8 +12,11 @@ import io.pgward.wire.config.Secret;
 import io.pgward.wire.protocol.SqlState;
 import io.pgward.wire.server.PgwardServer;
 import io.pgward.wire.net.SelfSignedCertificate;
+import java.net.Socket;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.security.cert.X509Certificate;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -23,6 +26,11 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.X509TrustManager;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -84,6 +92,51 @@ class TlsThroughProxyIT {
             assertEquals(1, reply.size());
             assertEquals(SqlState.PROTOCOL_VIOLATION, reply.get(0).fields().get('C'));
             assertEquals("received unencrypted data after SSL request", reply.get(0).fields().get('M'));
+        }
+    }
+
+    @Test
+    void aClientCannotRenegotiate() throws Exception {
+        try (Socket plain = new Socket("127.0.0.1", tlsAllowed.port())) {
+            plain.getOutputStream().write(ByteBuffer.allocate(8).putInt(8).putInt(80877103).array());
+            assertEquals('S', plain.getInputStream().read());
+            SSLContext trustingAll = SSLContext.getInstance("TLSv1.2");
+            trustingAll.init(null, new TrustManager[] {new TrustingAll()}, null);
+            try (SSLSocket tls = (SSLSocket) trustingAll.getSocketFactory()
+                    .createSocket(plain, "localhost", tlsAllowed.port(), true)) {
+                tls.setEnabledProtocols(new String[] {"TLSv1.2"});
+                tls.startHandshake();
+                // A second handshake on an established TLS 1.2 session sends a new ClientHello: renegotiation.
+                tls.startHandshake();
+                byte[] startup = startupMessage("app", "postgres");
+                SSLException refused = assertThrows(SSLException.class, () -> {
+                    tls.getOutputStream().write(startup);
+                    tls.getOutputStream().flush();
+                    tls.getInputStream().read();
+                });
+                assertTrue(refused.getMessage().contains("handshake_failure"), refused.getMessage());
+            }
+        }
+    }
+
+    private static byte[] startupMessage(String user, String database) {
+        byte[] body = ("user\0" + user + "\0database\0" + database + "\0\0").getBytes(StandardCharsets.UTF_8);
+        return ByteBuffer.allocate(8 + body.length).putInt(8 + body.length).putInt(196608).put(body).array();
+    }
+
+    /** The certificate is not what this test is about. */
+    private static final class TrustingAll implements X509TrustManager {
+        @Override
+        public void checkClientTrusted(X509Certificate[] chain, String authType) {
+        }
+
+        @Override
+        public void checkServerTrusted(X509Certificate[] chain, String authType) {
+        }
+
+        @Override
+        public X509Certificate[] getAcceptedIssuers() {
+            return new X509Certificate[0];
         }
     }
 

@@ -41,6 +41,19 @@ public final class ServerTls {
             "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256", "TLS_DHE_RSA_WITH_AES_128_GCM_SHA256",
             "TLS_DHE_RSA_WITH_AES_256_GCM_SHA384");
 
+    /**
+     * A client that renegotiates makes the server repeat its most expensive step as often as it likes, and gains
+     * nothing PostgreSQL offers: PostgreSQL refuses renegotiation, so pgward does too. TLS 1.3 has none; for TLS 1.2
+     * the JDK reads this property once, when its first server handshake starts, which is after this class is
+     * initialised (a context is built before pgward accepts a connection). Set here rather than in the launcher so
+     * that every way of starting pgward has it; an operator's contrary setting is overridden on purpose.
+     */
+    static final String REJECT_RENEGOTIATION = "jdk.tls.rejectClientInitiatedRenegotiation";
+
+    static {
+        System.setProperty(REJECT_RENEGOTIATION, "true");
+    }
+
     private ServerTls() {
     }
 

@@ -1,6 +1,7 @@
 package io.pgward.wire.protocol;
 
 import io.netty.buffer.ByteBuf;
+import java.nio.charset.StandardCharsets;
 
 /**
  * UTF-8 validity exactly as PostgreSQL checks text from a client whose encoding is UTF8
@@ -22,25 +23,72 @@ public final class Utf8 {
      * ({@code 0xc3 0x27}), or null when all of it is valid.
      */
     public static String invalidSequence(ByteBuf buf, int from, int to) {
+        int at = firstInvalid(buf, from, to);
+        if (at < 0) {
+            return null;
+        }
+        StringBuilder bytes = new StringBuilder();
+        int shown = Math.min(Math.min(sequenceLength(buf.getByte(at) & 0xff), to - at), 8);
+        for (int i = 0; i < shown; i++) {
+            bytes.append(i == 0 ? "" : " ").append(String.format("0x%02x", buf.getByte(at + i) & 0xff));
+        }
+        return bytes.toString();
+    }
+
+    /**
+     * {@code buf[from, to)} as text where every byte that is not part of a valid UTF-8 character is shown as
+     * {@code \xNN}, so that a log shows what was sent rather than replacement characters; null when all of it is
+     * valid.
+     */
+    public static String escapedIfInvalid(ByteBuf buf, int from, int to) {
+        int at = firstInvalid(buf, from, to);
+        if (at < 0) {
+            return null;
+        }
+        StringBuilder text = new StringBuilder(to - from + 16);
+        text.append(buf.toString(from, at - from, StandardCharsets.UTF_8));
+        while (at < to) {
+            int valid = validLength(buf, at, to);
+            if (valid == 0) {
+                text.append(String.format("\\x%02x", buf.getByte(at) & 0xff));
+                at++;
+            } else {
+                text.append(buf.toString(at, valid, StandardCharsets.UTF_8));
+                at += valid;
+            }
+        }
+        return text.toString();
+    }
+
+    /** The index of the first byte of the first invalid sequence, or -1. */
+    private static int firstInvalid(ByteBuf buf, int from, int to) {
         int at = from;
         while (at < to) {
-            int lead = buf.getByte(at) & 0xff;
-            if (lead < 0x80) {
-                at++;
-                continue;
-            }
-            int length = (lead & 0xe0) == 0xc0 ? 2 : (lead & 0xf0) == 0xe0 ? 3 : (lead & 0xf8) == 0xf0 ? 4 : 1;
-            if (to - at < length || !legal(buf, at, length)) {
-                StringBuilder bytes = new StringBuilder();
-                int shown = Math.min(Math.min(length, to - at), 8);
-                for (int i = 0; i < shown; i++) {
-                    bytes.append(i == 0 ? "" : " ").append(String.format("0x%02x", buf.getByte(at + i) & 0xff));
-                }
-                return bytes.toString();
+            int length = validLength(buf, at, to);
+            if (length == 0) {
+                return at;
             }
             at += length;
         }
-        return null;
+        return -1;
+    }
+
+    /** The length of the valid run of characters starting at {@code at} (at most 64 KiB), 0 if it starts invalid. */
+    private static int validLength(ByteBuf buf, int at, int to) {
+        int start = at;
+        while (at < to && at - start < 65536) {
+            int lead = buf.getByte(at) & 0xff;
+            int length = sequenceLength(lead);
+            if (lead >= 0x80 && (to - at < length || !legal(buf, at, length))) {
+                break;
+            }
+            at += length;
+        }
+        return at - start;
+    }
+
+    private static int sequenceLength(int lead) {
+        return lead < 0x80 ? 1 : (lead & 0xe0) == 0xc0 ? 2 : (lead & 0xf0) == 0xe0 ? 3 : (lead & 0xf8) == 0xf0 ? 4 : 1;
     }
 
     /** The message of PostgreSQL's error for it. */

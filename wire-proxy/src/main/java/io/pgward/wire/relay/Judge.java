@@ -31,7 +31,8 @@ final class Judge {
         String invalid = backend.target().pins() == null ? null : Verdicts.invalidUtf8(message);
         if (invalid != null) {
             // Decoded with replacement characters, the text is not what the server reads: refused, not judged.
-            return new Judgement(CompletableFuture.completedFuture(Verdicts.invalidEncoding(invalid)), sql, started);
+            return new Judgement(CompletableFuture.completedFuture(Verdicts.invalidEncoding(invalid)),
+                    Verdicts.auditedText(message, sql), started);
         }
         CompletableFuture<Verdict> verdict;
         try {
@@ -40,7 +41,7 @@ final class Judge {
         } catch (RuntimeException e) {
             verdict = CompletableFuture.failedFuture(e);
         }
-        return new Judgement(verdict, sql, started);
+        return new Judgement(verdict, Verdicts.auditedText(message, sql), started);
     }
 
     /**

@@ -61,6 +61,26 @@ final class Verdicts {
      * when the text is valid (or the message carries no SQL text).
      */
     static String invalidUtf8(FrontendMessage message) {
+        int[] range = sqlRange(message);
+        return range == null ? null : Utf8.invalidSequence(message.frame(), range[0], range[1]);
+    }
+
+    /**
+     * The statement as the audit shows it: {@code sql}, unless the bytes were not valid UTF-8 and were decoded with
+     * replacement characters; then the bytes that are not valid are shown as {@code \xNN} and the line says so,
+     * so that the audit records what was sent.
+     */
+    static String auditedText(FrontendMessage message, String sql) {
+        if (sql.indexOf('\uFFFD') < 0) {
+            return sql;
+        }
+        int[] range = sqlRange(message);
+        String escaped = range == null ? null : Utf8.escapedIfInvalid(message.frame(), range[0], range[1]);
+        return escaped == null ? sql : escaped + "\n-- not valid UTF-8: the bytes that are not are shown as \\xNN";
+    }
+
+    /** Where the SQL text of a Query or Parse lies in its frame, without its NUL; null for other messages. */
+    private static int[] sqlRange(FrontendMessage message) {
         ByteBuf frame = message.frame();
         int end = frame.writerIndex();
         int from = frame.readerIndex() + 5;
@@ -72,7 +92,7 @@ final class Verdicts {
             }
         }
         int to = frame.indexOf(from, end, (byte) 0);
-        return to < 0 ? null : Utf8.invalidSequence(frame, from, to);
+        return to < 0 ? null : new int[] {from, to};
     }
 
     /** The server's own error for text that is not valid UTF-8. */

@@ -33,4 +33,17 @@ class Utf8Test {
         byte[] bytes = HexFormat.of().parseHex(hex);
         assertEquals(expected, Utf8.invalidSequence(Unpooled.wrappedBuffer(bytes), 0, bytes.length));
     }
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(nullValues = "valid", value = {
+            "53454c454354, valid",
+            "c381, valid",
+            "815c41, \\x81\\A",                   // SJIS 0x81 0x5c: the lead byte shown, then the valid rest
+            "41e4b85c, A\\xe4\\xb8\\",
+            "eda080c381, \\xed\\xa0\\x80\u00c1",  // a surrogate, then Á
+            "41c3, A\\xc3"})
+    void showsTheBytesThatAreNotUtf8AsEscapes(String hex, String expected) {
+        byte[] bytes = HexFormat.of().parseHex(hex);
+        assertEquals(expected, Utf8.escapedIfInvalid(Unpooled.wrappedBuffer(bytes), 0, bytes.length));
+    }
 }
