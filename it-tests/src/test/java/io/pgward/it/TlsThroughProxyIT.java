@@ -28,6 +28,7 @@ import java.util.Map;
 import java.util.Properties;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
 import javax.net.ssl.TrustManager;
 import javax.net.ssl.X509TrustManager;
@@ -147,6 +148,71 @@ class TlsThroughProxyIT {
                 tlsRequired.uri("app") + "?sslmode=require", "-At", "-c", "SELECT 'over tls'"));
         assertEquals(0, result.exit(), result.err());
         assertEquals("over tls", result.out().strip());
+    }
+
+    @Test
+    void psqlConnectsWithChannelBindingRequired() throws Exception {
+        Path psql = RealClients.require("psql");
+        RealClients.Result result = RealClients.run(List.of(psql.toString(),
+                tlsRequired.uri("app") + "?sslmode=require&channel_binding=require", "-At", "-c", "SELECT 'bound'"));
+        assertEquals(0, result.exit(), result.err());
+        assertEquals("bound", result.out().strip());
+    }
+
+    @Test
+    void pgjdbcConnectsWithChannelBindingRequired() throws SQLException {
+        Properties props = tlsProps("require");
+        props.setProperty("channelBinding", "require");
+        try (Connection c = tlsAllowed.connect("app", props)) {
+            assertTrue(c.isValid(5));
+        }
+        // Without TLS there is no certificate to bind: pgward offers no -PLUS, and the driver refuses to go on.
+        Properties plain = new Properties();
+        plain.setProperty("sslmode", "disable");
+        plain.setProperty("channelBinding", "require");
+        assertThrows(SQLException.class, () -> tlsAllowed.connect("app", plain));
+    }
+
+    @Test
+    void pgjdbcConnectsWithDirectTls() throws SQLException {
+        Properties props = tlsProps("require");
+        props.setProperty("sslNegotiation", "direct");
+        try (Connection c = tlsRequired.connect("app", props); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT 'direct'")) {
+            assertTrue(rs.next());
+            assertEquals("direct", rs.getString(1));
+        }
+    }
+
+    @Test
+    void aDirectTlsConnectionWithoutAlpnIsClosedAsPostgresClosesIt() throws Exception {
+        for (boolean alpn : new boolean[] {true, false}) {
+            SSLContext trustingAll = SSLContext.getInstance("TLS");
+            trustingAll.init(null, new TrustManager[] {new TrustingAll()}, null);
+            try (SSLSocket tls = (SSLSocket) trustingAll.getSocketFactory().createSocket("127.0.0.1",
+                    tlsAllowed.port())) {
+                if (alpn) {
+                    SSLParameters parameters = tls.getSSLParameters();
+                    parameters.setApplicationProtocols(new String[] {"postgresql"});
+                    tls.setSSLParameters(parameters);
+                }
+                tls.startHandshake();
+                tls.getOutputStream().write(startupMessage("app", "postgres"));
+                tls.getOutputStream().flush();
+                // With ALPN: AuthenticationSASL ('R'). Without: closed, no answer (PostgreSQL only logs it).
+                assertEquals(alpn ? 'R' : -1, tls.getInputStream().read(), "ALPN " + alpn);
+            }
+        }
+    }
+
+    @Test
+    void aClientHelloToAPgwardWithoutTlsIsClosedWithoutAPlaintextAnswer() throws Exception {
+        try (ProxyFixture plain = ProxyFixture.start(database, ProxyFixture.STANDARD_GATES, null,
+                PgwardConfig.TlsMode.DISABLE, 2); Socket socket = new Socket("127.0.0.1", plain.port())) {
+            // The start of a TLS record holding a ClientHello.
+            socket.getOutputStream().write(new byte[] {0x16, 0x03, 0x01, 0x00, 0x40, 0x01, 0x00, 0x00, 0x3c, 0x03});
+            assertEquals(-1, socket.getInputStream().read());
+        }
     }
 
     @Test

@@ -15,11 +15,15 @@ final class ScramMessages {
     /**
      * {@code gs2-header client-first-message-bare}.
      *
-     * @param gs2Header {@code "n,,"} or {@code "y,,"}: what the client must echo, base64, in {@code c=}
+     * @param gs2Header {@code "n,,"}, {@code "y,,"} or {@code "p=<cb-name>,,"}: what the client must echo, base64,
+     *                  in {@code c=} (followed by the channel-binding data for {@code p})
+     * @param flag the gs2 channel-binding flag: {@code n} (no binding), {@code y} (the client could bind but thinks
+     *             the server cannot), {@code p} (the client binds, with {@code bindingType})
+     * @param bindingType the channel-binding type after {@code p=}; null for the other flags
      * @param bare the client-first-message-bare, the first part of the AuthMessage
      * @param clientNonce the client's half of the nonce
      */
-    record ClientFirst(String gs2Header, String bare, String clientNonce) {
+    record ClientFirst(String gs2Header, char flag, String bindingType, String bare, String clientNonce) {
     }
 
     /**
@@ -39,22 +43,31 @@ final class ScramMessages {
     /** Layout: {@code n|y|p=<cb-name> , [a=<authzid>] , [m=<ext>,] n=<user> , r=<nonce> [,<ext>]*}. */
     static ClientFirst parseClientFirst(String message) {
         requireNoNul(message);
-        if (message.startsWith("p=")) {
-            throw new IllegalArgumentException("client requires channel binding (gs2 flag p), but only "
-                    + ScramServerExchange.MECHANISM + " without channel binding was offered");
-        }
-        // "y": the client could bind the channel but believes the server cannot. True here: no -PLUS is offered.
-        if (!message.startsWith("n,") && !message.startsWith("y,")) {
+        char flag = message.isEmpty() ? 0 : message.charAt(0);
+        int afterFlag;
+        String bindingType = null;
+        if (flag == 'p' && message.startsWith("p=")) {
+            afterFlag = message.indexOf(',');
+            if (afterFlag < 0) {
+                throw new IllegalArgumentException("malformed client-first-message: bad gs2 header");
+            }
+            bindingType = message.substring(2, afterFlag);
+        } else if (flag == 'n' || flag == 'y') {
+            afterFlag = 1;
+        } else {
             throw new IllegalArgumentException("malformed client-first-message: unexpected channel-binding flag");
         }
-        if (message.startsWith("a=", 2)) {
-            throw new IllegalArgumentException("client uses an authorization identity, which is not supported");
-        }
-        if (!message.startsWith(",", 2)) {
+        if (!message.startsWith(",", afterFlag)) {
             throw new IllegalArgumentException("malformed client-first-message: bad gs2 header");
         }
-        String gs2Header = message.substring(0, 3);
-        String bare = message.substring(3);
+        if (message.startsWith("a=", afterFlag + 1)) {
+            throw new IllegalArgumentException("client uses an authorization identity, which is not supported");
+        }
+        if (!message.startsWith(",", afterFlag + 1)) {
+            throw new IllegalArgumentException("malformed client-first-message: bad gs2 header");
+        }
+        String gs2Header = message.substring(0, afterFlag + 2);
+        String bare = message.substring(afterFlag + 2);
         String[] attributes = bare.split(",", -1);
         if (attributes[0].startsWith("m=")) {
             throw new IllegalArgumentException("client requires an unsupported SCRAM extension");
@@ -67,7 +80,7 @@ final class ScramMessages {
         if (nonce.isEmpty() || !isPrintable(nonce)) {
             throw new IllegalArgumentException("malformed client-first-message: empty or non-printable nonce");
         }
-        return new ClientFirst(gs2Header, bare, nonce);
+        return new ClientFirst(gs2Header, flag, bindingType, bare, nonce);
     }
 
     /** Layout: {@code c=<base64 cbind-input> , r=<nonce> [,<ext>]* , p=<base64 proof>}; the proof comes last. */

@@ -21,10 +21,15 @@ import java.util.function.Supplier;
  * </pre>
  *
  * <p>Invariants: one instance per attempt, used from one thread; each step runs at most once and in order,
- * and after a failure the exchange is finished. Only {@code SCRAM-SHA-256} is offered, never {@code -PLUS}, so
- * the gs2 flags {@code n} and {@code y} are accepted and {@code p} is refused; an authorization identity and
- * mandatory extensions are refused; the user name in client-first is ignored, as PostgreSQL ignores it in
- * favour of the startup packet's.
+ * and after a failure the exchange is finished. An authorization identity and mandatory extensions are refused;
+ * the user name in client-first is ignored, as PostgreSQL ignores it in favour of the startup packet's.
+ *
+ * <p>Channel binding ({@code SCRAM-SHA-256-PLUS}, RFC 5802 section 6 with RFC 5929's {@code tls-server-end-point})
+ * is offered, first, on a TLS connection, as PostgreSQL offers it: the client proves it saw the certificate pgward
+ * presented, so a man in the middle who terminates TLS with another certificate cannot relay the login. The rules
+ * of PostgreSQL's {@code read_client_first_message} hold: the gs2 flag must fit the chosen mechanism ({@code p}
+ * for -PLUS, {@code n} or {@code y} without), and {@code y} (the client could bind but believes the server
+ * cannot) fails when -PLUS was offered, since then someone removed it on the way.
  *
  * <p>An unknown user gets a doomed exchange, as in PostgreSQL's {@code mock_scram_secret}: a salt derived
  * from the user name and a server secret (so it is the same on every attempt, like a real one), the same
@@ -33,6 +38,9 @@ import java.util.function.Supplier;
 public final class ScramServerExchange {
 
     public static final String MECHANISM = "SCRAM-SHA-256";
+    public static final String MECHANISM_PLUS = "SCRAM-SHA-256-PLUS";
+    /** The one channel-binding type PostgreSQL supports. */
+    static final String BINDING_TYPE = "tls-server-end-point";
 
     /** PostgreSQL's SCRAM_RAW_NONCE_LEN. */
     private static final int SERVER_NONCE_BYTES = 18;
@@ -43,6 +51,9 @@ public final class ScramServerExchange {
     private final ScramVerifier verifier;
     private final boolean doomed;
     private final Supplier<String> serverNonces;
+    /** The hash of the certificate presented on this connection, or null when -PLUS is not offered. */
+    private final byte[] channelBinding;
+    private boolean plusSelected;
     private Phase phase = Phase.AWAIT_CLIENT_FIRST;
     private ClientFirst clientFirst;
     private String nonce;
@@ -56,12 +67,21 @@ public final class ScramServerExchange {
      *                   the same across restarts (see {@link #newMockSecret()}) so fake salts never change
      */
     public ScramServerExchange(String user, ScramVerifier verifier, byte[] mockSecret) {
-        this(user, verifier, mockSecret,
+        this(user, verifier, mockSecret, null);
+    }
+
+    /**
+     * @param channelBinding the {@code tls-server-end-point} data of this connection ({@link TlsServerEndPoint}),
+     *                       or null on a connection without TLS: then -PLUS is not offered
+     */
+    public ScramServerExchange(String user, ScramVerifier verifier, byte[] mockSecret, byte[] channelBinding) {
+        this(user, verifier, mockSecret, channelBinding,
                 () -> Base64.getEncoder().encodeToString(ScramCrypto.randomBytes(SERVER_NONCE_BYTES)));
     }
 
     /** With the server's half of the nonce from {@code serverNonces}, so the RFC's example can be replayed. */
-    ScramServerExchange(String user, ScramVerifier verifier, byte[] mockSecret, Supplier<String> serverNonces) {
+    ScramServerExchange(String user, ScramVerifier verifier, byte[] mockSecret, byte[] channelBinding,
+                        Supplier<String> serverNonces) {
         if (user == null) {
             throw new IllegalArgumentException("user must not be null");
         }
@@ -75,6 +95,7 @@ public final class ScramServerExchange {
         ScramVerifier mock = mockVerifier(user, mockSecret);
         this.verifier = doomed ? mock : verifier;
         this.serverNonces = serverNonces;
+        this.channelBinding = channelBinding == null ? null : channelBinding.clone();
     }
 
     /** 32 random bytes, for {@code mockSecret}. */
@@ -83,8 +104,15 @@ public final class ScramServerExchange {
     }
 
     /** The body of AuthenticationSASL: the offered mechanisms as C strings, then an empty one. */
-    public static byte[] mechanisms() {
-        return (MECHANISM + "\0\0").getBytes(StandardCharsets.US_ASCII);
+    public byte[] mechanisms() {
+        String offered = channelBinding == null ? MECHANISM + "\0" : MECHANISM_PLUS + "\0" + MECHANISM + "\0";
+        return (offered + "\0").getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /** Takes the client's choice from SASLInitialResponse; false when it is not one of the offered mechanisms. */
+    public boolean select(String mechanism) {
+        plusSelected = channelBinding != null && MECHANISM_PLUS.equals(mechanism);
+        return plusSelected || MECHANISM.equals(mechanism);
     }
 
     /**
@@ -100,6 +128,7 @@ public final class ScramServerExchange {
         } catch (IllegalArgumentException e) {
             throw new AuthenticationFailed(user, e.getMessage());
         }
+        checkBindingFlag();
         nonce = clientFirst.clientNonce() + serverNonces.get();
         serverFirst = "r=" + nonce + ",s=" + Base64.getEncoder().encodeToString(verifier.salt())
                 + ",i=" + verifier.iterations();
@@ -119,8 +148,11 @@ public final class ScramServerExchange {
         } catch (IllegalArgumentException e) {
             throw new AuthenticationFailed(user, e.getMessage());
         }
-        // Without channel binding, c= is the gs2 header itself, base64: "biws" for n,, and "eSws" for y,,.
-        String expectedBinding = Base64.getEncoder().encodeToString(latin1(clientFirst.gs2Header()));
+        // Without channel binding, c= is the gs2 header itself, base64: "biws" for n,, and "eSws" for y,,; with it,
+        // the header followed by the hash of the certificate the client saw.
+        byte[] header = latin1(clientFirst.gs2Header());
+        byte[] input = plusSelected ? concat(header, channelBinding) : header;
+        String expectedBinding = Base64.getEncoder().encodeToString(input);
         if (!constantTimeEquals(expectedBinding, clientFinal.channelBinding())) {
             throw new AuthenticationFailed(user, "channel-binding data in client-final-message does not match");
         }
@@ -140,6 +172,39 @@ public final class ScramServerExchange {
         }
         byte[] serverSignature = ScramCrypto.hmac(verifier.serverKey(), authMessage);
         return ("v=" + Base64.getEncoder().encodeToString(serverSignature)).getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /** PostgreSQL's checks of the gs2 flag against the chosen mechanism ({@code read_client_first_message}). */
+    private void checkBindingFlag() throws AuthenticationFailed {
+        switch (clientFirst.flag()) {
+            case 'p' -> {
+                if (!plusSelected) {
+                    throw new AuthenticationFailed(user, "the client selected " + MECHANISM + " without channel "
+                            + "binding, but the SCRAM message includes channel binding data");
+                }
+                if (!BINDING_TYPE.equals(clientFirst.bindingType())) {
+                    throw new AuthenticationFailed(user, "unsupported SCRAM channel-binding type");
+                }
+            }
+            case 'y' -> {
+                if (channelBinding != null) {
+                    throw new AuthenticationFailed(user, "SCRAM channel binding negotiation error: the client "
+                            + "supports channel binding but thinks the server does not, and this server does");
+                }
+            }
+            default -> {
+                if (plusSelected) {
+                    throw new AuthenticationFailed(user, "the client selected " + MECHANISM_PLUS + ", but the "
+                            + "SCRAM message does not include channel binding data");
+                }
+            }
+        }
+    }
+
+    private static byte[] concat(byte[] first, byte[] second) {
+        byte[] both = Arrays.copyOf(first, first.length + second.length);
+        System.arraycopy(second, 0, both, first.length, second.length);
+        return both;
     }
 
     /** Moves to FINISHED first, so a step that fails leaves nothing to retry. */

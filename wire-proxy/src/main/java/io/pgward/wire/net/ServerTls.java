@@ -1,7 +1,9 @@
 package io.pgward.wire.net;
 
+import io.netty.handler.ssl.ApplicationProtocolConfig;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslProvider;
 import io.netty.handler.ssl.SupportedCipherSuiteFilter;
 import io.pgward.wire.config.ConfigException;
 import io.pgward.wire.config.PgwardConfig;
@@ -48,6 +50,12 @@ public final class ServerTls {
      * initialised (a context is built before pgward accepts a connection). Set here rather than in the launcher so
      * that every way of starting pgward has it; an operator's contrary setting is overridden on purpose.
      */
+    /**
+     * The ALPN protocol PostgreSQL 17 names. A client that offers ALPN must offer this one (else the handshake
+     * fails with no_application_protocol, as in PostgreSQL); a direct TLS connection must have negotiated it.
+     */
+    public static final String ALPN_PROTOCOL = "postgresql";
+
     static final String REJECT_RENEGOTIATION = "jdk.tls.rejectClientInitiatedRenegotiation";
 
     static {
@@ -74,9 +82,14 @@ public final class ServerTls {
                     + tls.certificate());
         }
         try {
+            // The JDK's TLS, also if an OpenSSL binding appears on the class path: renegotiation is refused above.
             return SslContextBuilder.forServer(key, chain.toArray(X509Certificate[]::new))
+                    .sslProvider(SslProvider.JDK)
                     .protocols(PROTOCOLS)
                     .ciphers(CIPHER_SUITES, SupportedCipherSuiteFilter.INSTANCE)
+                    .applicationProtocolConfig(new ApplicationProtocolConfig(ApplicationProtocolConfig.Protocol.ALPN,
+                            ApplicationProtocolConfig.SelectorFailureBehavior.FATAL_ALERT,
+                            ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT, ALPN_PROTOCOL))
                     .build();
         } catch (SSLException | IllegalArgumentException e) {
             throw new ConfigException("tls: cannot use " + tls.certificate() + " with " + tls.key() + ": "

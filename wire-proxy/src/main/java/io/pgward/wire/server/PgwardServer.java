@@ -97,8 +97,10 @@ public final class PgwardServer implements AutoCloseable {
                 .childHandler(new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel ch) {
-                        ch.pipeline().addLast("startup-decoder", new StartupDecoder())
-                                .addLast("startup", new FrontendStartup(context, "c" + connections.incrementAndGet()));
+                        String connection = "c" + connections.incrementAndGet();
+                        ch.pipeline().addLast("direct-tls", FrontendStartup.directTls(context, connection))
+                                .addLast("startup-decoder", new StartupDecoder())
+                                .addLast("startup", new FrontendStartup(context, connection));
                     }
                 });
         try {

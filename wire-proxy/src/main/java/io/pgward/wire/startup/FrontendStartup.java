@@ -4,12 +4,15 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.pgward.wire.auth.AuthenticationFailed;
 import io.pgward.wire.auth.Md5Authentication;
 import io.pgward.wire.auth.ScramServerExchange;
+import io.pgward.wire.auth.TlsServerEndPoint;
+import io.pgward.wire.net.ServerTls;
 import io.pgward.wire.codec.FrontendDecoder;
 import io.pgward.wire.codec.StartupDecoder;
 import io.pgward.wire.config.PgwardConfig;
@@ -67,6 +70,8 @@ public final class FrontendStartup extends ChannelInboundHandlerAdapter {
     private final String connection;
     private Phase phase = Phase.STARTUP;
     private boolean encrypted;
+    /** TLS began with the client's ClientHello, without an SSLRequest ({@link DirectTls}). */
+    private boolean direct;
     private String user;
     private String database;
     private Map<String, String> parameters;
@@ -88,6 +93,21 @@ public final class FrontendStartup extends ChannelInboundHandlerAdapter {
         timeout = ctx.executor().schedule(() -> fail(ctx, PgError.fatal(SqlState.PROTOCOL_VIOLATION,
                 "canceling authentication due to timeout")), millis, TimeUnit.MILLISECONDS);
         ctx.fireChannelActive();
+    }
+
+    /** The handler that sees a direct TLS ClientHello; it goes first in the pipeline, before this one. */
+    public static io.netty.channel.ChannelHandler directTls(ServerContext server, String connection) {
+        return new DirectTls(server, connection);
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+        if (event == DirectTls.STARTED) {
+            encrypted = true;
+            direct = true;
+            return;
+        }
+        ctx.fireUserEventTriggered(event);
     }
 
     @Override
@@ -151,6 +171,13 @@ public final class FrontendStartup extends ChannelInboundHandlerAdapter {
     }
 
     private void startupMessage(ChannelHandlerContext ctx, StartupPacket.StartupMessage m) {
+        if (direct && !ServerTls.ALPN_PROTOCOL.equals(ctx.pipeline().get(SslHandler.class).applicationProtocol())) {
+            // PostgreSQL logs this and closes: without ALPN a direct connection may be some other protocol's.
+            ConnectionLog.info(log, connection, "closed a direct TLS connection that did not negotiate the ALPN "
+                    + "protocol \"{}\"", ServerTls.ALPN_PROTOCOL);
+            ctx.close();
+            return;
+        }
         if (m.major() != 3) {
             throw new ProtocolException(SqlState.FEATURE_NOT_SUPPORTED, "unsupported frontend protocol "
                     + m.major() + "." + m.minor() + ": server supports 3.0 to 3.0");
@@ -199,8 +226,9 @@ public final class FrontendStartup extends ChannelInboundHandlerAdapter {
             case SCRAM_SHA_256 -> {
                 phase = Phase.SASL_INITIAL;
                 // Unknown logins run a mock exchange that fails at the end, like a wrong password.
-                scram = new ScramServerExchange(user, entry == null ? null : entry.verifier(), server.mockSecret());
-                ctx.writeAndFlush(Messages.authentication(ctx.alloc(), 10, ScramServerExchange.mechanisms()));
+                scram = new ScramServerExchange(user, entry == null ? null : entry.verifier(), server.mockSecret(),
+                        channelBinding(ctx));
+                ctx.writeAndFlush(Messages.authentication(ctx.alloc(), 10, scram.mechanisms()));
             }
         }
     }
@@ -209,7 +237,7 @@ public final class FrontendStartup extends ChannelInboundHandlerAdapter {
         switch (phase) {
             case SASL_INITIAL -> {
                 String mechanism = Wire.readCString(body);
-                if (!ScramServerExchange.MECHANISM.equals(mechanism)) {
+                if (!scram.select(mechanism)) {
                     throw new ProtocolException(SqlState.PROTOCOL_VIOLATION,
                             "client selected an invalid SASL authentication mechanism");
                 }
@@ -236,6 +264,12 @@ public final class FrontendStartup extends ChannelInboundHandlerAdapter {
             }
             default -> throw new ProtocolException("unexpected authentication response");
         }
+    }
+
+    /** The certificate this connection's TLS presented, for SCRAM-SHA-256-PLUS; null without TLS. */
+    private byte[] channelBinding(ChannelHandlerContext ctx) {
+        SslHandler tls = encrypted ? ctx.pipeline().get(SslHandler.class) : null;
+        return tls == null ? null : TlsServerEndPoint.of(tls.engine().getSession());
     }
 
     private void connectBackend(ChannelHandlerContext ctx) {

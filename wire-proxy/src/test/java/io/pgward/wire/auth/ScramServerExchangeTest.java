@@ -8,6 +8,7 @@ import static io.pgward.wire.auth.ScramTestClient.text;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -33,9 +34,86 @@ class ScramServerExchangeTest {
         return new ScramServerExchange("alice", verifier, SECRET);
     }
 
+    private static final byte[] CERTIFICATE_HASH = {1, 2, 3, 4, 5, 6, 7, 8};
+
+    private static ScramServerExchange overTls(ScramVerifier verifier) {
+        return new ScramServerExchange("alice", verifier, SECRET, CERTIFICATE_HASH);
+    }
+
+    private static ScramClient binding(String advertised, byte[] certificateHash) {
+        return ScramClient.builder().advertisedMechanisms(List.of(advertised))
+                .username("*").password("correct horse".toCharArray())
+                .channelBinding("tls-server-end-point", certificateHash)
+                .stringPreparation(StringPreparation.POSTGRESQL_PREPARATION).build();
+    }
+
     @Test
-    void offersOnlyScramSha256WithoutChannelBinding() {
-        assertArrayEquals("SCRAM-SHA-256\0\0".getBytes(), ScramServerExchange.mechanisms());
+    void offersOnlyScramSha256WithoutTls() {
+        assertArrayEquals("SCRAM-SHA-256\0\0".getBytes(), exchangeFor(ALICE).mechanisms());
+    }
+
+    @Test
+    void offersChannelBindingFirstOverTls() {
+        assertArrayEquals("SCRAM-SHA-256-PLUS\0SCRAM-SHA-256\0\0".getBytes(), overTls(ALICE).mechanisms());
+    }
+
+    @Test
+    void authenticatesAClientThatBindsTheCertificateItSaw() {
+        ScramServerExchange exchange = overTls(ALICE);
+        assertTrue(exchange.select("SCRAM-SHA-256-PLUS"));
+        assertDoesNotThrow(() -> authenticate(binding("SCRAM-SHA-256-PLUS", CERTIFICATE_HASH), exchange));
+    }
+
+    @Test
+    void refusesAClientThatSawAnotherCertificate() throws Exception {
+        // A man in the middle terminated TLS with a certificate of its own: the client binds that one.
+        ScramServerExchange exchange = overTls(ALICE);
+        assertTrue(exchange.select("SCRAM-SHA-256-PLUS"));
+        AuthenticationFailed failed = failsAtServerFinal(binding("SCRAM-SHA-256-PLUS", new byte[] {9, 9, 9}),
+                exchange);
+        assertTrue(failed.getMessage().contains("channel-binding data"), failed.getMessage());
+    }
+
+    @Test
+    void refusesAClientThatCouldBindButWasToldTheServerCannotWhenItCan() {
+        // Someone removed -PLUS from the offer on the way: the client says "y", and the server knows better.
+        ScramServerExchange exchange = overTls(ALICE);
+        assertTrue(exchange.select("SCRAM-SHA-256"));
+        String clientFirst = binding("SCRAM-SHA-256", CERTIFICATE_HASH).clientFirstMessage().toString();
+        assertTrue(clientFirst.startsWith("y,,"), clientFirst);
+        AuthenticationFailed failed = assertThrows(AuthenticationFailed.class,
+                () -> exchange.serverFirst(bytes(clientFirst)));
+        assertTrue(failed.getMessage().contains("negotiation"), failed.getMessage());
+    }
+
+    @Test
+    void acceptsAClientWithoutChannelBindingOverTls() {
+        ScramServerExchange exchange = overTls(ALICE);
+        assertTrue(exchange.select("SCRAM-SHA-256"));
+        assertDoesNotThrow(() -> authenticate(pgjdbcLike("correct horse"), exchange));
+    }
+
+    @Test
+    void refusesAGs2FlagThatDoesNotFitTheChosenMechanism() {
+        ScramServerExchange plusWithoutBinding = overTls(ALICE);
+        assertTrue(plusWithoutBinding.select("SCRAM-SHA-256-PLUS"));
+        assertThrows(AuthenticationFailed.class, () -> plusWithoutBinding.serverFirst(bytes("n,,n=,r=abc")));
+
+        ScramServerExchange bindingWithoutPlus = overTls(ALICE);
+        assertTrue(bindingWithoutPlus.select("SCRAM-SHA-256"));
+        assertThrows(AuthenticationFailed.class,
+                () -> bindingWithoutPlus.serverFirst(bytes("p=tls-server-end-point,,n=,r=abc")));
+
+        ScramServerExchange otherType = overTls(ALICE);
+        assertTrue(otherType.select("SCRAM-SHA-256-PLUS"));
+        assertThrows(AuthenticationFailed.class, () -> otherType.serverFirst(bytes("p=tls-unique,,n=,r=abc")));
+    }
+
+    @Test
+    void acceptsOnlyTheOfferedMechanisms() {
+        assertTrue(exchangeFor(ALICE).select("SCRAM-SHA-256"));
+        assertFalse(exchangeFor(ALICE).select("SCRAM-SHA-256-PLUS"), "-PLUS is not offered without TLS");
+        assertFalse(overTls(ALICE).select("SCRAM-SHA-1"));
     }
 
     @Test
@@ -46,7 +124,7 @@ class ScramServerExchangeTest {
     @Test
     void answersRfc7677ExampleByteForByte() throws Exception {
         ScramVerifier pencil = ScramVerifier.parse(ScramVerifierTest.PENCIL);
-        ScramServerExchange exchange = new ScramServerExchange("user", pencil, SECRET,
+        ScramServerExchange exchange = new ScramServerExchange("user", pencil, SECRET, null,
                 () -> "%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0");
 
         byte[] serverFirst = exchange.serverFirst(bytes("n,,n=user,r=rOprNGfwEbeRWgbNEkqO"));
