@@ -3,8 +3,10 @@ package io.pgward.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.pgward.sampledb.LocalPostgres;
+import io.pgward.sampledb.PostgresBinaries;
 import io.pgward.testkit.PostgresTest;
 import io.pgward.testkit.TestDatabase;
 import io.pgward.wire.config.PgwardConfig;
@@ -15,6 +17,7 @@ import io.pgward.wire.net.SelfSignedCertificate;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.cert.X509Certificate;
 import java.sql.Connection;
@@ -26,6 +29,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.stream.Stream;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLParameters;
@@ -171,6 +175,25 @@ class TlsThroughProxyIT {
         plain.setProperty("sslmode", "disable");
         plain.setProperty("channelBinding", "require");
         assertThrows(SQLException.class, () -> tlsAllowed.connect("app", plain));
+    }
+
+    @Test
+    void psqlConnectsWithDirectTls() throws Exception {
+        // psql reads connection options through libpq: the libpq of the PostgreSQL binaries the tests run (17 and
+        // later know sslnegotiation) makes the installed psql a client of PostgreSQL 17's direct TLS.
+        Path lib = PostgresBinaries.install().resolve("lib");
+        int libpqMajor;
+        try (Stream<Path> files = Files.list(lib)) {
+            libpqMajor = files.map(f -> f.getFileName().toString()).filter(n -> n.matches("libpq\\.so\\.5\\.\\d+"))
+                    .mapToInt(n -> Integer.parseInt(n.substring("libpq.so.5.".length()))).max().orElse(0);
+        }
+        assumeTrue(libpqMajor >= 17, "libpq " + libpqMajor + " has no direct TLS");
+        Path psql = RealClients.require("psql");
+        RealClients.Result result = RealClients.run(List.of(psql.toString(), tlsRequired.uri("app")
+                        + "?sslmode=require&sslnegotiation=direct&channel_binding=require", "-At", "-c",
+                        "SELECT 'direct'"), certificates, Map.of("LD_LIBRARY_PATH", lib.toString()));
+        assertEquals(0, result.exit(), result.err());
+        assertEquals("direct", result.out().strip());
     }
 
     @Test
