@@ -1,5 +1,6 @@
 package io.pgward.wire.cli;
 
+import io.netty.util.ResourceLeakDetector;
 import io.pgward.wire.config.ConfigException;
 import java.io.PrintWriter;
 import java.util.List;
@@ -31,7 +32,20 @@ public final class Main implements Runnable {
     private CommandLine.Model.CommandSpec spec;
 
     public static void main(String[] args) {
+        leakDetectionOffUnlessAsked();
         System.exit(execute(args));
+    }
+
+    /**
+     * Netty's leak detector, on by default, records a stack trace for a sample of all buffers (about one in a
+     * hundred relayed messages), which costs the relay measurable CPU per message (bench/results/relay-profile-*).
+     * The tests run with it at its strictest; a deployment that wants it sets {@code io.netty.leakDetection.level}.
+     */
+    static void leakDetectionOffUnlessAsked() {
+        if (System.getProperty("io.netty.leakDetection.level") == null
+                && System.getProperty("io.netty.leakDetectionLevel") == null) {
+            ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
+        }
     }
 
     /** Runs the command line and returns the exit status, without exiting the JVM. */
