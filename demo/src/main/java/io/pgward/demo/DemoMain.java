@@ -15,6 +15,7 @@ public final class DemoMain {
     }
 
     public static void main(String[] args) {
+        Main.leakDetectionOffUnlessAsked();
         System.exit(execute(new PrintWriter(System.out, true), new PrintWriter(System.err, true), args));
     }
 

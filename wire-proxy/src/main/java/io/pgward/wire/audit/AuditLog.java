@@ -2,6 +2,7 @@ package io.pgward.wire.audit;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.StreamWriteFeature;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.StringWriter;
@@ -41,7 +42,9 @@ public final class AuditLog implements AutoCloseable {
     private record Pending(Instant time, Entry entry) {
     }
 
-    private static final JsonFactory JSON = new JsonFactory();
+    /** The writer's generators leave the output open: it outlives each batch. */
+    private static final JsonFactory JSON = JsonFactory.builder()
+            .disable(StreamWriteFeature.AUTO_CLOSE_TARGET).build();
 
     /** Lines waiting for the writer. */
     static final int QUEUE_LIMIT = 100_000;
@@ -107,22 +110,26 @@ public final class AuditLog implements AutoCloseable {
     static String format(Instant time, Entry entry) {
         StringWriter text = new StringWriter(128 + entry.statement().length());
         try (JsonGenerator json = JSON.createGenerator(text)) {
-            json.writeStartObject();
-            json.writeStringField("time", time.toString());
-            json.writeStringField("connection", entry.connection());
-            json.writeStringField("login", entry.login());
-            json.writeStringField("database", entry.database());
-            json.writeStringField("verdict", entry.verdict());
-            if (entry.rule() != null) {
-                json.writeStringField("rule", entry.rule());
-            }
-            json.writeStringField("statement", PasswordRedaction.redact(entry.statement()));
-            json.writeNumberField("duration_us", entry.micros());
-            json.writeEndObject();
+            write(json, time, entry);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
         return text.toString();
+    }
+
+    private static void write(JsonGenerator json, Instant time, Entry entry) throws IOException {
+        json.writeStartObject();
+        json.writeStringField("time", time.toString());
+        json.writeStringField("connection", entry.connection());
+        json.writeStringField("login", entry.login());
+        json.writeStringField("database", entry.database());
+        json.writeStringField("verdict", entry.verdict());
+        if (entry.rule() != null) {
+            json.writeStringField("rule", entry.rule());
+        }
+        json.writeStringField("statement", PasswordRedaction.redact(entry.statement()));
+        json.writeNumberField("duration_us", entry.micros());
+        json.writeEndObject();
     }
 
     private void drain() {
@@ -140,24 +147,30 @@ public final class AuditLog implements AutoCloseable {
         }
     }
 
+    /**
+     * Writes the queued lines through one generator straight into the buffered output: no string per line, no
+     * generator per line (a read-write login audits every statement, so this runs once per relayed statement).
+     */
     private void writeQueued() throws IOException {
-        boolean wrote = false;
-        for (Pending p; (p = queue.poll()) != null; ) {
-            queuedLines.decrementAndGet();
-            queuedCharacters.addAndGet(-p.entry().statement().length());
-            out.write(format(p.time(), p.entry()));
-            out.write('\n');
-            wrote = true;
+        if (queue.isEmpty() && dropped.get() == 0) {
+            return;
         }
-        long lost = dropped.getAndSet(0);
-        if (lost > 0) {
-            out.write("{\"time\":\"" + Instant.now() + "\",\"verdict\":\"audit-overflow\",\"dropped\":"
-                    + lost + "}\n");
-            wrote = true;
+        try (JsonGenerator json = JSON.createGenerator(out)) {
+            // Lines are separated by the newline written after each, not by Jackson's space between root values.
+            json.setRootValueSeparator(null);
+            for (Pending p; (p = queue.poll()) != null; ) {
+                queuedLines.decrementAndGet();
+                queuedCharacters.addAndGet(-p.entry().statement().length());
+                write(json, p.time(), p.entry());
+                json.writeRaw('\n');
+            }
+            long lost = dropped.getAndSet(0);
+            if (lost > 0) {
+                json.writeRaw("{\"time\":\"" + Instant.now() + "\",\"verdict\":\"audit-overflow\",\"dropped\":"
+                        + lost + "}\n");
+            }
         }
-        if (wrote) {
-            out.flush();
-        }
+        out.flush();
     }
 
     /** Writes what is queued and stops the writer. */

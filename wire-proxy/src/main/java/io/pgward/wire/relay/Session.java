@@ -2,6 +2,8 @@ package io.pgward.wire.relay;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelPromise;
+import io.netty.channel.VoidChannelPromise;
 import io.netty.util.ReferenceCountUtil;
 import io.pgward.guard.Verdict;
 import io.pgward.guard.catalog.CatalogRefusals;
@@ -97,6 +99,12 @@ public final class Session {
     private final StatementGate gate;
     private final Channel client;
     private final BackendConnection backend;
+    /**
+     * The promises of relayed writes: nobody waits on them, and a failed write shows as the channel closing, which
+     * ends the session. One shared promise instead of one per message keeps the relay from allocating per write.
+     */
+    private final ChannelPromise clientWrites;
+    private final ChannelPromise backendWrites;
     private final BackendLease lease;
     private final Runnable onEnd;
     private final Deque<FrontendMessage> backlog = new ArrayDeque<>();
@@ -120,6 +128,8 @@ public final class Session {
         this.gate = rules.gate();
         this.client = client;
         this.backend = backend;
+        this.clientWrites = new VoidChannelPromise(client, false);
+        this.backendWrites = new VoidChannelPromise(backend.channel(), false);
         this.lease = new BackendLease(pool, backend);
         this.onEnd = onEnd;
         this.rowCap = rules.rowCap() > 0 ? new RowCap(rules.rowCap(), who.login()) : null;
@@ -325,7 +335,7 @@ public final class Session {
         if (endsBatch) {
             inFlight.closeClientRequest();
         }
-        backend.channel().write(message.frame());
+        backend.channel().write(message.frame(), backendWrites);
         if (endsBatch) {
             searchPath.requestClosed();
         }
@@ -399,7 +409,7 @@ public final class Session {
 
     private void relay(BackendMessage.Run run) {
         if (rowCap == null) {
-            client.write(run.bytes());
+            client.write(run.bytes(), clientWrites);
         } else if (rowCap.relay(run.bytes(), run.dataRows(), client)) {
             capPassed();
         }
@@ -418,14 +428,14 @@ public final class Session {
             case 'E' -> error(frame);
             case 'S' -> {
                 if (parameterStatus(frame)) {
-                    client.write(frame.bytes());
+                    client.write(frame.bytes(), clientWrites);
                 }
             }
             case 'K', 'R' -> {
                 frame.bytes().release();
                 throw new ProtocolException("the database server sent an authentication message mid-session");
             }
-            default -> client.write(frame.bytes());
+            default -> client.write(frame.bytes(), clientWrites);
         }
     }
 
@@ -463,7 +473,7 @@ public final class Session {
     }
 
     private void deliverReady(ByteBuf ready) {
-        client.write(ready);
+        client.write(ready, clientWrites);
         answerWhenIdle();
     }
 
@@ -481,7 +491,7 @@ public final class Session {
         String severity = fields.getOrDefault('V', fields.get('S'));
         backendSentFatal |= "FATAL".equals(severity) || "PANIC".equals(severity);
         if (!replacements.answeredRefusal(frame, fields)) {
-            client.write(frame.bytes());
+            client.write(frame.bytes(), clientWrites);
         }
     }
 

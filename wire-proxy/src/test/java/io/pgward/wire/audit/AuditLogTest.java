@@ -51,6 +51,10 @@ class AuditLogTest {
         List<String> lines = Files.readAllLines(file);
         assertEquals(501, lines.size());
         assertEquals("SELECT 499", JSON.readTree(lines.get(500)).get("statement").asText());
+        // Streamed in batches, each line still is exactly one object: no separator before it, nothing after it.
+        for (String line : lines.subList(1, lines.size())) {
+            assertTrue(line.startsWith("{\"time\":\"") && line.endsWith("}"), line);
+        }
     }
 
     @Test

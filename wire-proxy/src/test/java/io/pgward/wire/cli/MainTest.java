@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.netty.util.ResourceLeakDetector;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.InetAddress;
@@ -32,6 +33,29 @@ class MainTest {
         assertEquals(0, run("run", "--help"));
         assertTrue(out.toString().contains("--config=FILE"), out.toString());
         assertTrue(out.toString().contains("Default: pgward.yaml"), out.toString());
+    }
+
+    @Test
+    void leakDetectionIsSwitchedOffOnlyWhenNobodyAskedForALevel() {
+        String asked = System.getProperty("io.netty.leakDetection.level");
+        ResourceLeakDetector.Level before = ResourceLeakDetector.getLevel();
+        try {
+            System.setProperty("io.netty.leakDetection.level", "paranoid");
+            ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.PARANOID);
+            Main.leakDetectionOffUnlessAsked();
+            assertEquals(ResourceLeakDetector.Level.PARANOID, ResourceLeakDetector.getLevel());
+
+            System.clearProperty("io.netty.leakDetection.level");
+            Main.leakDetectionOffUnlessAsked();
+            assertEquals(ResourceLeakDetector.Level.DISABLED, ResourceLeakDetector.getLevel());
+        } finally {
+            if (asked == null) {
+                System.clearProperty("io.netty.leakDetection.level");
+            } else {
+                System.setProperty("io.netty.leakDetection.level", asked);
+            }
+            ResourceLeakDetector.setLevel(before);
+        }
     }
 
     @Test
