@@ -9,7 +9,6 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.Set;
-import java.util.regex.Pattern;
 
 /**
  * The shape of a text for L1 and L2: its tokens with the values of some constants left out, so that a text that
@@ -60,8 +59,10 @@ import java.util.regex.Pattern;
  */
 final class TextShape {
 
-    private static final Pattern INTEGER = Pattern.compile("[0-9]{1,18}");
-    private static final Pattern DECIMAL = Pattern.compile("[0-9]{1,15}\\.[0-9]{1,15}");
+    /** A plain integer's class is kept for up to 18 digits ({@code [0-9]{1,18}}), as {@code ConstantShape}'s. */
+    private static final int MAX_INTEGER_DIGITS = 18;
+    /** A plain decimal's class is kept for up to 15 digits on each side of its point. */
+    private static final int MAX_DECIMAL_DIGITS = 15;
     private static final long INT4_MAX = Integer.MAX_VALUE;
 
     /** Characters besides letters and digits a replaced string's value may hold. */
@@ -298,13 +299,34 @@ final class TextShape {
 
     /** The class of a number in one of the plain forms, else null (kept as written). */
     static String numberClass(String text) {
-        if (INTEGER.matcher(text).matches()) {
+        int length = text.length();
+        int point = text.indexOf('.');
+        if (point < 0) {
+            if (length > MAX_INTEGER_DIGITS || !digits(text, 0, length)) {
+                return null;
+            }
             long value = Long.parseLong(text);
             if (value == INT4_MAX + 1) {
                 return null;   // -2147483648 is an int4: the class would hang on a minus the key cannot place
             }
             return value <= INT4_MAX ? "int4" : "int8";
         }
-        return DECIMAL.matcher(text).matches() ? "numeric" : null;
+        boolean plainDecimal = point <= MAX_DECIMAL_DIGITS && length - point - 1 <= MAX_DECIMAL_DIGITS
+                && digits(text, 0, point) && digits(text, point + 1, length);
+        return plainDecimal ? "numeric" : null;
+    }
+
+    /** Whether {@code text} holds at least one character from {@code from} to {@code to}, each an ASCII digit. */
+    private static boolean digits(String text, int from, int to) {
+        if (from >= to) {
+            return false;
+        }
+        for (int i = from; i < to; i++) {
+            char c = text.charAt(i);
+            if (c < '0' || c > '9') {
+                return false;
+            }
+        }
+        return true;
     }
 }

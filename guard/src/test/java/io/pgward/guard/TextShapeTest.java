@@ -129,6 +129,16 @@ class TextShapeTest {
         otherShape("select * from t where a = 'x'", "select * from t where a = \"x\"");
     }
 
+    /** Only the plain forms get a class: [0-9]{1,18} as int4 or int8, [0-9]{1,15}.[0-9]{1,15} as numeric. */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.CsvSource({"0,int4", "2147483647,int4", "2147483648,", "2147483649,int8",
+            "999999999999999999,int8", "0999999999999999999,", "1.0,numeric", "123456789012345.123456789012345,numeric",
+            "1234567890123456.1,", "1.1234567890123456,", ".5,", "5.,", "1.2.3,", "1e3,", "0x1F,", "1_000,", "-1,",
+            "١٢,", "1a,"})
+    void onlyPlainNumbersGetAClass(String text, String expected) {
+        assertEquals(expected, TextShape.numberClass(text));
+    }
+
     /** Benign first, then a text of the same tokens but other constants that the full path refuses. */
     @Test
     void anAllowIsNeverSharedWithATextTheFullPathRefuses() {

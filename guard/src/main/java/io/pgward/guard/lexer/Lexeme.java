@@ -21,6 +21,9 @@ record Lexeme(Token.Kind kind, Form form, int start, int end, String value) {
     }
 
     Token toToken(String sql) {
-        return new Token(kind, sql.substring(start, end), value, start, end);
+        // Most tokens (symbols, numbers, lower-case words) mean what they say: one string serves as text and value.
+        String text = value != null && value.length() == end - start && sql.startsWith(value, start) ? value
+                : sql.substring(start, end);
+        return new Token(kind, text, value, start, end);
     }
 }

@@ -164,7 +164,7 @@ final class Scanner {
                 }
             }
         }
-        return emit(Kind.WORD, start, end - start, foldIdentifier(sql.substring(start, end)));
+        return emit(Kind.WORD, start, end - start, foldIdentifier(sql, start, end));
     }
 
     /** {param}, {param_junk}, {dolqdelim}, {dolqfailed} and a bare $ ({other}). */
@@ -384,12 +384,30 @@ final class Scanner {
 
     /** downcase_truncate_identifier for a UTF-8 database: only A-Z are folded, then cut to 63 bytes. */
     static String foldIdentifier(String text) {
-        StringBuilder folded = new StringBuilder(text.length());
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            folded.append(c >= 'A' && c <= 'Z' ? (char) (c + ('a' - 'A')) : c);
+        return foldIdentifier(text, 0, text.length());
+    }
+
+    /** {@link #foldIdentifier(String)} of {@code sql}'s characters from {@code start} to {@code end}. */
+    private static String foldIdentifier(String sql, int start, int end) {
+        int upper = start;
+        while (upper < end && !isAsciiUpper(sql.charAt(upper))) {
+            upper++;
         }
-        return truncateIdentifier(folded.toString());
+        if (upper == end) {
+            return truncateIdentifier(sql.substring(start, end));
+        }
+        char[] folded = new char[end - start];
+        sql.getChars(start, end, folded, 0);
+        for (int i = upper - start; i < folded.length; i++) {
+            if (isAsciiUpper(folded[i])) {
+                folded[i] = (char) (folded[i] + ('a' - 'A'));
+            }
+        }
+        return truncateIdentifier(new String(folded));
+    }
+
+    private static boolean isAsciiUpper(char c) {
+        return c >= 'A' && c <= 'Z';
     }
 
     /** truncate_identifier: at most NAMEDATALEN - 1 bytes of UTF-8, never splitting a character. */

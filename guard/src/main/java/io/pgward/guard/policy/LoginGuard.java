@@ -9,6 +9,7 @@ import io.pgward.guard.catalog.CatalogCheck;
 import io.pgward.guard.catalog.CatalogColumns;
 import io.pgward.guard.catalog.CatalogFilters;
 import io.pgward.guard.catalog.CheckRequest;
+import io.pgward.guard.catalog.Served;
 import io.pgward.guard.catalog.TableSelection;
 import io.pgward.guard.catalog.ViewColumns;
 import io.pgward.guard.catalog.ViewFilters;
@@ -43,6 +44,7 @@ import org.slf4j.LoggerFactory;
 public final class LoginGuard {
 
     private static final Logger log = LoggerFactory.getLogger(LoginGuard.class);
+    private static final CompletableFuture<Verdict> ALLOWED = CompletableFuture.completedFuture(Verdict.ALLOW);
 
     private final GuardPipeline pipeline;
     private final LoginPolicy login;
@@ -57,8 +59,9 @@ public final class LoginGuard {
     private final Executor executor;
     // The last resolution and its TableSelection: every statement asks for it, and it changes only with the schema.
     private volatile Converted converted;
-    // Completes when the last schema change reported has been taken into the selection.
-    private CompletableFuture<Void> refreshed = CompletableFuture.completedFuture(null);
+    // Completes when the last schema change reported has been taken into the selection. Replaced under the lock
+    // (refreshLater), read without it by every statement: volatile, so a reader sees the latest refresh queued.
+    private volatile CompletableFuture<Void> refreshed = CompletableFuture.completedFuture(null);
 
     private record Converted(ResolvedSelection from, TableSelection to) {
     }
@@ -164,15 +167,18 @@ public final class LoginGuard {
                                                         boolean standardConformingStrings,
                                                         List<Integer> parameterTypes, List<Replacement> done) {
         if (index == reads.size()) {
+            if (done.isEmpty()) {
+                return ALLOWED;
+            }
             List<Integer> typeNames = done.stream().flatMap(r -> r.typeNameParameters().stream()).distinct()
                     .sorted().toList();
-            return CompletableFuture.completedFuture(done.isEmpty() ? Verdict.ALLOW
-                    : new Verdict.Rewrite(replaced(text, done), List.of(), true, typeNames));
+            return CompletableFuture.completedFuture(new Verdict.Rewrite(replaced(text, done), List.of(), true,
+                    typeNames));
         }
         StatementText statement = reads.get(index);
         CheckRequest request = new CheckRequest(table, null, searchPath, standardConformingStrings, statement.text(),
                 parameterTypes);
-        return check.serve(request, statement).toCompletableFuture().thenCompose(served -> {
+        return served(table, request, statement).thenCompose(served -> {
             if (served.verdict() instanceof Verdict.Refuse r) {
                 return CompletableFuture.completedFuture(placed(statement.text(), statement.start(), r,
                         standardConformingStrings));
@@ -185,6 +191,20 @@ public final class LoginGuard {
             return proveOrRewrite(text, reads, index + 1, table, searchPath, standardConformingStrings,
                     parameterTypes, done);
         });
+    }
+
+    /**
+     * How L3 serves one statement. A selection without catalog filters rewrites nothing, so its statements are served
+     * as written with the check's own verdict, as {@link CatalogCheck#serve} would serve them: asked of the check
+     * directly, a statement that differs from one seen before only in its constants costs a shape lookup and no
+     * entry in the cache of served texts, where each new literal would push out a text served filtered.
+     */
+    private CompletableFuture<Served> served(TableSelection table, CheckRequest request, StatementText statement) {
+        if (table.filters().isEmpty() && table.views().isEmpty()) {
+            return check.check(request, statement).toCompletableFuture()
+                    .thenApply(verdict -> new Served(request.sql(), verdict));
+        }
+        return check.serve(request, statement).toCompletableFuture();
     }
 
     /**
@@ -305,7 +325,7 @@ public final class LoginGuard {
         return table;
     }
 
-    private synchronized CompletableFuture<Void> pendingRefresh() {
+    private CompletableFuture<Void> pendingRefresh() {
         return refreshed;
     }
 

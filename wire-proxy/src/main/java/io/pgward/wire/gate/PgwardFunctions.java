@@ -16,7 +16,6 @@ import io.pgward.wire.protocol.SqlState;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -45,7 +44,7 @@ final class PgwardFunctions {
     /** The call this text makes, if it is one of ours; a cheap test first, as nearly every text is not. */
     static Optional<PgwardCall> recognize(GateRequest request) throws NlException {
         String sql = request.sql();
-        if (!sql.toLowerCase(Locale.ROOT).contains("pgward") && !sql.contains("nl:")) {
+        if (!containsIgnoringCase(sql, "pgward") && !sql.contains("nl:")) {
             return Optional.empty();
         }
         Optional<PgwardCall> call = PgwardCallParser.recognize(sql, request.standardConformingStrings());
@@ -56,6 +55,25 @@ final class PgwardFunctions {
                     + "question into the statement as a string literal instead of $1");
         }
         return call;
+    }
+
+    /**
+     * Whether {@code text} holds {@code lowerCaseWord} in any case, as {@code text.toLowerCase(Locale.ROOT)} would,
+     * without copying a text that every statement of every read-only session passes through. The word is ASCII, and
+     * no character outside ASCII lowers to one of its letters.
+     */
+    static boolean containsIgnoringCase(String text, String lowerCaseWord) {
+        int last = text.length() - lowerCaseWord.length();
+        char first = lowerCaseWord.charAt(0);
+        char firstUpper = Character.toUpperCase(first);
+        for (int i = 0; i <= last; i++) {
+            char c = text.charAt(i);
+            if ((c == first || c == firstUpper)
+                    && text.regionMatches(true, i, lowerCaseWord, 0, lowerCaseWord.length())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     CompletionStage<Verdict> answer(PgwardCall call, PgwardConfig.Login login, GateRequest request) {
