@@ -229,6 +229,17 @@ class SessionViewsPostgresTest {
         }
     }
 
+    /** Which session blocks which, by process id, is another session's business. */
+    @Test
+    void blockingPidsAreRefused() {
+        for (String sql : List.of("SELECT pg_blocking_pids(pg_backend_pid())",
+                "SELECT pg_catalog.pg_safe_snapshot_blocking_pids(pid) FROM pg_stat_activity",
+                "SELECT pg_isolation_test_session_is_blocked(1, '{}')")) {
+            Verdict.Refuse refuse = assertInstanceOf(Verdict.Refuse.class, verdict(rewrite(sql, PATH)), sql);
+            assertEquals(CatalogRefusals.DENIED_BUILT_IN, refuse.rule(), refuse.message());
+        }
+    }
+
     @Test
     void replicationSlotsShowNone() throws SQLException {
         try (Connection c = db.connect()) {
