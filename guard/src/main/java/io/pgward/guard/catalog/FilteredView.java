@@ -33,7 +33,8 @@ import java.util.Set;
  * </ul>
  * A view with no key is served whole: only built-in data, the same for every login (time zones).
  * Columns that would show what the keys cannot vouch for are served as NULL ({@link #masked}): a view's definition
- * (it may read a hidden relation), a setting's source file and line.
+ * (it may read a hidden relation), a setting's source file and line, pgward's own address and certificate toward the
+ * server. The own-backend key is a call, not the process id as a constant, so one cached rewrite serves every session.
  */
 enum FilteredView {
     PG_SETTINGS("pg_catalog", "pg_settings", Set.of("sourcefile", "sourceline"), Key.setting("name")),
