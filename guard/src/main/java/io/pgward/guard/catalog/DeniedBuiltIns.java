@@ -14,6 +14,10 @@ final class DeniedBuiltIns {
     /** Whole families: the name itself and every longer name that starts with it (…schema, …_and_xmlschema). */
     private static final List<String> FAMILIES = List.of("query_to_xml", "table_to_xml", "cursor_to_xml",
             "schema_to_xml", "database_to_xml");
+    /**
+     * Beside the reference's names, the functions that tell of other sessions by process id (which blocks which), as
+     * pg_locks and pg_stat_activity show the own backend only.
+     */
     private static final Set<String> NAMES = Set.of("ts_stat", "ts_rewrite", "currtid2", "loread", "set_config",
             "pg_sequence_last_value", "pg_input_is_valid", "pg_input_error_info", "obj_description",
             "col_description", "shobj_description", "pg_relation_size", "pg_total_relation_size", "pg_table_size",
@@ -21,7 +25,8 @@ final class DeniedBuiltIns {
             "pg_relation_filenode", "pg_relation_filepath", "pg_filenode_relation", "pg_partition_tree",
             "pg_partition_ancestors", "pg_partition_root", "pg_relation_is_updatable", "pg_column_is_updatable",
             "pg_describe_object", "pg_identify_object", "pg_identify_object_as_address", "pg_terminate_backend",
-            "pg_cancel_backend", "pg_stat_file");
+            "pg_cancel_backend", "pg_stat_file", "pg_blocking_pids", "pg_safe_snapshot_blocking_pids",
+            "pg_isolation_test_session_is_blocked");
     /**
      * The functions the system views are built on (system_views.sql of PostgreSQL 14 to 18). With a selection, a
      * catalog or statistics view outside it is refused like any other relation; its function must be refused too,

@@ -24,9 +24,17 @@ import java.util.Set;
  *       login sees are the built-in ones).</li>
  *   <li>{@link Kind#POLICY}: a (schema, table, policy) triple names a policy of a visible table whose expressions
  *       read visible objects only and whose roles are visible ({@code VisibleNames#policies}).</li>
+ *   <li>{@link Kind#OWN_BACKEND}: a process-id column is {@code pg_backend_pid()}, evaluated where the statement runs:
+ *       the login's own backend, never another session's (design 3.4).</li>
+ *   <li>{@link Kind#RELATION_OID_OR_NULL}: an OID column is NULL or names a visible user relation (pg_locks: the
+ *       own session locks relations it never named, such as the tables under a selected view).</li>
+ *   <li>{@link Kind#NULL}: a column is NULL (pg_locks' {@code objid}: object locks name objects by OID alone).</li>
+ *   <li>{@link Kind#NO_ROWS}: a name column equals nothing (server infrastructure such as replication slots).</li>
  * </ul>
+ * A view with no key is served whole: only built-in data, the same for every login (time zones).
  * Columns that would show what the keys cannot vouch for are served as NULL ({@link #masked}): a view's definition
- * (it may read a hidden relation), a setting's source file and line.
+ * (it may read a hidden relation), a setting's source file and line, pgward's own address and certificate toward the
+ * server. The own-backend key is a call, not the process id as a constant, so one cached rewrite serves every session.
  */
 enum FilteredView {
     PG_SETTINGS("pg_catalog", "pg_settings", Set.of("sourcefile", "sourceline"), Key.setting("name")),
@@ -81,9 +89,33 @@ enum FilteredView {
      * Its roles and deparsed expressions are shown as they are: the key admits only policies whose roles are visible
      * and whose expressions read visible relations and types alone (pg_policy's filter shows the same trees).
      */
-    PG_POLICIES("pg_catalog", "pg_policies", Set.of(), Key.policy("schemaname", "tablename", "policyname"));
+    PG_POLICIES("pg_catalog", "pg_policies", Set.of(), Key.policy("schemaname", "tablename", "policyname")),
+    /**
+     * The own session's row. Its client address is pgward's toward the server, which locates the proxy, not the
+     * login: NULL, as are the host settings.
+     */
+    PG_STAT_ACTIVITY("pg_catalog", "pg_stat_activity", Set.of("client_addr", "client_hostname", "client_port"),
+            Key.ownBackend("pid")),
+    /** The own session's row; the certificate fields describe pgward's connection to the server: NULL. */
+    PG_STAT_SSL("pg_catalog", "pg_stat_ssl", Set.of("client_dn", "client_serial", "issuer_dn"),
+            Key.ownBackend("pid")),
+    /**
+     * The own session's locks on nothing or on visible user relations: a lock on a hidden table read through a
+     * selected view, on a built-in catalog (whose locks follow what the statement touched) or on an object by OID
+     * (classid/objid) is not shown. Advisory locks are denied to a read-only login anyway.
+     */
+    PG_LOCKS("pg_catalog", "pg_locks", Set.of(), Key.ownBackend("pid"), Key.relationOidOrNull("relation"),
+            Key.isNull("objid")),
+    /** Server infrastructure: no slot is shown. */
+    PG_REPLICATION_SLOTS("pg_catalog", "pg_replication_slots", Set.of(), Key.noRows("slot_name")),
+    /** Built-in data read from the server's time zone files, the same for every login. */
+    PG_TIMEZONE_NAMES("pg_catalog", "pg_timezone_names", Set.of()),
+    PG_TIMEZONE_ABBREVS("pg_catalog", "pg_timezone_abbrevs", Set.of());
 
-    enum Kind { SETTING, RELATION_OID, RELATION, SCHEMA, CONSTRAINT, TYPE, BUILT_IN_SCHEMA, POLICY }
+    enum Kind {
+        SETTING, RELATION_OID, RELATION, SCHEMA, CONSTRAINT, TYPE, BUILT_IN_SCHEMA, POLICY, OWN_BACKEND,
+        RELATION_OID_OR_NULL, NULL, NO_ROWS
+    }
 
     /**
      * One key.
@@ -127,6 +159,22 @@ enum FilteredView {
 
         static Key builtInSchema(String column) {
             return new Key(Kind.BUILT_IN_SCHEMA, null, column);
+        }
+
+        static Key ownBackend(String column) {
+            return new Key(Kind.OWN_BACKEND, null, column);
+        }
+
+        static Key relationOidOrNull(String column) {
+            return new Key(Kind.RELATION_OID_OR_NULL, null, column);
+        }
+
+        static Key isNull(String column) {
+            return new Key(Kind.NULL, null, column);
+        }
+
+        static Key noRows(String column) {
+            return new Key(Kind.NO_ROWS, null, column);
         }
     }
 

@@ -18,11 +18,13 @@ import java.util.TreeSet;
  * (a masked column of one); an OFFSET (the
  * fence); no grouping, window, sort, DISTINCT, LIMIT, CTE, set operation, sublink, row mark or other {@code has*}
  * flag. The WHERE, its ANDs flattened (AND is associative, and PostgreSQL's parser flattens some of them itself),
- * must be exactly the filter's {@link ViewFilters.Conjunct}s, each once:
+ * must be exactly the filter's {@link ViewFilters.Conjunct}s, each once (no WHERE for a view without keys):
  * <pre>
  *   In:       ScalarArrayOpExpr(=, useOr, [key, Const oid[] | name[] | text[] holding exactly the set])
  *   Eq:       OpExpr(name = name, [key, Const name])
  *   AnyGroup: BoolExpr(or, [BoolExpr(and, [Eq, In]), ...]) with exactly the groups
+ *   OwnBackend: OpExpr(int4 = int4, [key, FuncExpr(pg_backend_pid, no arguments)])
+ *   IsNull:   NullTest(IS NULL, key), not of a row
  *   key:      Var(varno 1, levelsup 0, the key's attnum), or for a name, a RelabelType to name of that Var
  *             (information_schema's sql_identifier is a domain over name)
  * </pre>
@@ -40,6 +42,12 @@ final class ViewFilterProof {
     private static final int NAMEDATALEN = 64;
     private static final long CMD_SELECT = 1;
     private static final long RTE_RELATION = 0;
+    private static final long INT4 = 23;
+    /** int4eq's operator and pg_backend_pid (pg_operator.dat, pg_proc.dat: pinned OIDs). */
+    private static final long INT4_EQUALITY = 96;
+    private static final long PG_BACKEND_PID = 2026;
+    private static final long IS_NULL = 0;
+    private static final long COERCE_EXPLICIT_CALL = 0;
 
     private ViewFilterProof() {
     }
@@ -85,8 +93,11 @@ final class ViewFilterProof {
         List<TreeValue> from = list(jointree, "fromlist");
         require(from.size() == 1 && node(from.get(0), "RANGETBLREF").number("rtindex") == 1);
         List<ViewFilters.Conjunct> found = new ArrayList<>();
-        for (TreeValue conjunct : conjuncts(jointree.field("quals").orElse(null))) {
-            found.add(conjunct(conjunct, filter));
+        TreeValue quals = jointree.field("quals").orElse(TreeValue.Null.INSTANCE);
+        if (!(quals instanceof TreeValue.Null) || !filter.conjuncts().isEmpty()) {
+            for (TreeValue conjunct : conjuncts(quals)) {
+                found.add(conjunct(conjunct, filter));
+            }
         }
         require(found.size() == filter.conjuncts().size() && new HashSet<>(found).size() == found.size()
                 && new HashSet<>(found).equals(new HashSet<>(filter.conjuncts())));
@@ -147,7 +158,11 @@ final class ViewFilterProof {
                 return in(node);
             }
             case "OPEXPR" -> {
-                return eq(node);
+                return node.number("opno") == INT4_EQUALITY ? ownBackend(node) : eq(node);
+            }
+            case "NULLTEST" -> {
+                require(node.number("nulltesttype") == IS_NULL && "false".equals(node.scalar("argisrow")));
+                return new ViewFilters.IsNull(key(node.field("arg").orElse(null), false));
             }
             case "BOOLEXPR" -> {
                 require("or".equals(node.scalar("boolop")));
@@ -195,6 +210,21 @@ final class ViewFilterProof {
         TreeValue.Datum datum = datum(constant);
         require(datum.length() == NAMEDATALEN && datum.bytes().length >= NAMEDATALEN);
         return new ViewFilters.Eq(attnum, cString(datum.bytes(), 0, NAMEDATALEN));
+    }
+
+    /** The process-id key compared with this backend's own: nothing but the call, no argument, no cast. */
+    private static ViewFilters.OwnBackend ownBackend(TreeValue.Node op) throws NotProven {
+        require(op.number("opresulttype") == BOOL && !"true".equals(op.scalar("opretset"))
+                && op.number("inputcollid") == 0);
+        List<TreeValue> args = list(op, "args");
+        require(args.size() == 2);
+        int attnum = key(args.get(0), false);
+        require(node(args.get(0), "VAR").number("vartype") == INT4);
+        TreeValue.Node call = node(args.get(1), "FUNCEXPR");
+        require(call.number("funcid") == PG_BACKEND_PID && call.number("funcresulttype") == INT4
+                && !"true".equals(call.scalar("funcretset")) && !"true".equals(call.scalar("funcvariadic"))
+                && call.number("funcformat") == COERCE_EXPLICIT_CALL && list(call, "args").isEmpty());
+        return new ViewFilters.OwnBackend(attnum);
     }
 
     /**

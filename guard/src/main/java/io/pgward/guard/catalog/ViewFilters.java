@@ -27,8 +27,12 @@ import java.util.stream.Collectors;
  *   ("s" OPERATOR(pg_catalog.=) 'public'::pg_catalog.name AND "n" OPERATOR(pg_catalog.=) ANY ('{..}'::pg_catalog.name[]))
  *                                                   -- (schema, name) pairs, one schema
  *   ((s = 'a' AND n = ANY (..)) OR (s = 'b' AND n = ANY (..)))                           -- several schemas
- *   "n" OPERATOR(pg_catalog.=) ANY ('{}'::pg_catalog.name[])                             -- no pair at all
+ *   "n" OPERATOR(pg_catalog.=) ANY ('{}'::pg_catalog.name[])                             -- no pair at all, no rows
+ *   "pid" OPERATOR(pg_catalog.=) pg_catalog.pg_backend_pid()                              -- the own backend
+ *   (("k" IS NULL) OR ("k" OPERATOR(pg_catalog.=) ANY ('{..}'::pg_catalog.oid[])))        -- none or a visible one
+ *   "k" IS NULL
  * </pre>
+ * A view without keys has no WHERE at all.
  * A pair is never written as two independent lists: {@code schema = ANY(S) AND name = ANY(N)} would admit every
  * schema-name combination, hidden relations included. Names are written as escape strings ({@code E'...'}), which
  * read the same whatever the session's standard_conforming_strings.
@@ -57,7 +61,15 @@ public final class ViewFilters {
     }
 
     /** One part of a filter's condition, keyed on the view's columns by attnum; equal parts are the same part. */
-    sealed interface Conjunct permits In, Eq, AnyGroup {
+    sealed interface Conjunct permits In, Eq, AnyGroup, OwnBackend, IsNull {
+    }
+
+    /** {@code column = pg_catalog.pg_backend_pid()}, an int4 process id. */
+    record OwnBackend(int attnum) implements Conjunct {
+    }
+
+    /** {@code column IS NULL}. */
+    record IsNull(int attnum) implements Conjunct {
     }
 
     /** {@code column = ANY (values)}. */
@@ -101,7 +113,7 @@ public final class ViewFilters {
                         : CatalogFilters.quote(column.name()));
             }
             return "(SELECT " + String.join(", ", items) + " FROM " + view.schema() + "." + view.relation()
-                    + " WHERE " + condition() + " OFFSET 0)";
+                    + (conjuncts.isEmpty() ? "" : " WHERE " + condition()) + " OFFSET 0)";
         }
 
         boolean masked(long attnum) {
@@ -118,6 +130,8 @@ public final class ViewFilters {
                         .map(g -> "(" + g.stream().sorted(ViewFilters::eqFirst).map(this::text)
                                 .collect(Collectors.joining(" AND ")) + ")")
                         .sorted().collect(Collectors.joining(" OR "));
+                case OwnBackend own -> column(own.attnum()) + " OPERATOR(pg_catalog.=) pg_catalog.pg_backend_pid()";
+                case IsNull isNull -> column(isNull.attnum()) + " IS NULL";
             };
         }
 
@@ -174,8 +188,7 @@ public final class ViewFilters {
             case SETTING -> typed(column, "pg_catalog.text")
                     && out.add(new In(column.attnum(), ElementType.TEXT, VisibleSettings.NAMES));
             case RELATION_OID -> typed(column, "pg_catalog.oid") && out.add(new In(column.attnum(), ElementType.OID,
-                    visible.oids(VisibleCatalog.Catalog.PG_CLASS).stream().mapToObj(Long::toString)
-                            .collect(Collectors.toSet())));
+                    visibleRelations(visible)));
             case SCHEMA -> nameTyped(column) && out.add(new In(column.attnum(), ElementType.NAME, names.schemas()));
             case BUILT_IN_SCHEMA -> nameTyped(column)
                     && out.add(new In(column.attnum(), ElementType.NAME, BUILT_IN_SCHEMAS));
@@ -183,7 +196,19 @@ public final class ViewFilters {
             case CONSTRAINT -> pair(key, column, columns, names.constraints(), out);
             case TYPE -> pair(key, column, columns, names.types(), out);
             case POLICY -> policy(key, column, columns, names.policies(), out);
+            case OWN_BACKEND -> typed(column, "pg_catalog.int4") && out.add(new OwnBackend(column.attnum()));
+            case RELATION_OID_OR_NULL -> typed(column, "pg_catalog.oid") && out.add(new AnyGroup(Set.of(
+                    Set.of(new IsNull(column.attnum())),
+                    Set.of(new In(column.attnum(), ElementType.OID, visibleRelations(visible))))));
+            case NULL -> out.add(new IsNull(column.attnum()));
+            case NO_ROWS -> nameTyped(column) && out.add(new In(column.attnum(), ElementType.NAME, Set.of()));
         };
+    }
+
+    /** The visible user relations' OIDs (pg_class's visible set holds no built-in one). */
+    private static Set<String> visibleRelations(VisibleCatalog visible) {
+        return visible.oids(VisibleCatalog.Catalog.PG_CLASS).stream().mapToObj(Long::toString)
+                .collect(Collectors.toSet());
     }
 
     private static boolean policy(FilteredView.Key key, ViewColumns.Column column, List<ViewColumns.Column> columns,

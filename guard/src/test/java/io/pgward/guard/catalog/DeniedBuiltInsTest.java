@@ -37,8 +37,16 @@ class DeniedBuiltInsTest {
         assertTrue(DeniedBuiltIns.denied(name), name);
     }
 
+    /** Other sessions by process id: pg_locks and pg_stat_activity show the own backend only. */
     @ParameterizedTest
-    @ValueSource(strings = {"now", "count", "xmlelement", "ts_headline", "to_tsvector", "pg_sleep", "lower",
+    @ValueSource(strings = {"pg_blocking_pids", "pg_safe_snapshot_blocking_pids",
+            "pg_isolation_test_session_is_blocked"})
+    void deniesWhatTellsOfOtherSessions(String name) {
+        assertTrue(DeniedBuiltIns.denied(name), name);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"now", "count", "pg_backend_pid", "xmlelement", "ts_headline", "to_tsvector", "pg_sleep", "lower",
             "pg_stat_reset", "set_masklen", "row_to_json", "is_visible"})
     void allowsTheRest(String name) {
         assertFalse(DeniedBuiltIns.denied(name), name);

@@ -63,6 +63,23 @@ class ViewFiltersTest {
     }
 
     @Test
+    void sessionKeysAndAWholeViewAreWrittenAsTheProofReadsThem() {
+        List<ViewColumns.Column> columns = List.of(new ViewColumns.Column("relation", 1, "pg_catalog.oid", false),
+                new ViewColumns.Column("objid", 2, "pg_catalog.oid", false),
+                new ViewColumns.Column("pid", 3, "pg_catalog.int4", false));
+        ViewFilters.Filter locks = new ViewFilters.Filter(FilteredView.PG_LOCKS, 1, columns, List.of(
+                new ViewFilters.OwnBackend(3), new ViewFilters.AnyGroup(Set.of(Set.of(new ViewFilters.IsNull(1)),
+                        Set.of(new ViewFilters.In(1, ViewFilters.ElementType.OID, Set.of("16400"))))),
+                new ViewFilters.IsNull(2)));
+        assertEquals("(\"pid\" OPERATOR(pg_catalog.=) pg_catalog.pg_backend_pid()) AND ((\"relation\" IS NULL) OR "
+                + "(\"relation\" OPERATOR(pg_catalog.=) ANY (E'{\"16400\"}'::pg_catalog.oid[]))) AND (\"objid\" IS NULL)",
+                locks.condition());
+        String whole = new ViewFilters.Filter(FilteredView.PG_TIMEZONE_NAMES, 2, List.of(
+                new ViewColumns.Column("name", 1, "pg_catalog.text", false)), List.of()).subquery(Set.of(), false);
+        assertEquals("(SELECT \"name\" FROM pg_catalog.pg_timezone_names OFFSET 0)", whole);
+    }
+
+    @Test
     void aPolicyKeyIsWrittenPerTableNeverAsIndependentLists() {
         SortedMap<String, SortedMap<String, SortedSet<String>>> policies = new TreeMap<>();
         policies.computeIfAbsent("public", k -> new TreeMap<>()).put("orders", new TreeSet<>(Set.of("p1", "p2")));
