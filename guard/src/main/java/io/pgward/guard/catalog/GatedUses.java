@@ -98,13 +98,19 @@ final class GatedUses {
      */
     GatedUses(CatalogFilters filters, CatalogReader catalog, NameResolver names, List<String> literals,
               Set<Long> parameterTypes, boolean textParameters, boolean quietStatement) {
+        this(filters, ViewFilters.NONE, catalog, names, literals, parameterTypes, textParameters, quietStatement);
+    }
+
+    /** @param views the login's filtered system views, whose key columns prove names ({@link ViewKeys}) */
+    GatedUses(CatalogFilters filters, ViewFilters views, CatalogReader catalog, NameResolver names,
+              List<String> literals, Set<Long> parameterTypes, boolean textParameters, boolean quietStatement) {
         this.parameterTypes = Set.copyOf(parameterTypes);
         this.textParameters = textParameters;
         this.visible = filters.visible();
         this.catalog = catalog;
         this.names = names;
         this.literals = literals;
-        this.origins = new ArgumentOrigin(filters, quietStatement);
+        this.origins = new ArgumentOrigin(filters, views, quietStatement);
         this.columns = new ObjectColumns(visible, catalog);
     }
 
@@ -314,6 +320,11 @@ final class GatedUses {
             case ArgumentOrigin.FunctionResult r -> functionResult(r, kind);
             case ArgumentOrigin.RelationText t -> kind == ObjectKind.RELATION && proven(t.relation(), kind);
             case ArgumentOrigin.Listed l -> listed(l, kind);
+            case ArgumentOrigin.ViewColumn v -> kind == ObjectKind.NAMESPACE && visibleSchemas(v);
+            case ArgumentOrigin.QualifiedName q -> kind == ObjectKind.RELATION
+                    && ViewKeys.relationPair(q.filter(), q.schemaAttnum(), q.nameAttnum());
+            case ArgumentOrigin.CurrentRole r -> kind == ObjectKind.ROLE;
+            case ArgumentOrigin.Elements e -> elements(e.array(), kind);
             case ArgumentOrigin.Unproven u -> false;
         };
     }
@@ -356,6 +367,47 @@ final class GatedUses {
         return set.size() == listed.oids().size() && listed.oids().stream().allMatch(set::contains)
                 && (proven(listed.column(), kind) || listed.column() instanceof ArgumentOrigin.Column
                 && proven(listed.column(), kind.existence()));
+    }
+
+    /**
+     * Whether every value a column of a filtered view may hold, by its filter's keys, is the name of a visible schema,
+     * as has_schema_privilege reads a name: exactly, without folding or quotes ({@link ViewKeys#values}). Each name
+     * is resolved quoted, so that it is read as that very name.
+     */
+    private boolean visibleSchemas(ArgumentOrigin.ViewColumn column) throws SQLException {
+        Set<String> values = ViewKeys.values(column.filter(), column.attnum());
+        if (values == null) {
+            return false;
+        }
+        for (String schema : values) {
+            long oid = resolve(ObjectKind.NAMESPACE, ("\"" + schema.replace("\"", "\"\"") + "\"")
+                    .getBytes(StandardCharsets.UTF_8));
+            if (oid == UNRESOLVED || oid == 0 || !ObjectKind.NAMESPACE.visible(visible, oid)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Whether every element of an array names a visible object of {@code kind}: a column of a filter subquery whose
+     * every visible row holds only such elements ({@link ObjectColumns#namesEach}), or a NULL that is no parameter.
+     */
+    private boolean elements(Proof array, ObjectKind kind) throws SQLException {
+        return switch (array) {
+            case ArgumentOrigin.NullConstant n -> !parameter(n);
+            case ArgumentOrigin.Column c -> c.filter() != null && (noRows(c.filter())
+                    || columns.namesEach(c.filter(), c.attnum(), kind));
+            case ArgumentOrigin.Each each -> {
+                for (Proof one : each.proofs()) {
+                    if (!elements(one, kind)) {
+                        yield false;
+                    }
+                }
+                yield true;
+            }
+            default -> false;
+        };
     }
 
     /** Whether a NULL constant may stand for a parameter (see the constructor). */
