@@ -158,10 +158,14 @@ final class GatedUses {
                     return Optional.of(absentObject(shown, c.oid()));
                 }
                 if (proof instanceof ArgumentOrigin.Name n && kind.resolver() != null) {
-                    long oid = resolve(shown, n.bytes());
+                    boolean exact = readsExactName(call, kind);
+                    long oid = resolve(shown, exact ? quoted(n.bytes()) : n.bytes());
                     if (oid != UNRESOLVED && (!shown.visible(visible, oid) || oid == 0 && spec.absentIsNull())) {
+                        // A schema's message quotes the name as parsed: the quoted text parses to the name itself.
+                        String named = exact && kind == ObjectKind.NAMESPACE
+                                ? new String(quoted(n.bytes()), StandardCharsets.UTF_8) : n.text();
                         return Optional.of(CatalogRefusals.absentObject(kind.sqlState(),
-                                kind.absentByName(n.text(), oid)));
+                                kind.absentByName(named, oid)));
                     }
                 }
             }
@@ -278,6 +282,10 @@ final class GatedUses {
                 continue;
             }
             Proof proof = origins.of(args.get(i), call.scope());
+            if (slot instanceof GatedFunctions.Named named && proof instanceof ArgumentOrigin.Name n
+                    && readsExactName(call, named.kind())) {
+                proof = new ArgumentOrigin.Name(quoted(n.bytes()));
+            }
             boolean ok = switch (slot) {
                 case GatedFunctions.Expression e -> proof instanceof ArgumentOrigin.NullConstant n && !parameter(n)
                         || proof instanceof ArgumentOrigin.Column c && expressionColumn(c);
@@ -380,8 +388,7 @@ final class GatedUses {
             return false;
         }
         for (String schema : values) {
-            long oid = resolve(ObjectKind.NAMESPACE, ("\"" + schema.replace("\"", "\"\"") + "\"")
-                    .getBytes(StandardCharsets.UTF_8));
+            long oid = resolve(ObjectKind.NAMESPACE, quoted(schema.getBytes(StandardCharsets.UTF_8)));
             if (oid == UNRESOLVED || oid == 0 || !ObjectKind.NAMESPACE.visible(visible, oid)) {
                 return false;
             }
@@ -408,6 +415,33 @@ final class GatedUses {
             }
             default -> false;
         };
+    }
+
+    /**
+     * Whether the call reads a name of {@code kind} as it is, where the to_reg* function that resolves names of the
+     * kind parses it as an identifier (folding case, removing quotes): has_*_privilege's role and schema names
+     * (get_role_oid, get_namespace_oid). {@code has_schema_privilege('PUBLIC', ...)} asks for a schema named
+     * PUBLIC, not for public: resolving it as to_regnamespace does would prove the visible public and let the call
+     * answer for a hidden "PUBLIC" where an absent one gives an error.
+     */
+    private boolean readsExactName(References.Call call, ObjectKind kind) {
+        CatalogReader.Function f = functions.get(call.function());
+        return (kind == ObjectKind.NAMESPACE || kind == ObjectKind.ROLE) && f != null && f.builtIn()
+                && f.name().startsWith("has_") && f.name().endsWith("_privilege");
+    }
+
+    /** {@code name} as a quoted identifier, which the to_reg* functions read as exactly that name. */
+    private static byte[] quoted(byte[] name) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(name.length + 2);
+        out.write('"');
+        for (byte b : name) {
+            if (b == '"') {
+                out.write('"');
+            }
+            out.write(b);
+        }
+        out.write('"');
+        return out.toByteArray();
     }
 
     /** Whether a NULL constant may stand for a parameter (see the constructor). */

@@ -61,6 +61,10 @@ class ToolSyncStatementsPostgresTest {
             s.execute("CREATE TABLE \"Odd.Schema\".\"We\"\"ird.Name\" (id int)");
             s.execute("CREATE SCHEMA \"Odd\"");
             s.execute("CREATE TABLE \"Odd\".\"Schema.We\"\"ird.Name\" (id int)");
+            // Hidden namesakes of a visible schema and of the owner's role, told apart by case alone.
+            s.execute("CREATE SCHEMA \"SALES\"");
+            s.execute("DO $$ BEGIN CREATE ROLE \"" + db.user().toUpperCase(Locale.ROOT) + "\"; "
+                    + "EXCEPTION WHEN duplicate_object THEN NULL; END $$");
             s.execute("CREATE FUNCTION public.with_default(a int DEFAULT public.leak_secret(1)::int) "
                     + "RETURNS int LANGUAGE sql AS 'SELECT 1'");
             selection = selection(c);
@@ -214,6 +218,22 @@ class ToolSyncStatementsPostgresTest {
         refused("SELECT has_schema_privilege(t.tablename, 'usage') FROM pg_tables t");
         refused("SELECT has_schema_privilege(c.relname::text, 'usage') FROM pg_class c");
         refused("SELECT has_schema_privilege(session_user, 'public', 'usage')");
+    }
+
+    @Test
+    void privilegeFunctionsReadRoleAndSchemaNamesAsTheyAre() throws SQLException {
+        // has_schema_privilege looks 'SALES' up as it is: the hidden "SALES", not the visible sales.
+        Verdict.Refuse schema = assertInstanceOf(Verdict.Refuse.class,
+                verdict("SELECT has_schema_privilege('SALES', 'usage')"));
+        assertEquals("schema \"SALES\" does not exist", schema.message());
+        assertEquals(Verdict.ALLOW, verdict("SELECT has_schema_privilege('sales', 'usage')"));
+        String upper = db.user().toUpperCase(Locale.ROOT);
+        assertNotEquals(db.user(), upper);
+        Verdict.Refuse role = assertInstanceOf(Verdict.Refuse.class,
+                verdict("SELECT has_table_privilege('" + upper + "', 'public.orders', 'select')"));
+        assertEquals("role \"" + upper + "\" does not exist", role.message());
+        assertEquals(Verdict.ALLOW, verdict("SELECT has_table_privilege('" + db.user() + "', 'public.orders', "
+                + "'select')"));
     }
 
     @Test
