@@ -105,6 +105,36 @@ final class ArgumentOrigin {
     record Listed(Proof column, java.util.Set<Long> oids) implements Proof {
     }
 
+    /**
+     * A column of a proven filter subquery of a system view ({@link ViewFilterProof}): its value comes from a row
+     * that the view's keys admit. What the column proves is the keys' business ({@link GatedUses}).
+     */
+    record ViewColumn(ViewFilters.Filter filter, int attnum) implements Proof {
+    }
+
+    /**
+     * The text {@link QualifiedNames} reads: a relation's schema and name, each quoted as an identifier and joined
+     * with a dot, both taken from one and the same row of a filtered view ({@code schemaAttnum} and
+     * {@code nameAttnum} are columns of the view). A function that reads a relation name from text finds exactly
+     * the relation of that (schema, name), whatever the search_path.
+     */
+    record QualifiedName(ViewFilters.Filter filter, int schemaAttnum, int nameAttnum) implements Proof {
+    }
+
+    /**
+     * {@code current_user} (also spelled {@code current_role} and {@code user}): the role the statement runs as,
+     * which is the login's own. {@code session_user} is not read so: it need not be the role in effect.
+     */
+    record CurrentRole() implements Proof {
+    }
+
+    /**
+     * The elements of an array, each converted by a RelabelType alone ({@code proargtypes::regtype[]}): the value of
+     * each element is the element of {@code array} at that place.
+     */
+    record Elements(Proof array) implements Proof {
+    }
+
     record Unproven() implements Proof {
     }
 
@@ -132,8 +162,18 @@ final class ArgumentOrigin {
     /** oideq, pg_operator.dat. */
     private static final long OID_EQUALS = 607;
 
+    /** name_text, the cast from name to text: the same characters (pg_proc.dat). */
+    private static final long NAME_TO_TEXT = 406;
+    /** current_user(), which PostgreSQL 16 and later may write for the SQL keyword (pg_proc.dat). */
+    private static final long CURRENT_USER_FUNCTION = 745;
+    /** SQLValueFunctionOp (primnodes.h, 14 to 18): SVFOP_CURRENT_ROLE, SVFOP_CURRENT_USER, SVFOP_USER. */
+    private static final java.util.Set<Long> CURRENT_ROLE_OPS = java.util.Set.of(9L, 10L, 11L);
+    private static final long NAME_TYPE = 19;
+
     private final CatalogFilters filters;
+    private final ViewFilters views;
     private final Map<TreeValue.Node, List<TreeValue.Node>> proven = new IdentityHashMap<>();
+    private final Map<TreeValue.Node, List<TreeValue.Node>> provenViews = new IdentityHashMap<>();
     /** The columns of recursive CTEs being proven, by CTE node (identity) and attno. */
     private final Map<TreeValue.Node, java.util.Set<Long>> assumed = new IdentityHashMap<>();
 
@@ -144,7 +184,13 @@ final class ArgumentOrigin {
      *                       so an unfenced filter subquery is a filter too (as in {@link FilterProof})
      */
     ArgumentOrigin(CatalogFilters filters, boolean quietStatement) {
+        this(filters, ViewFilters.NONE, quietStatement);
+    }
+
+    /** @param views the login's filtered system views, whose proven filter subqueries' columns are read too */
+    ArgumentOrigin(CatalogFilters filters, ViewFilters views, boolean quietStatement) {
         this.filters = filters;
+        this.views = views;
         this.quietStatement = quietStatement;
     }
 
@@ -173,9 +219,175 @@ final class ArgumentOrigin {
             case "COALESCE", "COALESCEEXPR" -> each(items(node, "args"), scope, depth);
             case "SUBLINK" -> node.number("subLinkType") == EXPR_SUBLINK
                     ? output(node(node.field("subselect").orElse(null)), 1, scope, depth) : UNPROVEN;
-            case "FUNCEXPR" -> "true".equals(node.scalar("funcretset")) ? UNPROVEN : new FunctionResult(node, scope);
+            case "SQLVALUEFUNCTION" -> CURRENT_ROLE_OPS.contains(node.number("op"))
+                    && node.number("type") == NAME_TYPE ? new CurrentRole() : UNPROVEN;
+            case "ARRAYCOERCEEXPR" -> elements(node, scope, depth);
+            case "FUNCEXPR" -> function(node, scope, depth);
+            case "OPEXPR" -> qualifiedName(node, scope, depth);
             default -> UNPROVEN;
         };
+    }
+
+    private Proof function(TreeValue.Node call, QueryScope scope, int depth) {
+        if ("true".equals(call.scalar("funcretset"))) {
+            return UNPROVEN;
+        }
+        List<TreeValue> args = items(call, "args");
+        long id = call.number("funcid");
+        if (id == NAME_TO_TEXT && args.size() == 1) {
+            return of(args.get(0), scope, depth + 1);
+        }
+        if (id == CURRENT_USER_FUNCTION && args.isEmpty()) {
+            return new CurrentRole();
+        }
+        Proof name = qualifiedName(call, scope, depth);
+        return name instanceof Unproven ? new FunctionResult(call, scope) : name;
+    }
+
+    /** A quoted qualified name built from one row's (schema, name) columns ({@link QualifiedNames}). */
+    private Proof qualifiedName(TreeValue.Node expression, QueryScope scope, int depth) {
+        QualifiedNames.Parts parts = QualifiedNames.parts(expression);
+        return parts == null ? UNPROVEN : samePair(parts.schema(), parts.name(), scope, depth + 1);
+    }
+
+    /**
+     * Two expressions that read columns of one and the same row of a filtered view: two Vars of the same range table
+     * entry (the same row whenever the expression is evaluated), followed together through subqueries, CTEs, joins
+     * and set operations (whose every row is one row of one branch). Anything else is unproven.
+     */
+    private Proof samePair(TreeValue schema, TreeValue name, QueryScope scope, int depth) {
+        TreeValue.Node a = node(stripRelabel(schema));
+        TreeValue.Node b = node(stripRelabel(name));
+        if (depth > MAX_DEPTH || scope == null || a == null || b == null || !a.tag().equals("VAR")
+                || !b.tag().equals("VAR") || a.number("varno") != b.number("varno")
+                || a.number("varlevelsup") != b.number("varlevelsup")) {
+            return UNPROVEN;
+        }
+        QueryScope at = scope.up(a.number("varlevelsup"));
+        long attA = a.number("varattno");
+        long attB = b.number("varattno");
+        TreeValue.Node rte = at == null ? null : item(at.query(), "rtable", a.number("varno"));
+        if (rte == null || attA <= 0 || attB <= 0) {
+            return UNPROVEN;
+        }
+        long kind = rte.number("rtekind");
+        if (kind == RTE_RELATION) {
+            ViewFilters.Filter view = views.byRelid(rte.number("relid"));
+            return view != null && provenViews(at.query()).contains(rte)
+                    ? new QualifiedName(view, (int) attA, (int) attB) : UNPROVEN;
+        }
+        if (kind == RTE_SUBQUERY) {
+            return pairedOutput(node(rte.field("subquery").orElse(null)), attA, attB, at, depth);
+        }
+        if (kind == RTE_JOIN) {
+            return samePair(entry(rte, "joinaliasvars", attA), entry(rte, "joinaliasvars", attB), at, depth + 1);
+        }
+        if (kind == RTE_CTE) {
+            QueryScope owner = at.up(rte.number("ctelevelsup"));
+            TreeValue.Node cte = owner == null ? null : cte(owner.query(), rte.scalar("ctename"));
+            if (cte == null || "true".equals(cte.scalar("cterecursive"))) {
+                return UNPROVEN;
+            }
+            return pairedOutput(node(cte.field("ctequery").orElse(null)), attA, attB, owner, depth);
+        }
+        return UNPROVEN;
+    }
+
+    /** Output columns {@code attA} and {@code attB} of one row of {@code query}: see {@link #samePair}. */
+    private Proof pairedOutput(TreeValue.Node query, long attA, long attB, QueryScope outer, int depth) {
+        if (query == null || !query.tag().equals("QUERY") || depth > MAX_DEPTH) {
+            return UNPROVEN;
+        }
+        TreeValue operations = query.field("setOperations").orElse(TreeValue.Null.INSTANCE);
+        if (!(operations instanceof TreeValue.Null)) {
+            List<TreeValue.Node> leaves = new java.util.ArrayList<>();
+            if (!leaves(node(operations), query, leaves, depth)) {
+                return UNPROVEN;
+            }
+            List<Proof> branches = new java.util.ArrayList<>();
+            for (TreeValue.Node leaf : leaves) {
+                Proof p = pairedOutput(node(leaf.field("subquery").orElse(null)), attA, attB, outer.enter(query),
+                        depth + 1);
+                if (p instanceof Unproven) {
+                    return UNPROVEN;
+                }
+                branches.add(p);
+            }
+            return Each.of(branches);
+        }
+        TreeValue.Node first = targetEntry(query, attA);
+        TreeValue.Node second = targetEntry(query, attB);
+        if (first == null || second == null) {
+            return UNPROVEN;
+        }
+        return samePair(first.field("expr").orElse(null), second.field("expr").orElse(null), outer.enter(query),
+                depth + 1);
+    }
+
+    /** The subquery range table entries of a set operation's branches; false when one is not a subquery. */
+    private static boolean leaves(TreeValue.Node operation, TreeValue.Node query, List<TreeValue.Node> into,
+                                  int depth) {
+        if (operation == null || depth > MAX_DEPTH) {
+            return false;
+        }
+        if (operation.tag().equals("RANGETBLREF")) {
+            TreeValue.Node rte = item(query, "rtable", operation.number("rtindex"));
+            if (rte == null || rte.number("rtekind") != RTE_SUBQUERY) {
+                return false;
+            }
+            into.add(rte);
+            return true;
+        }
+        return operation.tag().equals("SETOPERATIONSTMT")
+                && leaves(node(operation.field("larg").orElse(null)), query, into, depth + 1)
+                && leaves(node(operation.field("rarg").orElse(null)), query, into, depth + 1);
+    }
+
+    private static TreeValue.Node targetEntry(TreeValue.Node query, long resno) {
+        for (TreeValue item : items(query, "targetList")) {
+            TreeValue.Node entry = node(item);
+            if (entry != null && entry.number("resno") == resno && !"true".equals(entry.scalar("resjunk"))) {
+                return entry;
+            }
+        }
+        return null;
+    }
+
+    /** Looks through RelabelTypes and casts from name to text, which keep a value's characters. */
+    private static TreeValue stripRelabel(TreeValue value) {
+        TreeValue at = value;
+        for (int i = 0; i < MAX_DEPTH && at instanceof TreeValue.Node n; i++) {
+            if (n.tag().equals("RELABELTYPE")) {
+                at = n.field("arg").orElse(null);
+            } else if (n.tag().equals("FUNCEXPR") && n.number("funcid") == NAME_TO_TEXT
+                    && items(n, "args").size() == 1) {
+                at = items(n, "args").get(0);
+            } else {
+                break;
+            }
+        }
+        return at;
+    }
+
+    /** A text constant's value as a {@link Name}, or what else {@link #constant} makes of it. */
+    static Proof textConstant(TreeValue.Node constant) {
+        return constant(constant);
+    }
+
+    /**
+     * An array coercion whose per-element step is a RelabelType of the element alone ({@code oid[]} or
+     * {@code oidvector} to {@code regtype[]}): each element keeps its value.
+     */
+    private Proof elements(TreeValue.Node coercion, QueryScope scope, int depth) {
+        TreeValue.Node step = node(coercion.field("elemexpr").orElse(null));
+        TreeValue.Node input = step == null ? null : node(step.field("arg").orElse(null));
+        if (step == null || !step.tag().equals("RELABELTYPE") || input == null
+                || !input.tag().equals("CASETESTEXPR")
+                || ObjectKind.regArrayElement(coercion.number("resulttype")) != step.number("resulttype")) {
+            return UNPROVEN;
+        }
+        Proof array = of(coercion.field("arg").orElse(null), scope, depth + 1);
+        return array instanceof Unproven ? UNPROVEN : new Elements(array);
     }
 
     /**
@@ -357,10 +569,12 @@ final class ArgumentOrigin {
         }
         long kind = rte.number("rtekind");
         if (kind == RTE_RELATION) {
-            if (!provenFilters(at.query()).contains(rte)) {
-                return UNPROVEN;
+            if (provenFilters(at.query()).contains(rte)) {
+                return new Column(filters.byRelid(rte.number("relid")), (int) attno);
             }
-            return new Column(filters.byRelid(rte.number("relid")), (int) attno);
+            ViewFilters.Filter view = views.byRelid(rte.number("relid"));
+            return view != null && provenViews(at.query()).contains(rte) ? new ViewColumn(view, (int) attno)
+                    : UNPROVEN;
         }
         if (kind == RTE_SUBQUERY) {
             return output(node(rte.field("subquery").orElse(null)), attno, at, depth);
@@ -491,6 +705,10 @@ final class ArgumentOrigin {
         }
         return filter.columns().stream().filter(c -> c.name().equals(name)).findFirst()
                 .<Proof>map(c -> new Column(filter, c.attnum())).orElse(null);
+    }
+
+    private List<TreeValue.Node> provenViews(TreeValue.Node query) {
+        return provenViews.computeIfAbsent(query, q -> ViewFilterProof.proven(q, views));
     }
 
     private List<TreeValue.Node> provenFilters(TreeValue.Node query) {

@@ -511,7 +511,7 @@ final class CheckTransaction {
             }
         }
         GatedUses gates = filters.isEmpty() ? null
-                : new GatedUses(filters, catalog, this::resolveName, stringLiterals(),
+                : new GatedUses(filters, views, catalog, this::resolveName, stringLiterals(),
                         parameterTypeOids, textParameters, quiet);
         if (gates != null) {
             // Before the relation rule: a reg* constant naming a hidden relation is a dependency on it, and the

@@ -98,13 +98,19 @@ final class GatedUses {
      */
     GatedUses(CatalogFilters filters, CatalogReader catalog, NameResolver names, List<String> literals,
               Set<Long> parameterTypes, boolean textParameters, boolean quietStatement) {
+        this(filters, ViewFilters.NONE, catalog, names, literals, parameterTypes, textParameters, quietStatement);
+    }
+
+    /** @param views the login's filtered system views, whose key columns prove names ({@link ViewKeys}) */
+    GatedUses(CatalogFilters filters, ViewFilters views, CatalogReader catalog, NameResolver names,
+              List<String> literals, Set<Long> parameterTypes, boolean textParameters, boolean quietStatement) {
         this.parameterTypes = Set.copyOf(parameterTypes);
         this.textParameters = textParameters;
         this.visible = filters.visible();
         this.catalog = catalog;
         this.names = names;
         this.literals = literals;
-        this.origins = new ArgumentOrigin(filters, quietStatement);
+        this.origins = new ArgumentOrigin(filters, views, quietStatement);
         this.columns = new ObjectColumns(visible, catalog);
     }
 
@@ -152,10 +158,14 @@ final class GatedUses {
                     return Optional.of(absentObject(shown, c.oid()));
                 }
                 if (proof instanceof ArgumentOrigin.Name n && kind.resolver() != null) {
-                    long oid = resolve(shown, n.bytes());
+                    boolean exact = readsExactName(call, kind);
+                    long oid = resolve(shown, exact ? quoted(n.bytes()) : n.bytes());
                     if (oid != UNRESOLVED && (!shown.visible(visible, oid) || oid == 0 && spec.absentIsNull())) {
+                        // A schema's message quotes the name as parsed: the quoted text parses to the name itself.
+                        String named = exact && kind == ObjectKind.NAMESPACE
+                                ? new String(quoted(n.bytes()), StandardCharsets.UTF_8) : n.text();
                         return Optional.of(CatalogRefusals.absentObject(kind.sqlState(),
-                                kind.absentByName(n.text(), oid)));
+                                kind.absentByName(named, oid)));
                     }
                 }
             }
@@ -272,6 +282,10 @@ final class GatedUses {
                 continue;
             }
             Proof proof = origins.of(args.get(i), call.scope());
+            if (slot instanceof GatedFunctions.Named named && proof instanceof ArgumentOrigin.Name n
+                    && readsExactName(call, named.kind())) {
+                proof = new ArgumentOrigin.Name(quoted(n.bytes()));
+            }
             boolean ok = switch (slot) {
                 case GatedFunctions.Expression e -> proof instanceof ArgumentOrigin.NullConstant n && !parameter(n)
                         || proof instanceof ArgumentOrigin.Column c && expressionColumn(c);
@@ -314,6 +328,11 @@ final class GatedUses {
             case ArgumentOrigin.FunctionResult r -> functionResult(r, kind);
             case ArgumentOrigin.RelationText t -> kind == ObjectKind.RELATION && proven(t.relation(), kind);
             case ArgumentOrigin.Listed l -> listed(l, kind);
+            case ArgumentOrigin.ViewColumn v -> kind == ObjectKind.NAMESPACE && visibleSchemas(v);
+            case ArgumentOrigin.QualifiedName q -> kind == ObjectKind.RELATION
+                    && ViewKeys.relationPair(q.filter(), q.schemaAttnum(), q.nameAttnum());
+            case ArgumentOrigin.CurrentRole r -> kind == ObjectKind.ROLE;
+            case ArgumentOrigin.Elements e -> elements(e.array(), kind);
             case ArgumentOrigin.Unproven u -> false;
         };
     }
@@ -356,6 +375,73 @@ final class GatedUses {
         return set.size() == listed.oids().size() && listed.oids().stream().allMatch(set::contains)
                 && (proven(listed.column(), kind) || listed.column() instanceof ArgumentOrigin.Column
                 && proven(listed.column(), kind.existence()));
+    }
+
+    /**
+     * Whether every value a column of a filtered view may hold, by its filter's keys, is the name of a visible schema,
+     * as has_schema_privilege reads a name: exactly, without folding or quotes ({@link ViewKeys#values}). Each name
+     * is resolved quoted, so that it is read as that very name.
+     */
+    private boolean visibleSchemas(ArgumentOrigin.ViewColumn column) throws SQLException {
+        Set<String> values = ViewKeys.values(column.filter(), column.attnum());
+        if (values == null) {
+            return false;
+        }
+        for (String schema : values) {
+            long oid = resolve(ObjectKind.NAMESPACE, quoted(schema.getBytes(StandardCharsets.UTF_8)));
+            if (oid == UNRESOLVED || oid == 0 || !ObjectKind.NAMESPACE.visible(visible, oid)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Whether every element of an array names a visible object of {@code kind}: a column of a filter subquery whose
+     * every visible row holds only such elements ({@link ObjectColumns#namesEach}), or a NULL that is no parameter.
+     */
+    private boolean elements(Proof array, ObjectKind kind) throws SQLException {
+        return switch (array) {
+            case ArgumentOrigin.NullConstant n -> !parameter(n);
+            case ArgumentOrigin.Column c -> c.filter() != null && (noRows(c.filter())
+                    || columns.namesEach(c.filter(), c.attnum(), kind));
+            case ArgumentOrigin.Each each -> {
+                for (Proof one : each.proofs()) {
+                    if (!elements(one, kind)) {
+                        yield false;
+                    }
+                }
+                yield true;
+            }
+            default -> false;
+        };
+    }
+
+    /**
+     * Whether the call reads a name of {@code kind} as it is, where the to_reg* function that resolves names of the
+     * kind parses it as an identifier (folding case, removing quotes): has_*_privilege's role and schema names
+     * (get_role_oid, get_namespace_oid). {@code has_schema_privilege('PUBLIC', ...)} asks for a schema named
+     * PUBLIC, not for public: resolving it as to_regnamespace does would prove the visible public and let the call
+     * answer for a hidden "PUBLIC" where an absent one gives an error.
+     */
+    private boolean readsExactName(References.Call call, ObjectKind kind) {
+        CatalogReader.Function f = functions.get(call.function());
+        return (kind == ObjectKind.NAMESPACE || kind == ObjectKind.ROLE) && f != null && f.builtIn()
+                && f.name().startsWith("has_") && f.name().endsWith("_privilege");
+    }
+
+    /** {@code name} as a quoted identifier, which the to_reg* functions read as exactly that name. */
+    private static byte[] quoted(byte[] name) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(name.length + 2);
+        out.write('"');
+        for (byte b : name) {
+            if (b == '"') {
+                out.write('"');
+            }
+            out.write(b);
+        }
+        out.write('"');
+        return out.toByteArray();
     }
 
     /** Whether a NULL constant may stand for a parameter (see the constructor). */

@@ -59,7 +59,15 @@ final class ObjectColumns {
             Map.entry("pg_operator.oprowner", ObjectKind.ROLE),
             Map.entry("pg_operator.oprleft", ObjectKind.TYPE), Map.entry("pg_operator.oprright", ObjectKind.TYPE),
             Map.entry("pg_operator.oprresult", ObjectKind.TYPE),
-            Map.entry("pg_operator.oprcode", ObjectKind.FUNCTION_NAME));
+            Map.entry("pg_operator.oprcode", ObjectKind.FUNCTION_NAME),
+            Map.entry("pg_proc.prorettype", ObjectKind.TYPE));
+
+    /**
+     * Array columns of covered catalogs whose every element names an object ({@code oid[]} or {@code oidvector}),
+     * by {@code catalog.column}.
+     */
+    static final Map<String, ObjectKind> ELEMENT_REFERENCES = Map.of("pg_proc.proargtypes", ObjectKind.TYPE,
+            "pg_proc.proallargtypes", ObjectKind.TYPE);
 
     private final VisibleCatalog visible;
     private final CatalogReader catalog;
@@ -94,6 +102,31 @@ final class ObjectColumns {
             known = !catalog.answers("SELECT EXISTS (SELECT FROM pg_catalog." + filter.catalog().relation()
                     + " WHERE " + filter.condition() + " AND " + CatalogFilters.quote(column)
                     + " OPERATOR(pg_catalog.<>) '0'::pg_catalog.oid AND NOT " + visibleCondition(column, kind) + ")");
+            closed.put(key, known);
+        }
+        return known;
+    }
+
+    /**
+     * Whether every element of array column {@code attnum} of {@code filter}'s subquery names, in every row, a visible
+     * {@code kind}: asked of the catalog as {@link #names} asks, element by element.
+     */
+    boolean namesEach(CatalogFilters.Filter filter, int attnum, ObjectKind kind) throws SQLException {
+        String column = filter.columns().stream().filter(c -> c.attnum() == attnum && !c.acl())
+                .map(CatalogColumns.Column::name).findFirst().orElse(null);
+        ObjectKind referenced = column == null ? null
+                : ELEMENT_REFERENCES.get(filter.catalog().relation() + "." + column);
+        if (referenced == null || !sameObjects(referenced, kind)) {
+            return false;
+        }
+        String key = filter.catalog().relation() + "." + column + "[]:" + kind;
+        Boolean known = closed.get(key);
+        if (known == null) {
+            known = !catalog.answers("SELECT EXISTS (SELECT FROM pg_catalog." + filter.catalog().relation()
+                    + " WHERE " + filter.condition() + " AND EXISTS (SELECT FROM pg_catalog.unnest("
+                    + CatalogFilters.quote(column) + "::pg_catalog.oid[]) AS element(\"element\") WHERE "
+                    + "\"element\" OPERATOR(pg_catalog.<>) '0'::pg_catalog.oid AND NOT "
+                    + visibleCondition("element", kind) + "))");
             closed.put(key, known);
         }
         return known;

@@ -36,6 +36,9 @@ final class QueryTreeWalker {
     private static final long CMD_SELECT = 1;
 
     private final References refs = new References();
+    /** The element steps and the array coercions {@link #relabelledElements} recorded, by identity. */
+    private final Set<TreeValue.Node> elementSteps = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    private final Set<TreeValue.Node> arrayUses = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
     private final Set<Long> ignoredRelations;
     private final CatalogFilters filters;
     private final ViewFilters views;
@@ -123,6 +126,9 @@ final class QueryTreeWalker {
         if (node.tag().equals("FUNCEXPR")) {
             directConstArguments(node);
         }
+        if (node.tag().equals("ARRAYCOERCEEXPR") && !filters.isEmpty()) {
+            relabelledElements(node);
+        }
         if (node.tag().equals("CONST")) {
             long type = node.number("consttype");
             if (type != 0) {
@@ -158,6 +164,23 @@ final class QueryTreeWalker {
      * ({@link SetOperationColumns}): otherwise PostgreSQL coerces a branch's value when the statement runs, and an
      * integer would become a regclass unseen.
      */
+    /**
+     * An array coercion to a reg* array whose per-element step is a RelabelType of the element alone
+     * ({@code proargtypes::regtype[]}): the coercion is the use of the element type (proven when every element of
+     * its input is, {@link ArgumentOrigin.Elements}), and its step, which reads no value but the element's, is none.
+     */
+    private void relabelledElements(TreeValue.Node coercion) {
+        long element = ObjectKind.regArrayElement(coercion.number("resulttype"));
+        TreeValue.Node step = coercion.field("elemexpr").orElse(null) instanceof TreeValue.Node n ? n : null;
+        if (element != 0 && step != null && step.tag().equals("RELABELTYPE") && step.number("resulttype") == element
+                && step.field("arg").orElse(null) instanceof TreeValue.Node input
+                && input.tag().equals("CASETESTEXPR")) {
+            elementSteps.add(step);
+            refs.regUses.add(new References.RegUse(element, coercion, scope));
+            arrayUses.add(coercion);
+        }
+    }
+
     private boolean recordedForGates(TreeValue.Node node, String field, Ref ref, TreeValue value) {
         if (ref == Ref.FUNCTION && value instanceof TreeValue.Scalar s && s.isNumber()) {
             if (node.tag().equals("FUNCEXPR") && field.equals("funcid")) {
@@ -169,6 +192,18 @@ final class QueryTreeWalker {
         }
         if (filters.isEmpty()) {
             return false;
+        }
+        if (ref == Ref.TYPE && field.equals("resulttype") && (elementSteps.contains(node) || arrayUses.contains(node))) {
+            // Recorded with the array coercion (relabelledElements).
+            return true;
+        }
+        if (ref == Ref.TYPE && (node.tag().equals("COALESCEEXPR") || node.tag().equals("COALESCE"))
+                && field.equals("coalescetype") && value instanceof TreeValue.Scalar s && s.isNumber()
+                && ObjectKind.regArrayElement(s.asLong()) != 0) {
+            // A reg* array, as a CASE's reg* type: COALESCE yields one of its arguments, which parse analysis coerced
+            // to this type, each a node of the type itself, checked as a use (a constant, an array coercion of
+            // relabelled elements) or refused for its type. (A scalar reg* COALESCE stays refused for its type.)
+            return true;
         }
         if (ref == Ref.TYPE && value instanceof TreeValue.Scalar s && s.isNumber()
                 && ObjectKind.ofRegType(s.asLong()) != null && REG_USE_FIELDS.get(node.tag()) != null
