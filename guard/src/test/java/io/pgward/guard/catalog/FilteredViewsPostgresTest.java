@@ -20,8 +20,6 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.stream.Collectors;
@@ -73,10 +71,9 @@ class FilteredViewsPostgresTest {
             s.execute("CREATE DOMAIN public.token_text AS text CHECK (VALUE <> '')");
             s.execute("ALTER TABLE public.payment_tokens ADD COLUMN token_kind public.token_text");
             s.execute("ANALYZE");
-            selection = selection(c);
+            selection = FilteredFixture.filteredSelection(c, GuardFixture.SELECTED);
         }
-        check = new CatalogCheck(CatalogCheck.controlPool(db.jdbcUrl(), db.user(), db.password(), 2),
-                new CatalogCheck.Options(Duration.ofSeconds(5), 1000, Duration.ZERO));
+        check = FilteredFixture.check(db);
     }
 
     @AfterAll
@@ -84,20 +81,8 @@ class FilteredViewsPostgresTest {
         check.close();
     }
 
-    private static TableSelection selection(Connection c) throws SQLException {
-        ResolvedSelection resolved = SelectionResolver.resolve(c, SelectedNames.parse("tables",
-                GuardFixture.SELECTED));
-        return GuardFixture.selection(c).withFilters(CatalogFilters.of(resolved.visible(), CatalogColumns.read(c)))
-                .withViews(ViewFilters.of(resolved.visible(), resolved.names(), ViewColumns.read(c)));
-    }
-
     private static String rewrite(String sql) {
-        try {
-            return CatalogRewrite.rewrite(SqlLexer.split(sql, true).getFirst(), PATH, selection.filters(),
-                    selection.views());
-        } catch (LexerException e) {
-            throw new AssertionError(e);
-        }
+        return FilteredFixture.rewrite(sql, PATH, selection);
     }
 
     private static Verdict verdict(String sql) {
@@ -106,18 +91,7 @@ class FilteredViewsPostgresTest {
 
     /** Every row, its cells joined with "|", run directly as the database owner. */
     private static List<String> rows(String sql) throws SQLException {
-        List<String> rows = new ArrayList<>();
-        try (Connection c = db.connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-            int n = rs.getMetaData().getColumnCount();
-            while (rs.next()) {
-                List<String> cells = new ArrayList<>();
-                for (int i = 1; i <= n; i++) {
-                    cells.add(String.valueOf(rs.getString(i)));
-                }
-                rows.add(String.join("|", cells));
-            }
-        }
-        return rows;
+        return FilteredFixture.rows(db, sql);
     }
 
     private static void assertNothingHidden(List<String> rows, String sql) {

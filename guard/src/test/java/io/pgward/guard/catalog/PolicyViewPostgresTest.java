@@ -8,19 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgward.guard.Verdict;
-import io.pgward.guard.lexer.LexerException;
-import io.pgward.guard.lexer.SqlLexer;
-import io.pgward.guard.selection.ResolvedSelection;
-import io.pgward.guard.selection.SelectedNames;
-import io.pgward.guard.selection.SelectionResolver;
 import io.pgward.testkit.PostgresTest;
 import io.pgward.testkit.TestDatabase;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import org.junit.jupiter.api.AfterAll;
@@ -64,14 +56,9 @@ class PolicyViewPostgresTest {
             s.execute("CREATE POLICY shared_name ON public.secrets USING (token <> 'x')");
             s.execute("CREATE POLICY tok_policy ON public.secrets USING (token <> 'tok_live')");
             s.execute("CREATE POLICY hidden_len_eleven ON hr.salaries USING (salary > 0)");
-            ResolvedSelection resolved = SelectionResolver.resolve(c, SelectedNames.parse("tables",
-                    GuardFixture.SELECTED));
-            selection = GuardFixture.selection(c)
-                    .withFilters(CatalogFilters.of(resolved.visible(), CatalogColumns.read(c)))
-                    .withViews(ViewFilters.of(resolved.visible(), resolved.names(), ViewColumns.read(c)));
+            selection = FilteredFixture.filteredSelection(c, GuardFixture.SELECTED);
         }
-        check = new CatalogCheck(CatalogCheck.controlPool(db.jdbcUrl(), db.user(), db.password(), 2),
-                new CatalogCheck.Options(Duration.ofSeconds(5), 1000, Duration.ZERO));
+        check = FilteredFixture.check(db);
     }
 
     @AfterAll
@@ -80,12 +67,7 @@ class PolicyViewPostgresTest {
     }
 
     private static String rewrite(String sql) {
-        try {
-            return CatalogRewrite.rewrite(SqlLexer.split(sql, true).getFirst(), PATH, selection.filters(),
-                    selection.views());
-        } catch (LexerException e) {
-            throw new AssertionError(e);
-        }
+        return FilteredFixture.rewrite(sql, PATH, selection);
     }
 
     private static Verdict verdict(String sql) {
@@ -93,18 +75,7 @@ class PolicyViewPostgresTest {
     }
 
     private static List<String> rows(String sql) throws SQLException {
-        List<String> rows = new ArrayList<>();
-        try (Connection c = db.connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-            int n = rs.getMetaData().getColumnCount();
-            while (rs.next()) {
-                List<String> cells = new ArrayList<>();
-                for (int i = 1; i <= n; i++) {
-                    cells.add(String.valueOf(rs.getString(i)));
-                }
-                rows.add(String.join("|", cells));
-            }
-        }
-        return rows;
+        return FilteredFixture.rows(db, sql);
     }
 
     /** The rewritten statement is allowed and shows nothing hidden; the client's own text stays refused. */

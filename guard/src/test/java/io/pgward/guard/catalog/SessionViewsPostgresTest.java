@@ -8,18 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgward.guard.Verdict;
-import io.pgward.guard.lexer.LexerException;
-import io.pgward.guard.lexer.SqlLexer;
-import io.pgward.guard.selection.ResolvedSelection;
-import io.pgward.guard.selection.SelectedNames;
-import io.pgward.guard.selection.SelectionResolver;
 import io.pgward.testkit.PostgresTest;
 import io.pgward.testkit.TestDatabase;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
@@ -57,16 +50,12 @@ class SessionViewsPostgresTest {
             s.execute("CREATE FUNCTION public.pg_backend_pid() RETURNS int LANGUAGE sql AS 'SELECT 0'");
             List<String> names = new ArrayList<>(GuardFixture.SELECTED);
             names.add("public.v_secret_count");
-            ResolvedSelection resolved = SelectionResolver.resolve(c, SelectedNames.parse("tables", names));
-            selection = GuardFixture.selection(c, names)
-                    .withFilters(CatalogFilters.of(resolved.visible(), CatalogColumns.read(c)))
-                    .withViews(ViewFilters.of(resolved.visible(), resolved.names(), ViewColumns.read(c)));
+            selection = FilteredFixture.filteredSelection(c, names);
             secrets = oid(c, "public.secrets");
             secretCount = oid(c, "public.v_secret_count");
             orders = oid(c, "public.orders");
         }
-        check = new CatalogCheck(CatalogCheck.controlPool(db.jdbcUrl(), db.user(), db.password(), 2),
-                new CatalogCheck.Options(Duration.ofSeconds(5), 1000, Duration.ZERO));
+        check = FilteredFixture.check(db);
     }
 
     @AfterAll
@@ -79,12 +68,7 @@ class SessionViewsPostgresTest {
     }
 
     private static String rewrite(String sql, String path) {
-        try {
-            return CatalogRewrite.rewrite(SqlLexer.split(sql, true).getFirst(), path, selection.filters(),
-                    selection.views());
-        } catch (LexerException e) {
-            throw new AssertionError(e);
-        }
+        return FilteredFixture.rewrite(sql, path, selection);
     }
 
     private static Verdict verdict(String sql) {
@@ -107,18 +91,7 @@ class SessionViewsPostgresTest {
 
     /** Every row, its cells joined with "|". */
     private static List<String> rows(Connection c, String sql) throws SQLException {
-        List<String> rows = new ArrayList<>();
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-            int n = rs.getMetaData().getColumnCount();
-            while (rs.next()) {
-                List<String> cells = new ArrayList<>();
-                for (int i = 1; i <= n; i++) {
-                    cells.add(String.valueOf(rs.getString(i)));
-                }
-                rows.add(String.join("|", cells));
-            }
-        }
-        return rows;
+        return FilteredFixture.rows(c, sql);
     }
 
     private static String pid(Connection c) throws SQLException {

@@ -7,19 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgward.guard.Verdict;
-import io.pgward.guard.lexer.LexerException;
-import io.pgward.guard.lexer.SqlLexer;
-import io.pgward.guard.selection.ResolvedSelection;
-import io.pgward.guard.selection.SelectedNames;
-import io.pgward.guard.selection.SelectionResolver;
 import io.pgward.testkit.PostgresTest;
 import io.pgward.testkit.TestDatabase;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import org.junit.jupiter.api.AfterAll;
@@ -67,10 +59,9 @@ class ToolSyncStatementsPostgresTest {
                     + "EXCEPTION WHEN duplicate_object THEN NULL; END $$");
             s.execute("CREATE FUNCTION public.with_default(a int DEFAULT public.leak_secret(1)::int) "
                     + "RETURNS int LANGUAGE sql AS 'SELECT 1'");
-            selection = selection(c);
+            selection = FilteredFixture.filteredSelection(c, SELECTED);
         }
-        check = new CatalogCheck(CatalogCheck.controlPool(db.jdbcUrl(), db.user(), db.password(), 2),
-                new CatalogCheck.Options(Duration.ofSeconds(5), 1000, Duration.ZERO));
+        check = FilteredFixture.check(db);
     }
 
     @AfterAll
@@ -78,20 +69,8 @@ class ToolSyncStatementsPostgresTest {
         check.close();
     }
 
-    private static TableSelection selection(Connection c) throws SQLException {
-        ResolvedSelection resolved = SelectionResolver.resolve(c, SelectedNames.parse("tables", SELECTED));
-        return GuardFixture.selection(c, SELECTED)
-                .withFilters(CatalogFilters.of(resolved.visible(), CatalogColumns.read(c)))
-                .withViews(ViewFilters.of(resolved.visible(), resolved.names(), ViewColumns.read(c)));
-    }
-
     private static String rewrite(String sql) {
-        try {
-            return CatalogRewrite.rewrite(SqlLexer.split(sql, true).getFirst(), PATH, selection.filters(),
-                    selection.views());
-        } catch (LexerException e) {
-            throw new AssertionError(e);
-        }
+        return FilteredFixture.rewrite(sql, PATH, selection);
     }
 
     private static Verdict verdict(String sql) {
@@ -99,18 +78,7 @@ class ToolSyncStatementsPostgresTest {
     }
 
     private static List<String> rows(String sql) throws SQLException {
-        List<String> rows = new ArrayList<>();
-        try (Connection c = db.connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-            int n = rs.getMetaData().getColumnCount();
-            while (rs.next()) {
-                List<String> cells = new ArrayList<>();
-                for (int i = 1; i <= n; i++) {
-                    cells.add(String.valueOf(rs.getString(i)));
-                }
-                rows.add(String.join("|", cells));
-            }
-        }
-        return rows;
+        return FilteredFixture.rows(db, sql);
     }
 
     /** Allowed once rewritten; its rows, run rewritten, show nothing hidden. */

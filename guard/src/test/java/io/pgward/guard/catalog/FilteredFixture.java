@@ -1,0 +1,79 @@
+package io.pgward.guard.catalog;
+
+import io.pgward.guard.lexer.LexerException;
+import io.pgward.guard.lexer.SqlLexer;
+import io.pgward.guard.selection.ResolvedSelection;
+import io.pgward.guard.selection.SelectedNames;
+import io.pgward.guard.selection.SelectionResolver;
+import io.pgward.testkit.TestDatabase;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * TEST ONLY: what the catalog tests on a real PostgreSQL share once {@link GuardFixture} is loaded: the selection with
+ * its catalog and view filters, the rewrite through them, a catalog check on the database, and the rows a statement
+ * returns.
+ */
+final class FilteredFixture {
+
+    private FilteredFixture() {
+    }
+
+    /** Catalog filters for the visible relations of the names, resolved as a "tables" selection. */
+    static CatalogFilters filters(Connection owner, List<String> names) throws SQLException {
+        ResolvedSelection resolved = SelectionResolver.resolve(owner, SelectedNames.parse("tables", names));
+        return CatalogFilters.of(resolved.visible(), CatalogColumns.read(owner));
+    }
+
+    /** The names selected with catalog filters and filtered system views, as a selection login has them. */
+    static TableSelection filteredSelection(Connection owner, List<String> names) throws SQLException {
+        ResolvedSelection resolved = SelectionResolver.resolve(owner, SelectedNames.parse("tables", names));
+        return GuardFixture.selection(owner, names)
+                .withFilters(CatalogFilters.of(resolved.visible(), CatalogColumns.read(owner)))
+                .withViews(ViewFilters.of(resolved.visible(), resolved.names(), ViewColumns.read(owner)));
+    }
+
+    /** The statement with the selection's covered catalogs and filtered views replaced by their filters. */
+    static String rewrite(String sql, String searchPath, TableSelection selection) {
+        try {
+            return CatalogRewrite.rewrite(SqlLexer.split(sql, true).getFirst(), searchPath, selection.filters(),
+                    selection.views());
+        } catch (LexerException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    /** A catalog check on two control connections: 5 s a check, 1000 verdicts cached, no schema polling. */
+    static CatalogCheck check(TestDatabase db) {
+        return new CatalogCheck(CatalogCheck.controlPool(db.jdbcUrl(), db.user(), db.password(), 2),
+                new CatalogCheck.Options(Duration.ofSeconds(5), 1000, Duration.ZERO));
+    }
+
+    /** Every row on a new connection as the database owner, its cells joined with "|". */
+    static List<String> rows(TestDatabase db, String sql) throws SQLException {
+        try (Connection c = db.connect()) {
+            return rows(c, sql);
+        }
+    }
+
+    /** Every row on the given connection, its cells joined with "|" (a null cell as "null"). */
+    static List<String> rows(Connection c, String sql) throws SQLException {
+        List<String> rows = new ArrayList<>();
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            int n = rs.getMetaData().getColumnCount();
+            while (rs.next()) {
+                List<String> cells = new ArrayList<>();
+                for (int i = 1; i <= n; i++) {
+                    cells.add(String.valueOf(rs.getString(i)));
+                }
+                rows.add(String.join("|", cells));
+            }
+        }
+        return rows;
+    }
+}
