@@ -5,18 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgward.guard.Verdict;
-import io.pgward.guard.lexer.LexerException;
-import io.pgward.guard.lexer.SqlLexer;
-import io.pgward.guard.selection.ResolvedSelection;
-import io.pgward.guard.selection.SelectedNames;
-import io.pgward.guard.selection.SelectionResolver;
 import io.pgward.testkit.PostgresTest;
 import io.pgward.testkit.TestDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -86,7 +80,6 @@ class BoundTypeNamesPostgresTest {
 
     private static TestDatabase db;
     private static CatalogCheck check;
-    private static CatalogFilters filters;
     private static TableSelection selection;
 
     @BeforeAll
@@ -101,13 +94,9 @@ class BoundTypeNamesPostgresTest {
             s.execute("CREATE TYPE hr.\"Mixed Case\" AS (a int)");
             s.execute("CREATE TYPE public.hidden_pair AS (a int, b int)");
             s.execute("ALTER TABLE hr.salaries ADD COLUMN kind hr.secret_kind");
-            ResolvedSelection resolved = SelectionResolver.resolve(c,
-                    SelectedNames.parse("tables", GuardFixture.SELECTED));
-            filters = CatalogFilters.of(resolved.visible(), CatalogColumns.read(c));
-            selection = GuardFixture.selection(c).withFilters(filters);
+            selection = GuardFixture.selection(c).withFilters(FilteredFixture.filters(c, GuardFixture.SELECTED));
         }
-        check = new CatalogCheck(CatalogCheck.controlPool(db.jdbcUrl(), db.user(), db.password(), 2),
-                new CatalogCheck.Options(Duration.ofSeconds(5), 1000, Duration.ZERO));
+        check = FilteredFixture.check(db);
     }
 
     @AfterAll
@@ -116,11 +105,7 @@ class BoundTypeNamesPostgresTest {
     }
 
     private static String rewrite(String sql) {
-        try {
-            return CatalogRewrite.rewrite(SqlLexer.split(sql, true).getFirst(), PATH, filters);
-        } catch (LexerException e) {
-            throw new AssertionError(e);
-        }
+        return FilteredFixture.rewrite(sql, PATH, selection);
     }
 
     private static Verdict verdict(String sql, int parameterType) {

@@ -7,18 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgward.guard.Verdict;
-import io.pgward.guard.lexer.LexerException;
-import io.pgward.guard.lexer.SqlLexer;
-import io.pgward.guard.selection.ResolvedSelection;
-import io.pgward.guard.selection.SelectedNames;
-import io.pgward.guard.selection.SelectionResolver;
 import io.pgward.testkit.PostgresTest;
 import io.pgward.testkit.TestDatabase;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
@@ -104,12 +97,10 @@ class CoveredCatalogsPostgresTest {
             }
             List<String> selected = new ArrayList<>(GuardFixture.SELECTED);
             selected.add("public.v_sales_reads_hidden");
-            ResolvedSelection resolved = SelectionResolver.resolve(c, SelectedNames.parse("tables", selected));
-            filters = CatalogFilters.of(resolved.visible(), CatalogColumns.read(c));
+            filters = FilteredFixture.filters(c, selected);
             selection = GuardFixture.selection(c, selected).withFilters(filters);
         }
-        check = new CatalogCheck(CatalogCheck.controlPool(db.jdbcUrl(), db.user(), db.password(), 2),
-                new CatalogCheck.Options(Duration.ofSeconds(5), 1000, Duration.ZERO));
+        check = FilteredFixture.check(db);
     }
 
     @AfterAll
@@ -118,11 +109,7 @@ class CoveredCatalogsPostgresTest {
     }
 
     private static String rewrite(String sql) {
-        try {
-            return CatalogRewrite.rewrite(SqlLexer.split(sql, true).getFirst(), PATH, filters);
-        } catch (LexerException e) {
-            throw new AssertionError(e);
-        }
+        return FilteredFixture.rewrite(sql, PATH, selection);
     }
 
     private static Verdict verdict(String sql) {
@@ -138,18 +125,7 @@ class CoveredCatalogsPostgresTest {
     }
 
     private static List<String> run(String sql) throws SQLException {
-        List<String> rows = new ArrayList<>();
-        try (Connection c = db.connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-            int columns = rs.getMetaData().getColumnCount();
-            while (rs.next()) {
-                StringBuilder row = new StringBuilder();
-                for (int i = 1; i <= columns; i++) {
-                    row.append(i > 1 ? "|" : "").append(rs.getString(i));
-                }
-                rows.add(row.toString());
-            }
-        }
-        return rows;
+        return FilteredFixture.rows(db, sql);
     }
 
     private static String text(List<String> rows) {

@@ -5,20 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
 import io.pgward.guard.Verdict;
-import io.pgward.guard.lexer.LexerException;
-import io.pgward.guard.lexer.SqlLexer;
-import io.pgward.guard.selection.ResolvedSelection;
-import io.pgward.guard.selection.SelectedNames;
-import io.pgward.guard.selection.SelectionResolver;
 import io.pgward.testkit.PostgresTest;
 import io.pgward.testkit.TestDatabase;
 import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import org.junit.jupiter.api.AfterAll;
@@ -42,7 +33,6 @@ class DescribeTablePostgresTest {
 
     private static TestDatabase db;
     private static CatalogCheck check;
-    private static CatalogFilters filters;
     private static TableSelection selection;
     private static long orders;
 
@@ -64,12 +54,10 @@ class DescribeTablePostgresTest {
                     + "WHEN (hr.hidden_fn(NEW.amount)) EXECUTE FUNCTION suppress_redundant_updates_trigger()");
             s.execute("CREATE TRIGGER trg_secrets BEFORE UPDATE ON public.secrets FOR EACH ROW "
                     + "EXECUTE FUNCTION suppress_redundant_updates_trigger()");
-            filters = filters(c);
-            selection = GuardFixture.selection(c).withFilters(filters);
+            selection = GuardFixture.selection(c).withFilters(FilteredFixture.filters(c, GuardFixture.SELECTED));
         }
         orders = Long.parseLong(rows("SELECT 'public.orders'::regclass::oid").getFirst());
-        check = new CatalogCheck(CatalogCheck.controlPool(db.jdbcUrl(), db.user(), db.password(), 2),
-                new CatalogCheck.Options(Duration.ofSeconds(5), 1000, Duration.ZERO));
+        check = FilteredFixture.check(db);
     }
 
     @AfterAll
@@ -77,17 +65,8 @@ class DescribeTablePostgresTest {
         check.close();
     }
 
-    private static CatalogFilters filters(Connection c) throws SQLException {
-        ResolvedSelection resolved = SelectionResolver.resolve(c, SelectedNames.parse("tables", GuardFixture.SELECTED));
-        return CatalogFilters.of(resolved.visible(), CatalogColumns.read(c));
-    }
-
     private static String rewrite(String sql) {
-        try {
-            return CatalogRewrite.rewrite(SqlLexer.split(sql, true).getFirst(), PATH, filters);
-        } catch (LexerException e) {
-            throw new AssertionError(e);
-        }
+        return FilteredFixture.rewrite(sql, PATH, selection);
     }
 
     private static Verdict verdict(String sql) {
@@ -95,21 +74,10 @@ class DescribeTablePostgresTest {
     }
 
     private static List<String> rows(String sql) throws SQLException {
-        List<String> rows = new ArrayList<>();
         try (Connection c = db.connect(); Statement s = c.createStatement()) {
             s.execute("SET search_path = " + PATH);
-            try (ResultSet rs = s.executeQuery(sql)) {
-                ResultSetMetaData meta = rs.getMetaData();
-                while (rs.next()) {
-                    List<String> row = new ArrayList<>();
-                    for (int i = 1; i <= meta.getColumnCount(); i++) {
-                        row.add(rs.getString(i));
-                    }
-                    rows.add(String.join("|", row));
-                }
-            }
+            return FilteredFixture.rows(c, sql);
         }
-        return rows;
     }
 
     private static List<String> assertAllowed(String sql) throws SQLException {

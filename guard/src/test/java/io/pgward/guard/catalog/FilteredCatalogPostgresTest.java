@@ -10,9 +10,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pgward.guard.Verdict;
 import io.pgward.guard.lexer.LexerException;
 import io.pgward.guard.lexer.SqlLexer;
-import io.pgward.guard.selection.ResolvedSelection;
-import io.pgward.guard.selection.SelectedNames;
-import io.pgward.guard.selection.SelectionResolver;
 import io.pgward.guard.selection.VisibleCatalog;
 import io.pgward.testkit.PostgresTest;
 import io.pgward.testkit.TestDatabase;
@@ -20,7 +17,6 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -96,8 +92,7 @@ class FilteredCatalogPostgresTest {
             filters = filters(c);
             selection = GuardFixture.selection(c).withFilters(filters);
         }
-        check = new CatalogCheck(CatalogCheck.controlPool(db.jdbcUrl(), db.user(), db.password(), 2),
-                new CatalogCheck.Options(Duration.ofSeconds(5), 1000, Duration.ZERO));
+        check = FilteredFixture.check(db);
     }
 
     @AfterAll
@@ -106,18 +101,13 @@ class FilteredCatalogPostgresTest {
     }
 
     private static CatalogFilters filters(Connection c) throws SQLException {
-        ResolvedSelection resolved = SelectionResolver.resolve(c, SelectedNames.parse("tables",
-                GuardFixture.SELECTED));
-        visibleCatalog = resolved.visible();
-        return CatalogFilters.of(resolved.visible(), CatalogColumns.read(c));
+        CatalogFilters read = FilteredFixture.filters(c, GuardFixture.SELECTED);
+        visibleCatalog = read.visible();
+        return read;
     }
 
     private static String rewrite(String sql) {
-        try {
-            return CatalogRewrite.rewrite(SqlLexer.split(sql, true).getFirst(), PATH, filters);
-        } catch (LexerException e) {
-            throw new AssertionError(e);
-        }
+        return FilteredFixture.rewrite(sql, PATH, selection);
     }
 
     private static Verdict verdict(String sql) {

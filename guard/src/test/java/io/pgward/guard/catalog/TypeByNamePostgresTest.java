@@ -6,11 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
 import io.pgward.guard.Verdict;
-import io.pgward.guard.lexer.LexerException;
-import io.pgward.guard.lexer.SqlLexer;
-import io.pgward.guard.selection.ResolvedSelection;
-import io.pgward.guard.selection.SelectedNames;
-import io.pgward.guard.selection.SelectionResolver;
 import io.pgward.testkit.PostgresTest;
 import io.pgward.testkit.TestDatabase;
 import java.sql.Connection;
@@ -19,7 +14,6 @@ import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
@@ -59,7 +53,6 @@ class TypeByNamePostgresTest {
 
     private static TestDatabase db;
     private static CatalogCheck check;
-    private static CatalogFilters filters;
     private static TableSelection selection;
 
     @BeforeAll
@@ -72,13 +65,9 @@ class TypeByNamePostgresTest {
             s.execute("CREATE TYPE hr.order_status AS ENUM ('tok_live')");
             s.execute("CREATE TYPE hr.secret_kind AS ENUM ('tok_live')");
             s.execute("ALTER TABLE hr.salaries ADD COLUMN kind hr.secret_kind");
-            ResolvedSelection resolved = SelectionResolver.resolve(c,
-                    SelectedNames.parse("tables", GuardFixture.SELECTED));
-            filters = CatalogFilters.of(resolved.visible(), CatalogColumns.read(c));
-            selection = GuardFixture.selection(c).withFilters(filters);
+            selection = GuardFixture.selection(c).withFilters(FilteredFixture.filters(c, GuardFixture.SELECTED));
         }
-        check = new CatalogCheck(CatalogCheck.controlPool(db.jdbcUrl(), db.user(), db.password(), 2),
-                new CatalogCheck.Options(Duration.ofSeconds(5), 1000, Duration.ZERO));
+        check = FilteredFixture.check(db);
     }
 
     @AfterAll
@@ -87,11 +76,7 @@ class TypeByNamePostgresTest {
     }
 
     private static String rewrite(String sql) {
-        try {
-            return CatalogRewrite.rewrite(SqlLexer.split(sql, true).getFirst(), PATH, filters);
-        } catch (LexerException e) {
-            throw new AssertionError(e);
-        }
+        return FilteredFixture.rewrite(sql, PATH, selection);
     }
 
     private static Verdict verdict(String sql, int parameterType) {
