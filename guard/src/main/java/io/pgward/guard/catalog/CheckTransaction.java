@@ -165,6 +165,14 @@ final class CheckTransaction {
             return CatalogRefusals.noTemp(request.selection().isSet());
         }
         if (verdict instanceof Verdict.Refuse r && r.rule().equals(CatalogRefusals.POSTGRES_ERROR)
+                && request.selection().isSet() && !request.selection().filters().isEmpty()) {
+            Optional<Verdict.Refuse> schema = HiddenSchemaNames.replacing(connection, r, shape.tokens(),
+                    request.selection().filters().visible());
+            if (schema.isPresent()) {
+                return schema.get();
+            }
+        }
+        if (verdict instanceof Verdict.Refuse r && r.rule().equals(CatalogRefusals.POSTGRES_ERROR)
                 && request.selection().isSet() && !r.sqlState().equals(SqlStates.SYNTAX_ERROR)) {
             List<String> hidden = HiddenRelationNames.named(connection, shape.tokens(), request.selection());
             if (!hidden.isEmpty()) {
@@ -511,8 +519,8 @@ final class CheckTransaction {
             }
         }
         GatedUses gates = filters.isEmpty() ? null
-                : new GatedUses(filters, catalog, this::resolveName, stringLiterals(),
-                        parameterTypeOids, textParameters, quiet);
+                : new GatedUses(filters, catalog, this::resolveName, NameLiterals.of(shape.tokens()),
+                        parameterTypeOids, textParameters, quiet, connection.getMetaData().getDatabaseMajorVersion());
         if (gates != null) {
             // Before the relation rule: a reg* constant naming a hidden relation is a dependency on it, and the
             // answer for it is PostgreSQL's for an absent object, not a refusal that confirms it exists.
@@ -583,12 +591,6 @@ final class CheckTransaction {
             shareableByShape = ShapeSharing.shareable(statement, catalog);
         }
         return verdict;
-    }
-
-    /** The values of the statement's string literals, in order. */
-    private List<String> stringLiterals() {
-        return shape.tokens().stream().filter(t -> t.kind() == io.pgward.guard.lexer.Token.Kind.STRING)
-                .map(io.pgward.guard.lexer.Token::value).toList();
     }
 
     /**
