@@ -56,6 +56,20 @@ final class FilteredCheck {
         });
     }
 
+    /**
+     * The text with the unproven relation arguments of the function a refusal names wrapped in the visible set
+     * ({@link ListedArguments#wrapAll}), for a function that answers NULL for an OID nothing has; null otherwise.
+     */
+    private static String listedArguments(CheckRequest request, Verdict.Refuse refused) {
+        for (String function : GatedFunctions.NULL_FOR_ABSENT_RELATIONS) {
+            if (refused.message().startsWith(CatalogRefusals.deniedBuiltIn(function).message())) {
+                return ListedArguments.wrapAll(request.sql(), request.standardConformingStrings(), function,
+                        request.selection().filters().visible());
+            }
+        }
+        return null;
+    }
+
     /** How many to_reg* names one statement may have answered NULL ({@link NullNames}); beyond, it is refused. */
     private static final int MAX_NULL_NAMES = 8;
 
@@ -75,6 +89,13 @@ final class FilteredCheck {
                 if (replaced != null) {
                     return answered(check, request.withSql(replaced), null, nulled + 1);
                 }
+            }
+            String listed = verdict instanceof Verdict.Refuse r && r.rule().equals(CatalogRefusals.DENIED_BUILT_IN)
+                    && nulled < MAX_NULL_NAMES ? listedArguments(request, r) : null;
+            if (listed != null) {
+                // Kept only when allowed: otherwise the refusal of the statement as it was stands.
+                return answered(check, request.withSql(listed), null, nulled + 1).thenApply(again ->
+                        again.verdict() instanceof Verdict.Refuse ? new Served(request.sql(), verdict) : again);
             }
             return CompletableFuture.completedFuture(new Served(request.sql(), verdict));
         });

@@ -362,18 +362,18 @@ final class GatedUses {
 
     /**
      * pgward's wrapping of a column in the visible set of {@code kind}'s catalog ({@link ArgumentOrigin.Listed}):
-     * proven when the list is exactly that set and the column itself names objects of the catalog, built-in ones
-     * included ({@code pg_class.oid} for a size function, which may read user relations of the selection only); or
-     * when what it wraps is proven anyway (a VALUES list of visible OIDs).
+     * proven when the list is exactly that set (its user objects: a size function may read user relations of the
+     * selection only, and a deparse function of a built-in one answers NULL, as for an object nothing has), whatever
+     * the column holds: {@code pg_class.oid}, or numbers from generate_series.
      */
     private boolean listed(ArgumentOrigin.Listed listed, ObjectKind kind) throws SQLException {
         if (kind.catalog() == null) {
             return false;
         }
         io.pgward.guard.selection.OidSet set = visible.oids(kind.catalog());
-        return set.size() == listed.oids().size() && listed.oids().stream().allMatch(set::contains)
-                && (proven(listed.column(), kind) || listed.column() instanceof ArgumentOrigin.Column
-                && proven(listed.column(), kind.existence()));
+        // The wrapping yields the column's value where it is in the set and NULL elsewhere, whatever the column
+        // holds (ArgumentOrigin.Listed reads one column, the same in both places).
+        return set.size() == listed.oids().size() && listed.oids().stream().allMatch(set::contains);
     }
 
     /** Whether a NULL constant may stand for a parameter (see the constructor). */

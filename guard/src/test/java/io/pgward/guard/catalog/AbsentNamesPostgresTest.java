@@ -275,4 +275,57 @@ class AbsentNamesPostgresTest {
         assertErrorAsAbsent(hidden, absent, "secretz", "secrets");
         assertNotEquals(" @0", refusal(serve(hidden, PATH).verdict(), hidden).replaceAll(".* @", " @"));
     }
+
+    // ---- relation functions over OIDs nothing proves: NULL outside the visible set ---------------------------
+
+    private static String visibleRelations() {
+        return selection.filters().visible().oids(io.pgward.guard.selection.VisibleCatalog.Catalog.PG_CLASS)
+                .arrayLiteral();
+    }
+
+    private static long oid(String sql) throws SQLException {
+        return Long.parseLong(run(sql, PATH).get(1));
+    }
+
+    @Test
+    void anIndexDefinitionOverInventedOidsShowsVisibleIndexesOnly() throws SQLException {
+        String sql = "SELECT count(pg_get_indexdef(i)) FROM generate_series(16384, 17000) i";
+        Served served = serve(sql, PATH);
+        assertEquals(Verdict.ALLOW, served.verdict(), served.text());
+        assertEquals(run("SELECT count(*) FROM pg_index x WHERE x.indexrelid = ANY ('" + visibleRelations()
+                + "'::oid[]) AND x.indexrelid BETWEEN 16384 AND 17000", PATH).get(1), run(served.text(), PATH).get(1));
+        long hiddenIndex = oid("SELECT 'hr.orders_pkey'::regclass::oid");
+        String one = "SELECT i, pg_get_indexdef(i), pg_catalog.pg_table_is_visible(i) FROM generate_series("
+                + hiddenIndex + ", " + hiddenIndex + ") i";
+        Served hidden = serve(one, PATH);
+        assertEquals(Verdict.ALLOW, hidden.verdict(), hidden.text());
+        assertEquals(List.of(hiddenIndex + "|null|null"), run(hidden.text(), PATH).subList(1, 2));
+    }
+
+    @Test
+    void theWrappingIsProvenOnlyExactly() throws SQLException {
+        long hiddenIndex = oid("SELECT 'hr.orders_pkey'::regclass::oid");
+        String list = visibleRelations();
+        String exact = "SELECT pg_get_indexdef(CASE WHEN (i)::pg_catalog.oid OPERATOR(pg_catalog.=) ANY ('" + list
+                + "'::pg_catalog.oid[]) THEN (i)::pg_catalog.oid END) FROM generate_series(16384, 17000) i";
+        assertEquals(Verdict.ALLOW, check.checkNow(CheckRequest.of(selection, null, PATH, exact)));
+        String more = exact.replace("'" + list + "'", "'" + list.replace("}", "," + hiddenIndex + "}") + "'");
+        String other = exact.replace("THEN (i)::pg_catalog.oid", "THEN (j)::pg_catalog.oid")
+                .replace("generate_series(16384, 17000) i", "generate_series(16384, 17000) i, generate_series(1, 2) j");
+        String computed = exact.replace("THEN (i)::pg_catalog.oid", "THEN (i + 1)::pg_catalog.oid");
+        for (String near : List.of(more, other, computed)) {
+            Verdict.Refuse r = assertInstanceOf(Verdict.Refuse.class, serve(near, PATH).verdict(), near);
+            assertEquals(CatalogRefusals.DENIED_BUILT_IN, r.rule(), near);
+        }
+    }
+
+    @Test
+    void otherFunctionsOverInventedOidsStayRefused() {
+        for (String sql : List.of("SELECT count(pg_get_userbyid(i)) FROM generate_series(16384, 17000) i",
+                "SELECT count(pg_get_indexdef(i + 0)) FROM generate_series(16384, 17000) i",
+                "SELECT count(pg_get_indexdef(i::int8::oid)) FROM generate_series(16384, 17000) i")) {
+            Verdict.Refuse r = assertInstanceOf(Verdict.Refuse.class, serve(sql, PATH).verdict(), sql);
+            assertEquals(CatalogRefusals.DENIED_BUILT_IN, r.rule(), sql);
+        }
+    }
 }
