@@ -93,9 +93,11 @@ final class FilteredCheck {
             String listed = verdict instanceof Verdict.Refuse r && r.rule().equals(CatalogRefusals.DENIED_BUILT_IN)
                     && nulled < MAX_NULL_NAMES ? listedArguments(request, r) : null;
             if (listed != null) {
-                // Kept only when allowed: otherwise the refusal of the statement as it was stands.
+                // Kept when allowed, or when it needs the fence (serve then fences and wraps again); otherwise the
+                // refusal of the statement as it was stands.
                 return answered(check, request.withSql(listed), null, nulled + 1).thenApply(again ->
-                        again.verdict() instanceof Verdict.Refuse ? new Served(request.sql(), verdict) : again);
+                        again.verdict() instanceof Verdict.Refuse r && !r.rule().equals(CatalogRefusals.FENCE_NEEDED)
+                                ? new Served(request.sql(), verdict) : again);
             }
             return CompletableFuture.completedFuture(new Served(request.sql(), verdict));
         });

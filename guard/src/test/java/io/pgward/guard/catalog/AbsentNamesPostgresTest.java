@@ -302,6 +302,19 @@ class AbsentNamesPostgresTest {
         assertEquals(List.of(hiddenIndex + "|null|null"), run(hidden.text(), PATH).subList(1, 2));
     }
 
+    /** A statement that also reads a covered catalog under a condition that needs the fence: wrapped there too. */
+    @Test
+    void theWrappingWorksBesideAFencedCatalog() throws SQLException {
+        String sql = "SELECT count(pg_get_indexdef(i)) FROM generate_series(16384, 17000) i "
+                + "JOIN pg_index x ON x.indexrelid = i WHERE 1 / (x.indnatts + 100) >= 0";
+        Served served = serve(sql, PATH);
+        assertEquals(Verdict.ALLOW, served.verdict(), served.text());
+        assertTrue(served.text().contains("OFFSET 0") && served.text().contains("CASE WHEN (i)::pg_catalog.oid"),
+                served.text());
+        assertEquals(run("SELECT count(*) FROM pg_index x WHERE x.indexrelid = ANY ('" + visibleRelations()
+                + "'::oid[]) AND x.indexrelid BETWEEN 16384 AND 17000", PATH).get(1), run(served.text(), PATH).get(1));
+    }
+
     @Test
     void theWrappingIsProvenOnlyExactly() throws SQLException {
         long hiddenIndex = oid("SELECT 'hr.orders_pkey'::regclass::oid");
