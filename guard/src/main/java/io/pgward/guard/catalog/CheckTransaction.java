@@ -173,6 +173,14 @@ final class CheckTransaction {
             }
         }
         if (verdict instanceof Verdict.Refuse r && r.rule().equals(CatalogRefusals.POSTGRES_ERROR)
+                && request.selection().isSet() && !request.selection().filters().isEmpty() && r.position() > 0
+                && !r.sqlState().equals(SqlStates.SYNTAX_ERROR)) {
+            Optional<Verdict.Refuse> earlier = earlierHiddenName(r);
+            if (earlier.isPresent()) {
+                return earlier.get();
+            }
+        }
+        if (verdict instanceof Verdict.Refuse r && r.rule().equals(CatalogRefusals.POSTGRES_ERROR)
                 && request.selection().isSet() && !r.sqlState().equals(SqlStates.SYNTAX_ERROR)) {
             List<String> hidden = HiddenRelationNames.named(connection, shape.tokens(), request.selection());
             if (!hidden.isEmpty()) {
@@ -180,6 +188,33 @@ final class CheckTransaction {
             }
         }
         return verdict;
+    }
+
+    /**
+     * {@link EarlierHiddenNames} for PostgreSQL's error, resolving names as the session would, in a read-only
+     * transaction of their own (the check's rolled back with the error).
+     */
+    private Optional<Verdict.Refuse> earlierHiddenName(Verdict.Refuse error) throws SQLException {
+        try (Statement s = connection.createStatement()) {
+            s.execute("BEGIN TRANSACTION READ ONLY");
+        }
+        try {
+            List<Setting> opening = new ArrayList<>(List.of(
+                    new Setting("statement_timeout", Long.toString(Math.max(1, timeout.toMillis())))));
+            if (request.role() != null) {
+                opening.add(new Setting("role", request.role()));
+            }
+            opening.addAll(sessionSettings());
+            settings(opening);
+            sessionPath = true;
+            return EarlierHiddenNames.before(error, shape.tokens(), this::resolveName,
+                    request.selection().filters().visible(), connection.getMetaData().getDatabaseMajorVersion());
+        } finally {
+            sessionPath = false;
+            try (Statement s = connection.createStatement()) {
+                s.execute("ROLLBACK");
+            }
+        }
     }
 
     /** PostgreSQL rejected the statement while analysing it; its error is the verdict. */

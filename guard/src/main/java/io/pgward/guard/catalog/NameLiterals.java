@@ -23,15 +23,19 @@ final class NameLiterals {
      *
      * @param value its decoded content
      * @param position 1-based position of its first character in the statement
-     * @param regTyped it is written as the input of an object-identifier type (cast, typed literal, CAST)
+     * @param regType the object-identifier type it is written as the input of (cast, typed literal, CAST), or null
      * @param argument it is a whole argument of a call ({@code f('x')}, {@code f(a, 'x')}), which PostgreSQL
      *                 coerces to the parameter's type, a reg* type too, while it analyses the statement
      */
-    record Literal(String value, int position, boolean regTyped, boolean argument) {
+    record Literal(String value, int position, String regType, boolean argument) {
+
+        boolean regTyped() {
+            return regType != null;
+        }
 
         /** How likely PostgreSQL read this literal as a reg* constant: 0 written so, 1 an argument, 2 otherwise. */
         int rank() {
-            return regTyped ? 0 : argument ? 1 : 2;
+            return regTyped() ? 0 : argument ? 1 : 2;
         }
     }
 
@@ -44,7 +48,7 @@ final class NameLiterals {
         for (int i = 0; i < tokens.size(); i++) {
             Token t = tokens.get(i);
             if (t.kind() == Token.Kind.STRING) {
-                literals.add(new Literal(t.value(), t.start() + 1, regTyped(tokens, i), argument(tokens, i)));
+                literals.add(new Literal(t.value(), t.start() + 1, regType(tokens, i), argument(tokens, i)));
             }
         }
         return literals;
@@ -61,26 +65,25 @@ final class NameLiterals {
         return t.kind() == Token.Kind.WORD || t.kind() == Token.Kind.QUOTED_IDENTIFIER;
     }
 
-    private static boolean regTyped(List<Token> tokens, int at) {
+    private static String regType(List<Token> tokens, int at) {
         // 'x'::regclass, 'x'::pg_catalog.regclass, '{..}'::regtype[]
-        if (at + 2 < tokens.size() && operator(tokens.get(at + 1), "::") && regType(tokens, at + 2)) {
-            return true;
+        if (at + 2 < tokens.size() && operator(tokens.get(at + 1), "::") && typeNameAt(tokens, at + 2) != null) {
+            return typeNameAt(tokens, at + 2);
         }
         // regclass 'x'
         if (at > 0 && regTypeWord(tokens.get(at - 1))) {
-            return true;
+            return tokens.get(at - 1).value();
         }
         // CAST('x' AS regclass)
         return at > 1 && punctuation(tokens.get(at - 1), "(") && tokens.get(at - 2).isWord("cast")
-                && at + 2 < tokens.size() && tokens.get(at + 1).isWord("as") && regType(tokens, at + 2);
+                && at + 2 < tokens.size() && tokens.get(at + 1).isWord("as") ? typeNameAt(tokens, at + 2) : null;
     }
 
-    /** A reg* type name at {@code at}, bare or after {@code pg_catalog.}. */
-    private static boolean regType(List<Token> tokens, int at) {
-        if (at + 2 < tokens.size() && identifier(tokens.get(at), "pg_catalog") && punctuation(tokens.get(at + 1), ".")) {
-            return regTypeWord(tokens.get(at + 2));
-        }
-        return regTypeWord(tokens.get(at));
+    /** The reg* type name at {@code at}, bare or after {@code pg_catalog.}, or null. */
+    private static String typeNameAt(List<Token> tokens, int at) {
+        int word = at + 2 < tokens.size() && identifier(tokens.get(at), "pg_catalog")
+                && punctuation(tokens.get(at + 1), ".") ? at + 2 : at;
+        return regTypeWord(tokens.get(word)) ? tokens.get(word).value() : null;
     }
 
     private static boolean regTypeWord(Token t) {

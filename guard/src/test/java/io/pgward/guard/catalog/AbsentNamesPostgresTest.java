@@ -268,6 +268,19 @@ class AbsentNamesPostgresTest {
         assertErrorAsAbsent("SELECT pg_get_viewdef('hr.nosuch')", "SELECT pg_get_viewdef('zz.nosuch')", "zz", "hr");
     }
 
+    /** PostgreSQL stops at its first error: on the full database a hidden name before it does not fail. */
+    @Test
+    void aHiddenNameBeforeAnotherErrorFailsFirst() throws SQLException {
+        assertErrorAsAbsent("SELECT 'public.secrets'::regclass, 'nosuch'::regclass",
+                "SELECT 'public.secretz'::regclass, 'nosuch'::regclass", "secretz", "secrets");
+        assertErrorAsAbsent("SELECT 'hr.salaries'::regclass, 'x'::int", "SELECT 'zz.salaries'::regclass, 'x'::int",
+                "zz", "hr");
+        assertErrorAsAbsent("SELECT '{public.secrets,nosuch}'::regclass[]",
+                "SELECT '{public.secretz,nosuch}'::regclass[]", "secretz", "secrets");
+        assertErrorAsAbsent("SELECT 'nosuch'::regclass, 'public.secrets'::regclass",
+                "SELECT 'nosuch'::regclass, 'public.secretz'::regclass", "secretz", "secrets");
+    }
+
     @Test
     void aPositionIsInTheClientsTextWhenTheStatementIsRewritten() throws SQLException {
         String hidden = "SELECT c.relname FROM pg_catalog.pg_class c WHERE c.oid = 'public.secrets'::regclass";
