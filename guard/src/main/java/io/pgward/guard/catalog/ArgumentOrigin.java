@@ -439,17 +439,37 @@ final class ArgumentOrigin {
         return oids != null ? new Listed(column, oids) : UNPROVEN;
     }
 
-    /** Two references to the same column of type oid: the same value, evaluated twice. */
+    /**
+     * Two references to the same column of type oid, or the same column relabeled to oid ({@code (i)::oid} of an
+     * integer): the same value, evaluated twice. A Var reads its row's value, which does not change between the two
+     * reads; PostgreSQL does not pull a subquery up into the query when its output has volatile functions.
+     */
     private static boolean sameColumn(TreeValue.Node a, TreeValue.Node b) {
-        if (!a.tag().equals("VAR") || !b.tag().equals("VAR")) {
+        boolean relabeled = a.tag().equals("RELABELTYPE");
+        if (relabeled != b.tag().equals("RELABELTYPE")) {
             return false;
         }
-        for (String field : List.of("varno", "varattno", "varlevelsup", "vartype", "vartypmod")) {
-            if (!java.util.Objects.equals(a.scalar(field), b.scalar(field))) {
+        TreeValue.Node x = a;
+        TreeValue.Node y = b;
+        if (relabeled) {
+            if (a.number("resulttype") != OID || b.number("resulttype") != OID) {
+                return false;
+            }
+            x = node(a.field("arg").orElse(null));
+            y = node(b.field("arg").orElse(null));
+            if (x == null || y == null) {
                 return false;
             }
         }
-        return a.number("vartype") == OID;
+        if (!x.tag().equals("VAR") || !y.tag().equals("VAR")) {
+            return false;
+        }
+        for (String field : List.of("varno", "varattno", "varlevelsup", "vartype", "vartypmod")) {
+            if (!java.util.Objects.equals(x.scalar(field), y.scalar(field))) {
+                return false;
+            }
+        }
+        return relabeled || x.number("vartype") == OID;
     }
 
     /** A CASE yields one of its results (parse analysis coerced each to the CASE's type, as nodes of their own). */

@@ -78,12 +78,12 @@ public final class BoundTypeNames {
                     // the type.
                     return Optional.of(CatalogRefusals.absentObject(ObjectKind.NAMESPACE.sqlState(),
                             ObjectKind.NAMESPACE.absentByName("\"" + name.schema().replace("\"", "\"\"") + "\"",
-                                    0)));
+                                    0), 0));
                 }
                 long oid = lookup(connection, name);
                 if (oid != 0 && !ObjectKind.TYPE.visible(selection.filters().visible(), oid)) {
                     return Optional.of(CatalogRefusals.absentObject(ObjectKind.TYPE.sqlState(),
-                            ObjectKind.TYPE.absentByName(name.display(), oid)));
+                            ObjectKind.TYPE.absentByName(name.display(), oid), 0));
                 }
             }
             return Optional.empty();

@@ -149,6 +149,14 @@ public final class CatalogCheck implements AutoCloseable {
      * @param statement the statement whose text is {@code request.sql()}, or null to lex that text here
      */
     public CompletionStage<Verdict> check(CheckRequest request, StatementText statement) {
+        return raw(request, statement).thenApply(CatalogRefusals::published);
+    }
+
+    /**
+     * As {@link #check(CheckRequest, StatementText)}, with the refusals only the serving rewrite reads
+     * ({@link CatalogRefusals#nullName}) as they are.
+     */
+    CompletionStage<Verdict> raw(CheckRequest request, StatementText statement) {
         Objects.requireNonNull(request, "request");
         Verdict cached = cache.get(request);
         if (cached != null) {
@@ -277,6 +285,10 @@ public final class CatalogCheck implements AutoCloseable {
      * @param statement the statement whose text is {@code request.sql()}, or null to lex that text here
      */
     public Verdict checkNow(CheckRequest request, StatementText statement) {
+        return CatalogRefusals.published(rawNow(request, statement));
+    }
+
+    private Verdict rawNow(CheckRequest request, StatementText statement) {
         Verdict cached = cache.get(request);
         if (cached != null) {
             return cached;

@@ -28,6 +28,12 @@ public final class CatalogRefusals {
     public static final String RISKY_DOMAIN = "risky-domain";
     /** A constant names an object the login's filtered catalog hides: PostgreSQL's error for an absent one. */
     public static final String ABSENT_OBJECT = "absent-object";
+    /**
+     * A to_reg* call of a name the login does not see, hidden or absent: never sent to a client as such. The serving
+     * rewrite answers the call NULL, as PostgreSQL does for an absent name ({@code NullNames}); where it cannot, the
+     * refusal is published as {@link #ABSENT_OBJECT} ({@link #published}).
+     */
+    static final String NULL_NAME = "null-name";
     /** A value bound to a regtype parameter that pgward does not read as a plain name ({@link BoundTypeNames}). */
     public static final String TYPE_NAME_PARAMETER = "type-name-parameter";
     public static final String NONE_EXISTS = "selection-gone";
@@ -112,9 +118,32 @@ public final class CatalogRefusals {
                 0, inside.rule(), null, inside.hint());
     }
 
-    /** PostgreSQL's own error for an absent object, with its SQLSTATE (42P01, 42704, 42883, 3F000, ...). */
-    static Verdict.Refuse absentObject(String sqlState, String message) {
-        return new Verdict.Refuse(sqlState, message, 0, ABSENT_OBJECT);
+    /**
+     * PostgreSQL's own error for an absent object, with its SQLSTATE (42P01, 42704, 42883, 3F000, ...) and its
+     * position (1-based in the statement, 0 for none: PostgreSQL points only at what it reads while analysing).
+     */
+    static Verdict.Refuse absentObject(String sqlState, String message, int position) {
+        return new Verdict.Refuse(sqlState, message, position, ABSENT_OBJECT);
+    }
+
+    /**
+     * The to_reg* call {@code function} of {@code name}, a name the login does not see: the DETAIL carries the call
+     * to the serving rewrite ({@code NullNames}) and never reaches a client ({@link #published}).
+     */
+    static Verdict.Refuse nullName(String sqlState, String message, String function, String name) {
+        return new Verdict.Refuse(sqlState, message, 0, NULL_NAME, function + "\n" + name, null);
+    }
+
+    /** The function and the name of a {@link #nullName} refusal. */
+    static String[] nullNameCall(Verdict.Refuse refuse) {
+        int split = refuse.detail().indexOf('\n');
+        return new String[] {refuse.detail().substring(0, split), refuse.detail().substring(split + 1)};
+    }
+
+    /** A verdict as a client may see it: a {@link #nullName} refusal not answered NULL is the absent object's. */
+    static Verdict published(Verdict verdict) {
+        return verdict instanceof Verdict.Refuse r && r.rule().equals(NULL_NAME)
+                ? absentObject(r.sqlState(), r.message(), 0) : verdict;
     }
 
     static Verdict.Refuse riskyDomains(List<String> domains) {

@@ -165,6 +165,22 @@ final class CheckTransaction {
             return CatalogRefusals.noTemp(request.selection().isSet());
         }
         if (verdict instanceof Verdict.Refuse r && r.rule().equals(CatalogRefusals.POSTGRES_ERROR)
+                && request.selection().isSet() && !request.selection().filters().isEmpty()) {
+            Optional<Verdict.Refuse> schema = HiddenSchemaNames.replacing(connection, r, shape.tokens(),
+                    request.selection().filters().visible());
+            if (schema.isPresent()) {
+                return schema.get();
+            }
+        }
+        if (verdict instanceof Verdict.Refuse r && r.rule().equals(CatalogRefusals.POSTGRES_ERROR)
+                && request.selection().isSet() && !request.selection().filters().isEmpty() && r.position() > 0
+                && !r.sqlState().equals(SqlStates.SYNTAX_ERROR)) {
+            Optional<Verdict.Refuse> earlier = earlierHiddenName(r);
+            if (earlier.isPresent()) {
+                return earlier.get();
+            }
+        }
+        if (verdict instanceof Verdict.Refuse r && r.rule().equals(CatalogRefusals.POSTGRES_ERROR)
                 && request.selection().isSet() && !r.sqlState().equals(SqlStates.SYNTAX_ERROR)) {
             List<String> hidden = HiddenRelationNames.named(connection, shape.tokens(), request.selection());
             if (!hidden.isEmpty()) {
@@ -172,6 +188,33 @@ final class CheckTransaction {
             }
         }
         return verdict;
+    }
+
+    /**
+     * {@link EarlierHiddenNames} for PostgreSQL's error, resolving names as the session would, in a read-only
+     * transaction of their own (the check's rolled back with the error).
+     */
+    private Optional<Verdict.Refuse> earlierHiddenName(Verdict.Refuse error) throws SQLException {
+        try (Statement s = connection.createStatement()) {
+            s.execute("BEGIN TRANSACTION READ ONLY");
+        }
+        try {
+            List<Setting> opening = new ArrayList<>(List.of(
+                    new Setting("statement_timeout", Long.toString(Math.max(1, timeout.toMillis())))));
+            if (request.role() != null) {
+                opening.add(new Setting("role", request.role()));
+            }
+            opening.addAll(sessionSettings());
+            settings(opening);
+            sessionPath = true;
+            return EarlierHiddenNames.before(error, shape.tokens(), this::resolveName,
+                    request.selection().filters().visible(), connection.getMetaData().getDatabaseMajorVersion());
+        } finally {
+            sessionPath = false;
+            try (Statement s = connection.createStatement()) {
+                s.execute("ROLLBACK");
+            }
+        }
     }
 
     /** PostgreSQL rejected the statement while analysing it; its error is the verdict. */
@@ -511,8 +554,8 @@ final class CheckTransaction {
             }
         }
         GatedUses gates = filters.isEmpty() ? null
-                : new GatedUses(filters, views, catalog, this::resolveName, stringLiterals(),
-                        parameterTypeOids, textParameters, quiet);
+                : new GatedUses(filters, views, catalog, this::resolveName, NameLiterals.of(shape.tokens()),
+                        parameterTypeOids, textParameters, quiet, connection.getMetaData().getDatabaseMajorVersion());
         if (gates != null) {
             // Before the relation rule: a reg* constant naming a hidden relation is a dependency on it, and the
             // answer for it is PostgreSQL's for an absent object, not a refusal that confirms it exists.
@@ -583,12 +626,6 @@ final class CheckTransaction {
             shareableByShape = ShapeSharing.shareable(statement, catalog);
         }
         return verdict;
-    }
-
-    /** The values of the statement's string literals, in order. */
-    private List<String> stringLiterals() {
-        return shape.tokens().stream().filter(t -> t.kind() == io.pgward.guard.lexer.Token.Kind.STRING)
-                .map(io.pgward.guard.lexer.Token::value).toList();
     }
 
     /**

@@ -21,10 +21,17 @@ final class FilteredCheck {
     }
 
     static CompletableFuture<Served> serve(CatalogCheck check, CheckRequest request, StatementText statement) {
+        return filtered(check, request, statement).thenApply(served ->
+                new Served(served.text(), CatalogRefusals.published(served.verdict())));
+    }
+
+    private static CompletableFuture<Served> filtered(CatalogCheck check, CheckRequest request,
+                                                      StatementText statement) {
         CatalogFilters filters = request.selection().filters();
         ViewFilters views = request.selection().views();
         if (filters.isEmpty() && views.isEmpty() || !rewritable(statement)) {
-            return own(check, request, statement);
+            return check.raw(request, statement).toCompletableFuture()
+                    .thenApply(verdict -> new Served(request.sql(), verdict));
         }
         check.countRewrite();
         String unfenced = CatalogRewrite.rewrite(statement, request.searchPath(), filters, views, false);
@@ -33,19 +40,66 @@ final class FilteredCheck {
         }
         // Unfenced first: most catalog statements have only quiet conditions, and the fence costs them up to tens
         // of times their time. L3 says when a condition needs it.
-        return check.check(request.withSql(unfenced)).toCompletableFuture().thenCompose(verdict -> {
-            if (!(verdict instanceof Verdict.Refuse refuse)) {
-                return CompletableFuture.completedFuture(new Served(unfenced, verdict));
+        return answered(check, request.withSql(unfenced), null, 0).thenCompose(served -> {
+            if (!(served.verdict() instanceof Verdict.Refuse refuse)) {
+                return CompletableFuture.completedFuture(served);
             }
             if (!refuse.rule().equals(CatalogRefusals.FENCE_NEEDED)) {
                 log.debug("the filtered statement was refused ({}): {}", refuse.rule(), refuse.message());
                 return ownOrReason(check, request, statement, refuse);
             }
             String fenced = CatalogRewrite.rewrite(statement, request.searchPath(), filters, views, true);
-            return check.check(request.withSql(fenced)).toCompletableFuture().thenCompose(again ->
-                    again instanceof Verdict.Refuse r && logged(r)
+            return answered(check, request.withSql(fenced), null, 0).thenCompose(again ->
+                    again.verdict() instanceof Verdict.Refuse r && logged(r)
                             ? ownOrReason(check, request, statement, r)
-                            : CompletableFuture.completedFuture(new Served(fenced, again)));
+                            : CompletableFuture.completedFuture(again));
+        });
+    }
+
+    /**
+     * The text with the unproven relation arguments of the function a refusal names wrapped in the visible set
+     * ({@link ListedArguments#wrapAll}), for a function that answers NULL for an OID nothing has; null otherwise.
+     */
+    private static String listedArguments(CheckRequest request, Verdict.Refuse refused) {
+        for (String function : GatedFunctions.NULL_FOR_ABSENT_RELATIONS) {
+            if (refused.message().startsWith(CatalogRefusals.deniedBuiltIn(function).message())) {
+                return ListedArguments.wrapAll(request.sql(), request.standardConformingStrings(), function,
+                        request.selection().filters().visible());
+            }
+        }
+        return null;
+    }
+
+    /** How many to_reg* names one statement may have answered NULL ({@link NullNames}); beyond, it is refused. */
+    private static final int MAX_NULL_NAMES = 8;
+
+    /**
+     * The check's verdict on {@code request}, and the text it holds for: where L3 answers that a to_reg* call names
+     * what the login does not see ({@link CatalogRefusals#nullName}), the call's name is replaced by a NULL
+     * ({@link NullNames}) and the new text checked again.
+     */
+    private static CompletableFuture<Served> answered(CatalogCheck check, CheckRequest request,
+                                                      StatementText statement, int nulled) {
+        return check.raw(request, statement).toCompletableFuture().thenCompose(verdict -> {
+            if (verdict instanceof Verdict.Refuse r && r.rule().equals(CatalogRefusals.NULL_NAME)
+                    && nulled < MAX_NULL_NAMES) {
+                String[] call = CatalogRefusals.nullNameCall(r);
+                String replaced = NullNames.replace(request.sql(), request.standardConformingStrings(), call[0],
+                        call[1]);
+                if (replaced != null) {
+                    return answered(check, request.withSql(replaced), null, nulled + 1);
+                }
+            }
+            String listed = verdict instanceof Verdict.Refuse r && r.rule().equals(CatalogRefusals.DENIED_BUILT_IN)
+                    && nulled < MAX_NULL_NAMES ? listedArguments(request, r) : null;
+            if (listed != null) {
+                // Kept when allowed, or when it needs the fence (serve then fences and wraps again); otherwise the
+                // refusal of the statement as it was stands.
+                return answered(check, request.withSql(listed), null, nulled + 1).thenApply(again ->
+                        again.verdict() instanceof Verdict.Refuse r && !r.rule().equals(CatalogRefusals.FENCE_NEEDED)
+                                ? new Served(request.sql(), verdict) : again);
+            }
+            return CompletableFuture.completedFuture(new Served(request.sql(), verdict));
         });
     }
 
@@ -58,7 +112,16 @@ final class FilteredCheck {
     private static final Set<String> SPEAKS_OF_THE_CLIENTS_TEXT = Set.of(CatalogRefusals.RELATION,
             CatalogRefusals.FUNCTION, CatalogRefusals.OPERATOR, CatalogRefusals.TYPE,
             CatalogRefusals.OBJECT_IDENTIFIER_TYPE, CatalogRefusals.DENIED_BUILT_IN, CatalogRefusals.RISKY_DOMAIN,
-            CatalogRefusals.ABSENT_OBJECT);
+            CatalogRefusals.ABSENT_OBJECT, CatalogRefusals.NULL_NAME);
+
+    /**
+     * The client's own text got the error the rewrite got for a hidden object, with its position in the client's
+     * text, which the rewrite's lacks.
+     */
+    private static boolean sameAbsentObject(Verdict.Refuse own, Verdict.Refuse rewritten) {
+        return own.rule().equals(CatalogRefusals.ABSENT_OBJECT) && rewritten.rule().equals(own.rule())
+                && own.sqlState().equals(rewritten.sqlState()) && own.message().equals(rewritten.message());
+    }
 
     /**
      * Refused after the rewrite: when the client's own text is refused too, the client gets the rewrite's reason
@@ -68,7 +131,8 @@ final class FilteredCheck {
     private static CompletableFuture<Served> ownOrReason(CatalogCheck check, CheckRequest request,
                                                          StatementText statement, Verdict.Refuse rewritten) {
         return own(check, request, statement).thenApply(served ->
-                served.verdict() instanceof Verdict.Refuse && SPEAKS_OF_THE_CLIENTS_TEXT.contains(rewritten.rule())
+                served.verdict() instanceof Verdict.Refuse own && SPEAKS_OF_THE_CLIENTS_TEXT.contains(rewritten.rule())
+                        && !sameAbsentObject(own, rewritten)
                         ? new Served(served.text(), new Verdict.Refuse(rewritten.sqlState(), rewritten.message(), 0,
                                 rewritten.rule(), rewritten.detail(), rewritten.hint()))
                         : served);
@@ -80,8 +144,7 @@ final class FilteredCheck {
     }
 
     private static CompletableFuture<Served> own(CatalogCheck check, CheckRequest request, StatementText statement) {
-        return check.check(request, statement).toCompletableFuture()
-                .thenApply(verdict -> new Served(request.sql(), verdict));
+        return answered(check, request, statement, 0);
     }
 
     /**

@@ -104,6 +104,14 @@ final class GatedFunctions {
             "type", ObjectKind.TYPE, "function", ObjectKind.FUNCTION, "language", ObjectKind.LANGUAGE,
             "tablespace", ObjectKind.TABLESPACE);
 
+    /**
+     * Functions of a relation OID that answer NULL for an OID nothing has (ruleutils.c, namespace.c): an argument the
+     * gates cannot prove may be wrapped in the visible set ({@link ListedArguments#wrapAll}), so that a hidden
+     * relation's OID answers as an unused one does.
+     */
+    static final Set<String> NULL_FOR_ABSENT_RELATIONS = Set.of("pg_get_indexdef", "pg_get_partkeydef",
+            "pg_get_partition_constraintdef", "pg_table_is_visible");
+
     private static final Map<String, Map<Integer, Spec>> SPECS = new HashMap<>();
 
     static {

@@ -74,7 +74,9 @@ final class GatedUses {
     private final VisibleCatalog visible;
     private final CatalogReader catalog;
     private final NameResolver names;
-    private final List<String> literals;
+    private final List<NameLiterals.Literal> literals;
+    /** The server's major version: where a name in a schema the login does not see fails differently. */
+    private final int serverMajor;
     private final ArgumentOrigin origins;
     private final ObjectColumns columns;
     private final Map<Long, CatalogReader.Function> functions = new HashMap<>();
@@ -96,14 +98,17 @@ final class GatedUses {
      * @param textParameters the client's parameters include one of a text type, or one whose type is not known
      * @param quietStatement the statement's filters were proven without the fence ({@link QuietQuals})
      */
-    GatedUses(CatalogFilters filters, CatalogReader catalog, NameResolver names, List<String> literals,
-              Set<Long> parameterTypes, boolean textParameters, boolean quietStatement) {
-        this(filters, ViewFilters.NONE, catalog, names, literals, parameterTypes, textParameters, quietStatement);
+    GatedUses(CatalogFilters filters, CatalogReader catalog, NameResolver names, List<NameLiterals.Literal> literals,
+              Set<Long> parameterTypes, boolean textParameters, boolean quietStatement, int serverMajor) {
+        this(filters, ViewFilters.NONE, catalog, names, literals, parameterTypes, textParameters, quietStatement,
+                serverMajor);
     }
 
     /** @param views the login's filtered system views, whose key columns prove names ({@link ViewKeys}) */
     GatedUses(CatalogFilters filters, ViewFilters views, CatalogReader catalog, NameResolver names,
-              List<String> literals, Set<Long> parameterTypes, boolean textParameters, boolean quietStatement) {
+              List<NameLiterals.Literal> literals, Set<Long> parameterTypes, boolean textParameters,
+              boolean quietStatement, int serverMajor) {
+        this.serverMajor = serverMajor;
         this.parameterTypes = Set.copyOf(parameterTypes);
         this.textParameters = textParameters;
         this.visible = filters.visible();
@@ -160,12 +165,27 @@ final class GatedUses {
                 if (proof instanceof ArgumentOrigin.Name n && kind.resolver() != null) {
                     boolean exact = readsExactName(call, kind);
                     long oid = resolve(shown, exact ? quoted(n.bytes()) : n.bytes());
-                    if (oid != UNRESOLVED && (!shown.visible(visible, oid) || oid == 0 && spec.absentIsNull())) {
-                        // A schema's message quotes the name as parsed: the quoted text parses to the name itself.
-                        String named = exact && kind == ObjectKind.NAMESPACE
-                                ? new String(quoted(n.bytes()), StandardCharsets.UTF_8) : n.text();
+                    if (oid == UNRESOLVED) {
+                        continue;
+                    }
+                    // A schema's message quotes the name as parsed: the quoted text parses to the name itself.
+                    String named = exact && kind == ObjectKind.NAMESPACE
+                            ? new String(quoted(n.bytes()), StandardCharsets.UTF_8) : n.text();
+                    boolean hiddenSchema = !exact && hiddenSchema(shown, n.text());
+                    if (spec.absentIsNull() && (oid == 0 || hiddenSchema || !shown.visible(visible, oid))) {
+                        // Hidden and absent alike: served as NULL where the call can be rewritten (NullNames).
+                        return Optional.of(CatalogRefusals.nullName(kind.sqlState(), kind.absentByName(named, oid),
+                                functions.get(call.function()).name(), n.text()));
+                    }
+                    if (hiddenSchema) {
+                        // The function looks the name up when it runs: PostgreSQL's error for a schema it lacks,
+                        // whether or not the hidden schema holds the object.
+                        return Optional.of(CatalogRefusals.absentObject(ObjectKind.NAMESPACE.sqlState(),
+                                ObjectKind.NAMESPACE.absentByName(qualifier(shown, n.text()), 0), 0));
+                    }
+                    if (!shown.visible(visible, oid)) {
                         return Optional.of(CatalogRefusals.absentObject(kind.sqlState(),
-                                kind.absentByName(named, oid)));
+                                kind.absentByName(named, oid), 0));
                     }
                 }
             }
@@ -363,18 +383,18 @@ final class GatedUses {
 
     /**
      * pgward's wrapping of a column in the visible set of {@code kind}'s catalog ({@link ArgumentOrigin.Listed}):
-     * proven when the list is exactly that set and the column itself names objects of the catalog, built-in ones
-     * included ({@code pg_class.oid} for a size function, which may read user relations of the selection only); or
-     * when what it wraps is proven anyway (a VALUES list of visible OIDs).
+     * proven when the list is exactly that set (its user objects: a size function may read user relations of the
+     * selection only, and a deparse function of a built-in one answers NULL, as for an object nothing has), whatever
+     * the column holds: {@code pg_class.oid}, or numbers from generate_series.
      */
     private boolean listed(ArgumentOrigin.Listed listed, ObjectKind kind) throws SQLException {
         if (kind.catalog() == null) {
             return false;
         }
         io.pgward.guard.selection.OidSet set = visible.oids(kind.catalog());
-        return set.size() == listed.oids().size() && listed.oids().stream().allMatch(set::contains)
-                && (proven(listed.column(), kind) || listed.column() instanceof ArgumentOrigin.Column
-                && proven(listed.column(), kind.existence()));
+        // The wrapping yields the column's value where it is in the set and NULL elsewhere, whatever the column
+        // holds (ArgumentOrigin.Listed reads one column, the same in both places).
+        return set.size() == listed.oids().size() && listed.oids().stream().allMatch(set::contains);
     }
 
     /**
@@ -518,19 +538,64 @@ final class GatedUses {
         return oid;
     }
 
-    /** The error for a hidden object: by the name the statement spells it with in a string, else by OID. */
+    /**
+     * The error for a reg* constant naming a hidden object: by the name the statement spells it with in a string, at
+     * that string (PostgreSQL reads a literal it coerces to a reg* type, by a cast or as a function's argument, while
+     * it analyses the statement, and points at it), else by OID without a position (an OID is never looked up while
+     * the statement is analysed).
+     */
     private Verdict.Refuse absentObject(ObjectKind kind, long oid) throws SQLException {
         if (kind.resolver() != null) {
-            // One round trip per string: a bounded number, however many the statement has.
-            for (String literal : literals.subList(0, Math.min(literals.size(), MAX_LITERALS_SEARCHED))) {
-                for (String name : names(literal)) {
-                    if (resolve(kind, name.getBytes(StandardCharsets.UTF_8)) == oid) {
-                        return CatalogRefusals.absentObject(kind.sqlState(), kind.absentByName(name, oid));
+            List<NameLiterals.Literal> searched = literals.subList(0, Math.min(literals.size(), MAX_LITERALS_SEARCHED));
+            // A literal written as a reg* input first, then one that is a call's argument (coerced to the
+            // parameter's reg* type), then any: the constant PostgreSQL would point at.
+            for (int rank = 0; rank <= 2; rank++) {
+                for (NameLiterals.Literal literal : searched) {
+                    if (literal.rank() != rank) {
+                        continue;
+                    }
+                    // One round trip per string: a bounded number, however many the statement has.
+                    for (String name : names(literal.value())) {
+                        if (resolve(kind, name.getBytes(StandardCharsets.UTF_8)) == oid) {
+                            return absentByName(kind, name, oid, literal.position());
+                        }
                     }
                 }
             }
         }
-        return CatalogRefusals.absentObject(kind.sqlState(), kind.absentByOid(oid));
+        return CatalogRefusals.absentObject(kind.sqlState(), kind.absentByOid(oid), 0);
+    }
+
+    /**
+     * PostgreSQL's error for a reg* literal of a name nothing has, where the name's schema is not one the login
+     * sees: up to PostgreSQL 15 every reg* input but regoperator's fails on the schema first, and regtype's still
+     * does (regproc.c, namespace.c); from 16 on the others answer for the object.
+     */
+    private Verdict.Refuse absentByName(ObjectKind kind, String name, long oid, int position) throws SQLException {
+        boolean schemaFirst = kind == ObjectKind.TYPE || serverMajor <= 15 && kind != ObjectKind.OPERATOR;
+        if (schemaFirst && hiddenSchema(kind, name)) {
+            return CatalogRefusals.absentObject(ObjectKind.NAMESPACE.sqlState(),
+                    ObjectKind.NAMESPACE.absentByName(qualifier(kind, name), 0), position);
+        }
+        return CatalogRefusals.absentObject(kind.sqlState(), kind.absentByName(name, oid), position);
+    }
+
+    /**
+     * Whether {@code name} is qualified with a schema the login does not see, hidden or absent: PostgreSQL's answer
+     * for it is the one for a schema that does not exist, whatever the schema holds.
+     */
+    private boolean hiddenSchema(ObjectKind kind, String name) throws SQLException {
+        String schema = qualifier(kind, name);
+        if (schema == null) {
+            return false;
+        }
+        long oid = resolve(ObjectKind.NAMESPACE, schema.getBytes(StandardCharsets.UTF_8));
+        return oid != UNRESOLVED && (oid == 0 || !ObjectKind.NAMESPACE.visible(visible, oid));
+    }
+
+    /** The schema part of a qualified name of {@code kind}, as written, or null ({@link QualifiedName}). */
+    private static String qualifier(ObjectKind kind, String name) {
+        return QualifiedName.schema(kind, name);
     }
 
     /**

@@ -29,8 +29,12 @@ final class ListedArguments {
      */
     static int columnEnd(List<Token> tokens, int name) {
         Token t = tokens.get(name);
-        if (!identifier(t) || !GatedFunctions.listsArgument(t.value()) || name + 3 >= tokens.size()
-                || !punctuation(tokens.get(name + 1), "(")) {
+        return identifier(t) && GatedFunctions.listsArgument(t.value()) ? columnAfter(tokens, name) : -1;
+    }
+
+    /** As {@link #columnEnd}, whatever the function named at {@code name}. */
+    private static int columnAfter(List<Token> tokens, int name) {
+        if (name + 3 >= tokens.size() || !punctuation(tokens.get(name + 1), "(")) {
             return -1;
         }
         if (name > 0 && punctuation(tokens.get(name - 1), ".")
@@ -58,6 +62,46 @@ final class ListedArguments {
         return "CASE WHEN " + column + " OPERATOR(pg_catalog.=) ANY ('"
                 + visible.oids(VisibleCatalog.Catalog.PG_CLASS).arrayLiteral() + "'::pg_catalog.oid[]) THEN "
                 + column + " END";
+    }
+
+    /**
+     * {@code sql} with the first argument of every call of {@code function} (bare or after {@code pg_catalog.}) that
+     * is a column reference wrapped in the visible relations, as an oid:
+     * {@code CASE WHEN (x)::pg_catalog.oid OPERATOR(pg_catalog.=) ANY ('{...}'::pg_catalog.oid[]) THEN
+     * (x)::pg_catalog.oid END}; null when there is none. For a function of {@link GatedFunctions#NULL_FOR_ABSENT_RELATIONS}
+     * whose argument the gates could not prove (numbers from generate_series): a hidden relation's OID then answers
+     * NULL, as an unused one does. Built-in relations answer NULL too.
+     */
+    static String wrapAll(String sql, boolean standardConformingStrings, String function, VisibleCatalog visible) {
+        List<Token> tokens;
+        try {
+            tokens = io.pgward.guard.lexer.SqlLexer.tokenize(sql, standardConformingStrings);
+        } catch (io.pgward.guard.lexer.LexerException e) {
+            return null;
+        }
+        StringBuilder out = new StringBuilder(sql);
+        boolean wrapped = false;
+        for (int name = tokens.size() - 1; name >= 0; name--) {
+            int end = argumentEnd(tokens, name, function);
+            if (end > 0) {
+                StringBuilder column = new StringBuilder();
+                for (int i = name + 2; i <= end; i++) {
+                    column.append(tokens.get(i).text());
+                }
+                String oid = "(" + column + ")::pg_catalog.oid";
+                out.replace(tokens.get(name + 2).start(), tokens.get(end).end(), "CASE WHEN " + oid
+                        + " OPERATOR(pg_catalog.=) ANY ('" + visible.oids(VisibleCatalog.Catalog.PG_CLASS).arrayLiteral()
+                        + "'::pg_catalog.oid[]) THEN " + oid + " END");
+                wrapped = true;
+            }
+        }
+        return wrapped ? out.toString() : null;
+    }
+
+    /** As {@link #columnEnd}, for a call of {@code function}. */
+    private static int argumentEnd(List<Token> tokens, int name, String function) {
+        Token t = tokens.get(name);
+        return identifier(t) && t.value().equals(function) ? columnAfter(tokens, name) : -1;
     }
 
     private static boolean column(Token t) {

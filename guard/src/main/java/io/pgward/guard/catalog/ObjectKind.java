@@ -204,6 +204,22 @@ enum ObjectKind {
         };
     }
 
+    /** The kind an object-identifier type names, by the type's name ({@code regclass}); null for any other. */
+    static ObjectKind ofRegTypeName(String type) {
+        return switch (type) {
+            case "regclass" -> RELATION;
+            case "regtype" -> TYPE;
+            case "regproc" -> FUNCTION_NAME;
+            case "regprocedure" -> FUNCTION;
+            case "regoper" -> OPERATOR_NAME;
+            case "regoperator" -> OPERATOR;
+            case "regnamespace" -> NAMESPACE;
+            case "regrole" -> ROLE;
+            case "regcollation" -> COLLATION;
+            default -> null;
+        };
+    }
+
     /** The kind an object-identifier type names, by the type's pinned OID (pg_type.dat); null for any other type. */
     static ObjectKind ofRegType(long type) {
         return switch ((int) type) {

@@ -142,6 +142,18 @@ class GatedFunctionsPostgresTest {
         assertEquals(message, refuse.message());
     }
 
+    /**
+     * A reg* literal of a relation in the hidden schema: up to PostgreSQL 15 the input function fails on the schema
+     * first, as it does in a database without it; from 16 on, on the relation.
+     */
+    private static void assertAbsentInHr(String sql, String relationMessage) {
+        if (db.serverMajor() <= 15) {
+            assertAbsent(sql, "3F000", "schema \"hr\" does not exist");
+        } else {
+            assertAbsent(sql, "42P01", relationMessage);
+        }
+    }
+
     private static void assertGateRefused(String sql, String function) {
         assertGateRefused(sql, PATH, function);
     }
@@ -188,7 +200,7 @@ class GatedFunctionsPostgresTest {
 
     @Test
     void aHiddenConstantIsAnAbsentObject() {
-        assertAbsent("SELECT 'hr.salaries'::regclass::oid", "42P01", "relation \"hr.salaries\" does not exist");
+        assertAbsentInHr("SELECT 'hr.salaries'::regclass::oid", "relation \"hr.salaries\" does not exist");
         assertAbsent("SELECT to_regclass('hr.salaries')", "42P01", "relation \"hr.salaries\" does not exist");
         assertAbsent("SELECT has_table_privilege('public.secrets', 'SELECT')", "42P01",
                 "relation \"public.secrets\" does not exist");
@@ -421,7 +433,7 @@ class GatedFunctionsPostgresTest {
                 "relation \"hr.salaries\" does not exist");
         assertAbsent("SELECT pg_get_viewdef('\"public\".\"v_leak\"', true)", "42P01",
                 "relation \"public.v_leak\" does not exist");
-        assertAbsent("SELECT 'HR.Salaries'::regclass", "42P01", "relation \"hr.salaries\" does not exist");
+        assertAbsentInHr("SELECT 'HR.Salaries'::regclass", "relation \"hr.salaries\" does not exist");
     }
 
     @Test
