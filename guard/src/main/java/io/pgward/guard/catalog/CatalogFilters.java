@@ -148,8 +148,8 @@ public final class CatalogFilters {
             if (withheld != null && withheld.shownWith() == null) {
                 items.put(column.name(), "NULL::" + withheld.type() + " AS " + name);
             } else if (withheld != null) {
-                items.put(column.name(), "CASE WHEN " + new RowFilter.Keyed("oid", withheld.shownWith())
-                        .condition(visible) + " THEN " + name + " END AS " + name);
+                items.put(column.name(), "CASE WHEN " + withheld.shownWhere().condition(visible) + " THEN " + name
+                        + withheld.elseBranch() + " END AS " + name);
             } else if (column.acl()) {
                 items.put(column.name(), AclMask.expression(name, visible.oids(VisibleCatalog.Catalog.PG_AUTHID))
                         + " AS " + name);

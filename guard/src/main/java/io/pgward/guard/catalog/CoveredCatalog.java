@@ -30,7 +30,16 @@ import java.util.Map;
  * served as they are.
  */
 enum CoveredCatalog {
-    PG_CLASS("pg_class", new Keyed("oid", Catalog.PG_CLASS)),
+    /**
+     * A built-in catalog's statistics count every row in it, hidden objects' too (pg_class's reltuples is the number
+     * of relations, once analysed): they read as for a catalog never vacuumed or analysed. The selected relations'
+     * are shown.
+     */
+    PG_CLASS("pg_class", new Keyed("oid", Catalog.PG_CLASS), Map.of(
+            "relpages", Withheld.userStatistic(NullAs.INT4, "0"),
+            "reltuples", Withheld.userStatistic(NullAs.FLOAT4, "-1"),
+            "relallvisible", Withheld.userStatistic(NullAs.INT4, "0"),
+            "relallfrozen", Withheld.userStatistic(NullAs.INT4, "0"))),
     PG_NAMESPACE("pg_namespace", new Keyed("oid", Catalog.PG_NAMESPACE)),
     PG_ATTRIBUTE("pg_attribute", new Keyed("attrelid", Catalog.PG_CLASS)),
     PG_TYPE("pg_type", new Keyed("oid", Catalog.PG_TYPE)),
@@ -88,13 +97,33 @@ enum CoveredCatalog {
     private static final class NullAs {
         static final String NODE_TREE = "pg_catalog.pg_node_tree";
         static final String TEXT_ARRAY = "pg_catalog.text[]";
+        static final String INT4 = "pg_catalog.int4";
+        static final String FLOAT4 = "pg_catalog.float4";
     }
 
     /**
-     * A column served as NULL of {@code type}, except in the rows whose {@code oid} is visible in {@code shownWith}
-     * (always NULL when that is null).
+     * A column served as NULL of {@code type} (or as {@code otherwise}), except in the rows whose {@code oid} is visible
+     * in {@code shownWith} (never shown when that is null; with {@code userRowsOnly}, built-in rows are not shown).
      */
-    record Withheld(String type, Catalog shownWith) {
+    record Withheld(String type, Catalog shownWith, boolean userRowsOnly, String otherwise) {
+        Withheld(String type, Catalog shownWith) {
+            this(type, shownWith, false, null);
+        }
+
+        /** A statistic of pg_class: shown for listed relations, {@code otherwise} (a constant of the type) for others. */
+        static Withheld userStatistic(String type, String otherwise) {
+            return new Withheld(type, Catalog.PG_CLASS, true, otherwise);
+        }
+
+        /** Where the row is shown. */
+        RowFilter shownWhere() {
+            return userRowsOnly ? new RowFilter.Listed("oid", shownWith) : new RowFilter.Keyed("oid", shownWith);
+        }
+
+        /** The ELSE branch of the CASE that serves the column ({@code ""}: NULL). */
+        String elseBranch() {
+            return otherwise == null ? "" : " ELSE '" + otherwise + "'::" + type;
+        }
     }
 
     private final String relation;

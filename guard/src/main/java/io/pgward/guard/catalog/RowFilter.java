@@ -55,6 +55,19 @@ sealed interface RowFilter {
         }
     }
 
+    /** Rows whose {@code column} is listed in {@code catalog}'s visible set: user objects only, no built-in one. */
+    record Listed(String column, Catalog catalog) implements RowFilter {
+        @Override
+        public String condition(VisibleCatalog visible) {
+            return listed(quote(column), visible.oids(catalog).arrayLiteral());
+        }
+
+        @Override
+        public List<String> columns() {
+            return List.of(column);
+        }
+    }
+
     /** Every key visible: a row that links two objects is shown only with both. */
     record AllOf(List<RowFilter> parts) implements RowFilter {
         AllOf(RowFilter... parts) {
