@@ -32,7 +32,7 @@ final class Judge {
         if (invalid != null) {
             // Decoded with replacement characters, the text is not what the server reads: refused, not judged.
             return new Judgement(CompletableFuture.completedFuture(Verdicts.invalidEncoding(invalid)),
-                    Verdicts.auditedText(message, sql), started);
+                    audited(message, sql), started);
         }
         CompletableFuture<Verdict> verdict;
         try {
@@ -41,7 +41,12 @@ final class Judge {
         } catch (RuntimeException e) {
             verdict = CompletableFuture.failedFuture(e);
         }
-        return new Judgement(verdict, Verdicts.auditedText(message, sql), started);
+        return new Judgement(verdict, audited(message, sql), started);
+    }
+
+    /** The text the audit records; unaudited sessions skip looking at the message's bytes again. */
+    private String audited(FrontendMessage message, String sql) {
+        return rules.audit() == null ? sql : Verdicts.auditedText(message, sql);
     }
 
     /**
