@@ -105,9 +105,7 @@ class TlsThroughProxyIT {
         try (Socket plain = new Socket("127.0.0.1", tlsAllowed.port())) {
             plain.getOutputStream().write(ByteBuffer.allocate(8).putInt(8).putInt(80877103).array());
             assertEquals('S', plain.getInputStream().read());
-            SSLContext trustingAll = SSLContext.getInstance("TLSv1.2");
-            trustingAll.init(null, new TrustManager[] {new TrustingAll()}, null);
-            try (SSLSocket tls = (SSLSocket) trustingAll.getSocketFactory()
+            try (SSLSocket tls = (SSLSocket) trustingAll().getSocketFactory()
                     .createSocket(plain, "localhost", tlsAllowed.port(), true)) {
                 tls.setEnabledProtocols(new String[] {"TLSv1.2"});
                 tls.startHandshake();
@@ -129,7 +127,13 @@ class TlsThroughProxyIT {
         return ByteBuffer.allocate(8 + body.length).putInt(8 + body.length).putInt(196608).put(body).array();
     }
 
-    /** The certificate is not what this test is about. */
+    /** A client context that trusts any certificate: the certificate is not what these tests are about. */
+    private static SSLContext trustingAll() throws java.security.GeneralSecurityException {
+        SSLContext context = SSLContext.getInstance("TLS");
+        context.init(null, new TrustManager[] {new TrustingAll()}, null);
+        return context;
+    }
+
     private static final class TrustingAll implements X509TrustManager {
         @Override
         public void checkClientTrusted(X509Certificate[] chain, String authType) {
@@ -210,9 +214,7 @@ class TlsThroughProxyIT {
     @Test
     void aDirectTlsConnectionWithoutAlpnIsClosedAsPostgresClosesIt() throws Exception {
         for (boolean alpn : new boolean[] {true, false}) {
-            SSLContext trustingAll = SSLContext.getInstance("TLS");
-            trustingAll.init(null, new TrustManager[] {new TrustingAll()}, null);
-            try (SSLSocket tls = (SSLSocket) trustingAll.getSocketFactory().createSocket("127.0.0.1",
+            try (SSLSocket tls = (SSLSocket) trustingAll().getSocketFactory().createSocket("127.0.0.1",
                     tlsAllowed.port())) {
                 if (alpn) {
                     SSLParameters parameters = tls.getSSLParameters();
