@@ -15,8 +15,12 @@ from psycopg.types.enum import EnumInfo, register_enum
 
 from scenario_main import main
 
+# A type modifier fails only once the type is found (to_regtype answers NULL for an absent name): the (1) forms are
+# where a hidden name must bind as an absent one.
 NAMES = ["pt_status", "pt_orders", "pt_hidden.kind", "pt_hidden.kind[]", "pt_hidden.secrets", "pt_secret_kind",
-         "pt_hidden.no_such", "pt_hidden.no_such[]", "pt_hidden.no_such_tab", "pt_no_such_kind"]
+         "pt_secret_kind(1)", "pt_hidden.kind(1)",
+         "pt_hidden.no_such", "pt_hidden.no_such[]", "pt_hidden.no_such_tab", "pt_no_such_kind",
+         "pt_no_such_kind(1)", "pt_hidden.no_such(1)"]
 LOOKUP = "SELECT t.typname, t.oid::regtype::text FROM pg_type t WHERE t.oid = %s::regtype"
 
 
@@ -38,7 +42,7 @@ def info(found):
 
 
 def lookups(url):
-    out = {}
+    out = {"version": psycopg.__version__}
     with psycopg.connect(url, autocommit=True) as connection:
         for name in NAMES:
             out[name] = {

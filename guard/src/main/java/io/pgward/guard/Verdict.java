@@ -25,13 +25,13 @@ public sealed interface Verdict {
      *                          end of a transaction that set it), so the session asks the server for it afterwards;
      *                          only the gate, which keeps the session's state, knows this: the guard's own allow is
      *                          {@link #ALLOW}
-     * @param typeNameParameters the numbers of the statement's {@code $n} of type regtype, each only compared with
-     *                           the OIDs of visible types (the catalog check's {@code KeyMatch}): a name bound to one
-     *                           is looked up by PostgreSQL at Bind, where a hidden type's name must fail as an absent
-     *                           one does, so the session resolves every such value before the Bind goes on
+     * @param typeNameParameters the statement's {@code $n} that take type names, each only compared with the OIDs of
+     *                           visible types (the catalog check's {@code KeyMatch}): a name bound to one is looked
+     *                           up by PostgreSQL, where a hidden type's name must answer as an absent one does, so
+     *                           the session resolves every such value before the Bind goes on
      *                           ({@code BoundTypeNames}); empty for every other statement
      */
-    record Allow(boolean changesSearchPath, List<Integer> typeNameParameters) implements Verdict {
+    record Allow(boolean changesSearchPath, List<TypeNameParameter> typeNameParameters) implements Verdict {
 
         public Allow {
             typeNameParameters = List.copyOf(typeNameParameters);
@@ -129,7 +129,8 @@ public sealed interface Verdict {
      * @param typeNameParameters as {@link Allow#typeNameParameters}: the session resolves the values bound to these
      *                           before each Bind of the statement
      */
-    record Rewrite(String sql, List<String> notices, boolean keepsParameters, List<Integer> typeNameParameters)
+    record Rewrite(String sql, List<String> notices, boolean keepsParameters,
+                   List<TypeNameParameter> typeNameParameters)
             implements Verdict {
 
         public Rewrite {
@@ -144,6 +145,18 @@ public sealed interface Verdict {
         public Rewrite(String sql, List<String> notices) {
             this(sql, notices, false);
         }
+    }
+
+    /**
+     * A {@code $n} whose bound value is a type's name ({@link Allow#typeNameParameters}).
+     *
+     * @param number the parameter's number, 1-based
+     * @param text the parameter is of type text, the argument of to_regtype ({@code to_regtype($1)}, psycopg 3.2's
+     *             TypeInfo): its value is a name in binary format too, and a hidden type's name must give NULL, as
+     *             an absent one does; otherwise it is of type regtype ({@code $1::regtype}), whose binary value is an
+     *             OID and whose text value PostgreSQL fails to bind when nothing has the name
+     */
+    record TypeNameParameter(int number, boolean text) {
     }
 
     /** Forward; the statement does not change search_path. */

@@ -40,15 +40,23 @@ final class ClientScript {
     private final String pythonModule;
     private final String debianPackage;
     private final List<String> scenarios;
+    /** A directory put first on Python's path (a driver pip installed there), or null. */
+    private final Path pythonPath;
 
     private ClientScript(String client, Interpreter interpreter, String file, String pythonModule, String debianPackage,
             List<String> scenarios) {
+        this(client, interpreter, file, pythonModule, debianPackage, scenarios, null);
+    }
+
+    private ClientScript(String client, Interpreter interpreter, String file, String pythonModule, String debianPackage,
+            List<String> scenarios, Path pythonPath) {
         this.client = client;
         this.interpreter = interpreter;
         this.file = file;
         this.pythonModule = pythonModule;
         this.debianPackage = debianPackage;
         this.scenarios = List.copyOf(scenarios);
+        this.pythonPath = pythonPath;
     }
 
     /** A script in {@code clients/node}, run by node with the packages {@code npm ci} installed there. */
@@ -60,6 +68,20 @@ final class ClientScript {
     static ClientScript python(String client, String file, String module, String debianPackage,
             String... scenarios) {
         return new ClientScript(client, Interpreter.PYTHON, file, module, debianPackage, List.of(scenarios));
+    }
+
+    /**
+     * As {@link #python}, with the driver taken from the directory the environment variable {@code variable} names
+     * (installed there by {@code pip install --target}, as .ci/run does) before Debian's packages.
+     */
+    static ClientScript pythonFrom(String variable, String client, String file, String module, String howToInstall,
+            String... scenarios) {
+        String directory = System.getenv(variable);
+        Path path = directory == null || directory.isBlank() ? null : Path.of(directory).toAbsolutePath();
+        // Without it, pythonModule is null: the scenario is then missing (skipped, or failed in CI).
+        boolean installed = path != null && Files.isDirectory(path.resolve(module));
+        return new ClientScript(client, Interpreter.PYTHON, file, installed ? module : null, howToInstall,
+                List.of(scenarios), path);
     }
 
     String client() {
@@ -105,8 +127,16 @@ final class ClientScript {
             case PYTHON -> {
                 // -E -s: no PYTHON* variables, no user site-packages, so only Debian's packages are importable;
                 // -B: no __pycache__ in the source tree.
-                Path python = RealClients.requirePython(pythonModule, debianPackage);
-                command.addAll(List.of(python.toString(), "-E", "-s", "-B"));
+                if (pythonPath == null && pythonModule != null) {
+                    Path python = RealClients.requirePython(pythonModule, debianPackage);
+                    command.addAll(List.of(python.toString(), "-E", "-s", "-B"));
+                } else {
+                    if (pythonModule == null || !Files.isExecutable(RealClients.DEBIAN_PYTHON)) {
+                        RealClients.missing(client + " is not installed: " + debianPackage);
+                    }
+                    command.addAll(List.of(RealClients.DEBIAN_PYTHON.toString(), "-E", "-s", "-B", "with_path.py",
+                            pythonPath.toString()));
+                }
             }
         }
         command.addAll(List.of(file, target.uri(), String.join(",", scenarios)));

@@ -92,12 +92,16 @@ final class CheckTransaction {
     private boolean shareableByShape;
     // The $n of type regtype (given at Parse or inferred), checked as KeyMatch operands; see Verdict.Allow.
     private final Set<Integer> typeNameParameters = new TreeSet<>();
-    /** The client's parameters include one of a type that could carry a name (see GatedUses). */
+    // The $n of a text type used only as to_regtype's argument (TypeNameTexts), with a selection.
+    private Set<Integer> typeNameTexts = Set.of();
+    /** The client's parameters include one of a type that could carry a name, other than typeNameTexts. */
     private boolean textParameters;
     /** unknown (not told), name, text, bpchar, varchar, unknown. */
     private static final Set<Long> TEXT_TYPES = Set.of(0L, 19L, 25L, 1042L, 1043L, 705L);
     // The types of the $n the statement uses, by OID (0 when one could not be told): see GatedUses.
     private final Set<Long> parameterTypeOids = new java.util.HashSet<>();
+    // The type of each $n the statement uses, by number.
+    private final Map<Integer, Long> parameterOids = new HashMap<>();
 
     private CheckTransaction(Connection connection, CheckRequest request, StatementShape shape, Duration timeout,
                              BuiltInRows.Generation builtIns) {
@@ -252,7 +256,12 @@ final class CheckTransaction {
             }
         }
         Map<Integer, String> parameterTypes = parameterTypeNames();
-        textParameters = parameterTypeOids.stream().anyMatch(TEXT_TYPES::contains);
+        parameterTypeOids.addAll(parameterOids.values());
+        if (request.selection().isSet()) {
+            typeNameTexts = TypeNameTexts.of(shape, parameterOids);
+        }
+        textParameters = parameterOids.entrySet().stream().anyMatch(p -> TEXT_TYPES.contains(p.getValue())
+                && !typeNameTexts.contains(p.getKey()));
         if (!typeNameParameters.isEmpty()) {
             // A regtype parameter is analysed as to_regtype(NULL::text) (QueryText): that NULL stands for it.
             parameterTypeOids.add(TEXT);
@@ -262,8 +271,15 @@ final class CheckTransaction {
         String wrapped = VIEW_PREFIX + query.text() + VIEW_SUFFIX;
         execute(wrapped, query, VIEW_PREFIX.length());
         Verdict verdict = judge();
-        return verdict == Verdict.ALLOW && request.selection().isSet() && !typeNameParameters.isEmpty()
-                ? new Verdict.Allow(false, List.copyOf(typeNameParameters)) : verdict;
+        if (verdict != Verdict.ALLOW || !request.selection().isSet()
+                || typeNameParameters.isEmpty() && typeNameTexts.isEmpty()) {
+            return verdict;
+        }
+        List<Verdict.TypeNameParameter> typeNames = new ArrayList<>();
+        typeNameParameters.forEach(n -> typeNames.add(new Verdict.TypeNameParameter(n, false)));
+        typeNameTexts.forEach(n -> typeNames.add(new Verdict.TypeNameParameter(n, true)));
+        typeNames.sort(java.util.Comparator.comparingInt(Verdict.TypeNameParameter::number));
+        return new Verdict.Allow(false, typeNames);
     }
 
     /** LOCAL settings as one SELECT of set_config calls, in order; its parameters are {@link Setting#value}s. */
@@ -368,7 +384,7 @@ final class CheckTransaction {
         if (used.stream().allMatch(n -> request.parameterType(n) != 0)) {
             used.forEach(n -> names.put(n, givenNames.get(n - 1)));
             used.stream().filter(n -> request.parameterType(n) == REGTYPE).forEach(typeNameParameters::add);
-            used.forEach(n -> parameterTypeOids.add(request.parameterType(n)));
+            used.forEach(n -> parameterOids.put(n, request.parameterType(n)));
             return names;
         }
         QueryText query = QueryText.withParameters(request.sql(), shape);
@@ -394,7 +410,7 @@ final class CheckTransaction {
         used.forEach(n -> names.put(n, inferred.get(n - 1)));
         used.stream().filter(n -> Long.parseLong(inferredOids.get(n - 1)) == REGTYPE)
                 .forEach(typeNameParameters::add);
-        used.forEach(n -> parameterTypeOids.add(Long.parseLong(inferredOids.get(n - 1))));
+        used.forEach(n -> parameterOids.put(n, Long.parseLong(inferredOids.get(n - 1))));
         return names;
     }
 
@@ -622,6 +638,11 @@ final class CheckTransaction {
         }
         Verdict verdict = codeRules(statement, definitions, selection.isSet(), gates).<Verdict>map(r -> r)
                 .orElse(Verdict.ALLOW);
+        if (verdict == Verdict.ALLOW && !typeNameTexts.isEmpty()
+                && (gates == null || !gates.keyedTypeNameTexts(statement))) {
+            verdict = CatalogRefusals.deniedBuiltIn("to_regtype of a parameter, other than compared with pg_type.oid "
+                    + "in a WHERE condition,");
+        }
         if (verdict == Verdict.ALLOW) {
             shareableByShape = ShapeSharing.shareable(statement, catalog);
         }

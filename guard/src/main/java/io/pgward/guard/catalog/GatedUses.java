@@ -275,19 +275,48 @@ final class GatedUses {
     }
 
     /**
-     * Whether a to_reg* call's argument is the stand-in for a regtype parameter ({@code to_regtype(NULL::text)},
-     * {@link QueryText}), whose bound values the session resolves before each Bind, a hidden type's name as an absent
-     * one's. Any other argument may carry, at run time, a name that the lookup finds and then fails on (a type
-     * modifier on a type that takes none, {@code %TYPE}), where an absent name gives NULL: an existence test. The
-     * stand-in looks like a text parameter, so no parameter of a text type may be in the statement.
+     * Whether a to_reg* call's argument is the stand-in for a parameter that takes type names: a regtype one
+     * ({@code to_regtype(NULL::text)}, {@link QueryText}) or a text one ({@link TypeNameTexts}), whose bound values
+     * the session resolves before each Bind, a hidden type's name as an absent one's. Any other argument may carry,
+     * at run time, a name that the lookup finds and then fails on (a type modifier on a type that takes none,
+     * {@code %TYPE}), where an absent name gives NULL: an existence test. The stand-in looks like any text
+     * parameter's, so no other parameter of a text type may be in the statement, and a text one's stand-in must be
+     * nowhere else ({@link #keyedTypeNameTexts}).
      */
     private boolean boundTypeName(TreeValue argument) {
         TreeValue at = argument;
         while (at instanceof TreeValue.Node n && n.tag().equals("RELABELTYPE")) {
             at = n.field("arg").orElse(null);
         }
-        return !textParameters && at instanceof TreeValue.Node constant && constant.tag().equals("CONST")
-                && "true".equals(constant.scalar("constisnull")) && constant.number("consttype") == TEXT;
+        return !textParameters && at instanceof TreeValue.Node constant && nullText(constant);
+    }
+
+    /** A NULL constant of text or varchar: a stand-in for a text parameter, or the client's own NULL. */
+    static boolean nullText(TreeValue.Node node) {
+        return node.tag().equals("CONST") && "true".equals(node.scalar("constisnull"))
+                && TypeNameTexts.TYPES.contains(node.number("consttype"));
+    }
+
+    /**
+     * For a statement with text parameters that take type names ({@link TypeNameTexts}): whether every NULL text
+     * constant in it, their stand-ins among them, is the argument of a to_reg* call that only matches visible keys
+     * ({@link #matchesVisibleKey}). A stand-in anywhere else (the argument of a user's function that the name
+     * {@code to_regtype} resolved to, a coercion to name) would carry the value pgward binds in place of a hidden
+     * type's name where the statement can show it.
+     */
+    boolean keyedTypeNameTexts(References statement) throws SQLException {
+        prefetch(statement.calls);
+        Set<TreeValue> keyed = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        for (References.Call call : statement.calls) {
+            if (matchesVisibleKey(call)) {
+                TreeValue at = arguments(call).get(0);
+                while (at instanceof TreeValue.Node n && n.tag().equals("RELABELTYPE")) {
+                    at = n.field("arg").orElse(null);
+                }
+                keyed.add(at);
+            }
+        }
+        return keyed.containsAll(statement.nullTexts);
     }
 
     private boolean proven(References.Call call) throws SQLException {

@@ -134,6 +134,9 @@ final class QueryTreeWalker {
             if (type != 0) {
                 refs.constTypes.add(type);
             }
+            if (GatedUses.nullText(node)) {
+                refs.nullTexts.add(node);
+            }
         }
         for (Map.Entry<String, TreeValue> field : node.fields().entrySet()) {
             String name = field.getKey();

@@ -43,6 +43,8 @@ final class References {
     /** Functions named by a node other than a FuncExpr's funcid (an aggregate, an operator's function, ...). */
     final Set<Long> otherFunctionUses = new LinkedHashSet<>();
     final List<RegUse> regUses = new ArrayList<>();
+    /** Every NULL constant of text or varchar ({@link GatedUses#nullText}), for {@link GatedUses#keyedTypeNameTexts}. */
+    final List<TreeValue.Node> nullTexts = new ArrayList<>();
     /** Query nodes that do not only read (not SELECT, a utility statement, FOR UPDATE, a data-modifying CTE). */
     final List<String> nonReading = new ArrayList<>();
 
@@ -58,5 +60,6 @@ final class References {
         calls.addAll(other.calls);
         otherFunctionUses.addAll(other.otherFunctionUses);
         regUses.addAll(other.regUses);
+        nullTexts.addAll(other.nullTexts);
     }
 }

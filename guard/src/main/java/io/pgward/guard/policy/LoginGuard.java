@@ -147,7 +147,8 @@ public final class LoginGuard {
      * A statement's text replaced by its rewrite, which L3 allowed (or kept, with parameters whose bound names the
      * session resolves).
      */
-    private record Replacement(StatementText statement, String text, List<Integer> typeNameParameters) {
+    private record Replacement(StatementText statement, String text,
+                               List<Verdict.TypeNameParameter> typeNameParameters) {
     }
 
     /** Whether nothing of an allow waits for a Bind: only a served statement's Binds are followed. */
@@ -170,8 +171,8 @@ public final class LoginGuard {
             if (done.isEmpty()) {
                 return ALLOWED;
             }
-            List<Integer> typeNames = done.stream().flatMap(r -> r.typeNameParameters().stream()).distinct()
-                    .sorted().toList();
+            List<Verdict.TypeNameParameter> typeNames = done.stream().flatMap(r -> r.typeNameParameters().stream())
+                    .distinct().sorted(java.util.Comparator.comparingInt(Verdict.TypeNameParameter::number)).toList();
             return CompletableFuture.completedFuture(new Verdict.Rewrite(replaced(text, done), List.of(), true,
                     typeNames));
         }
@@ -183,7 +184,8 @@ public final class LoginGuard {
                 return CompletableFuture.completedFuture(placed(statement.text(), statement.start(), r,
                         standardConformingStrings));
             }
-            List<Integer> typeNames = served.verdict() instanceof Verdict.Allow a ? a.typeNameParameters()
+            List<Verdict.TypeNameParameter> typeNames = served.verdict() instanceof Verdict.Allow a
+                    ? a.typeNameParameters()
                     : List.of();
             if (!served.text().equals(statement.text()) || !typeNames.isEmpty()) {
                 done.add(new Replacement(statement, served.text(), typeNames));

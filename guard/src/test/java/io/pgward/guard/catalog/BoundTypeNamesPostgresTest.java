@@ -75,8 +75,17 @@ class BoundTypeNamesPostgresTest {
                 GROUP BY attrelid
             ) a ON a.attrelid = t.typrelid
             WHERE t.oid = $1::regtype""";
+    private static final String MULTIRANGE_INFO = """
+            SELECT t.typname AS name, t.oid AS oid, t.typarray AS array_oid,
+                t.oid::regtype::text AS regtype,
+                r.rngtypid AS range_oid, r.rngsubtype AS subtype_oid
+            FROM pg_type t
+            JOIN pg_range r ON t.oid = r.rngmultitypid
+            WHERE t.oid = $1::regtype""";
     /** pg_catalog.regtype's OID: a driver may declare the parameter's type instead of leaving it unknown. */
     private static final int REGTYPE = 2206;
+    private static final int TEXT = 25;
+    private static final int VARCHAR = 1043;
 
     private static TestDatabase db;
     private static CatalogCheck check;
@@ -112,11 +121,93 @@ class BoundTypeNamesPostgresTest {
         return check.checkNow(new CheckRequest(selection, null, PATH, true, rewrite(sql), List.of(parameterType)));
     }
 
+    private static Verdict verdict(String sql, List<Integer> parameterTypes, String path) {
+        return check.checkNow(new CheckRequest(selection, null, path, true, FilteredFixture.rewrite(sql, path,
+                selection), parameterTypes));
+    }
+
+    /** psycopg 3.2's form of a lookup: the name bound to a text parameter, given to to_regtype. */
+    private static String toRegtype(String sql) {
+        return sql.replace("$1::regtype", "to_regtype($1)");
+    }
+
     @Test
     void psycopgLookupsAreAllowedAndNameTheirTypeNameParameter() {
         for (int type : new int[] {0, REGTYPE}) {
             for (String sql : List.of(TYPE_INFO, ENUM_INFO, COMPOSITE_INFO)) {
-                assertEquals(new Verdict.Allow(false, List.of(1)), verdict(sql, type), sql);
+                assertEquals(new Verdict.Allow(false, List.of(new Verdict.TypeNameParameter(1, false))),
+                        verdict(sql, type), sql);
+            }
+        }
+    }
+
+    @Test
+    void psycopgToRegtypeLookupsAreAllowedAndNameTheirTextParameter() {
+        for (int type : new int[] {0, TEXT, VARCHAR}) {
+            for (String sql : List.of(TYPE_INFO, ENUM_INFO, COMPOSITE_INFO, MULTIRANGE_INFO)) {
+                assertEquals(new Verdict.Allow(false, List.of(new Verdict.TypeNameParameter(1, true))),
+                        verdict(toRegtype(sql), type), sql);
+            }
+        }
+        assertEquals(new Verdict.Allow(false, List.of(new Verdict.TypeNameParameter(1, true),
+                        new Verdict.TypeNameParameter(2, false))),
+                verdict("SELECT t.oid FROM pg_type t WHERE t.oid = pg_catalog.to_regtype($1) AND t.oid = $2::regtype",
+                        List.of(0, 0), PATH));
+    }
+
+    /**
+     * A text parameter whose value could show anywhere but in to_regtype compared with visible types' OIDs: pgward
+     * binds a name nothing has in place of a hidden type's, which would show there.
+     */
+    @Test
+    void aTextTypeNameParameterAnywhereItsValueCouldShowIsRefused() {
+        for (String sql : List.of(
+                "SELECT to_regtype($1)",
+                "SELECT $1::text, t.oid FROM pg_type t WHERE t.oid = to_regtype($1)",
+                "SELECT t.oid FROM pg_type t WHERE t.oid = to_regtype($1) AND $1 IS NULL",
+                "SELECT t.oid FROM pg_type t WHERE t.oid = to_regtype($1) AND length($1) > 3",
+                "SELECT t.oid FROM pg_type t WHERE to_regtype($1) IS NULL",
+                "SELECT t.oid FROM pg_type t WHERE t.oid = to_regtype($1) OR t.oid = 23",
+                "SELECT t.oid FROM pg_type t WHERE NOT (t.oid = to_regtype($1))",
+                "SELECT t.oid FROM pg_type t WHERE t.oid <> to_regtype($1)",
+                "SELECT t.oid FROM pg_type t WHERE t.oid = to_regtype(($1))",
+                "SELECT t.oid FROM pg_type t WHERE t.oid = to_regtype($1 || '')",
+                "SELECT t.oid FROM pg_type t WHERE t.oid = to_regtype($1::text)",
+                "SELECT t.oid FROM pg_type t WHERE t.oid = to_regclass($1)",
+                "SELECT c.oid FROM pg_class c WHERE c.oid = to_regtype($1)",
+                "SELECT t.oid FROM pg_type t WHERE t.oid = public.to_regtype($1)",
+                "SELECT t.oid FROM pg_type t WHERE t.oid = x.pg_catalog.to_regtype($1)",
+                "SELECT t.oid FROM pg_type t LEFT JOIN pg_class c ON c.reltype = to_regtype($1)",
+                "SELECT t.oid, NULL::text FROM pg_type t WHERE t.oid = to_regtype($1)",
+                "SELECT t.oid FROM pg_type t WHERE t.oid = to_regtype($1) UNION SELECT to_regtype($1)")) {
+            assertInstanceOf(Verdict.Refuse.class, verdict(sql, List.of(0), PATH), sql);
+        }
+        assertInstanceOf(Verdict.Refuse.class, verdict(
+                "SELECT $2, t.oid FROM pg_type t WHERE t.oid = to_regtype($1)", List.of(0, 0), PATH));
+    }
+
+    /**
+     * {@code to_regtype} spelled without a schema is a user's function where the search_path puts its schema before
+     * pg_catalog: the value would reach that function.
+     */
+    @Test
+    void aUsersFunctionNamedToRegtypeDoesNotTakeTheName() throws SQLException {
+        try (Connection c = db.connect(); Statement s = c.createStatement()) {
+            s.execute("CREATE OR REPLACE FUNCTION public.to_regtype(text) RETURNS oid LANGUAGE sql STABLE "
+                    + "AS 'SELECT length($1)::oid'");
+            // Owned by a superuser it would be refused for that alone.
+            s.execute("DO $$BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'function_owner') THEN "
+                    + "CREATE ROLE function_owner; END IF; END$$");
+            s.execute("ALTER FUNCTION public.to_regtype(text) OWNER TO function_owner");
+        }
+        try {
+            String sql = "SELECT t.oid FROM pg_catalog.pg_type t WHERE t.oid = to_regtype($1)";
+            assertInstanceOf(Verdict.Refuse.class, verdict(sql, List.of(0), "public, pg_catalog"));
+            assertEquals(new Verdict.Allow(false, List.of(new Verdict.TypeNameParameter(1, true))),
+                    verdict(sql, List.of(0), PATH));
+        } finally {
+            try (Connection c = db.connect(); Statement s = c.createStatement()) {
+                s.execute("DROP FUNCTION public.to_regtype(text)");
             }
         }
     }

@@ -2,6 +2,7 @@ package io.pgward.wire.relay;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.pgward.guard.Verdict;
 import io.pgward.wire.protocol.BindParameters;
 import io.pgward.wire.protocol.Wire;
 import java.nio.ByteBuffer;
@@ -14,8 +15,9 @@ import java.util.Map;
 
 /**
  * The text values of some parameters of a Bind message, for {@link TypeNameStatements}' checks. A value that is
- * NULL, in binary format (an OID: nothing is looked up for it) or not valid UTF-8 (the server fails the Bind on its
- * encoding, whatever it names) is null: the server's own answer for it needs no check.
+ * NULL, a regtype value in binary format (an OID: nothing is looked up for it) or not valid UTF-8 (the server fails
+ * the Bind on its encoding, whatever it names) is null: the server's own answer for it needs no check. A text
+ * parameter's value in binary format is its text's bytes, read as in text format.
  */
 final class BoundValues {
 
@@ -24,18 +26,17 @@ final class BoundValues {
 
     /**
      * @param frame the whole Bind message, type and length included
-     * @param numbers the parameters wanted, 1-based
+     * @param wanted the parameters wanted
      */
-    static Map<Integer, String> text(ByteBuf frame, List<Integer> numbers) {
+    static Map<Integer, String> text(ByteBuf frame, List<Verdict.TypeNameParameter> wanted) {
         List<BindParameters.Value> parameters = BindParameters.read(frame);
         Map<Integer, String> values = new LinkedHashMap<>();
-        for (int i = 0; i < parameters.size(); i++) {
-            int number = i + 1;
-            if (!numbers.contains(number)) {
+        for (Verdict.TypeNameParameter w : wanted) {
+            if (w.number() > parameters.size()) {
                 continue;
             }
-            BindParameters.Value p = parameters.get(i);
-            values.put(number, p.bytes() == null || p.binary() ? null : utf8(p.bytes()));
+            BindParameters.Value p = parameters.get(w.number() - 1);
+            values.put(w.number(), p.bytes() == null || p.binary() && !w.text() ? null : utf8(p.bytes()));
         }
         return values;
     }

@@ -81,6 +81,18 @@ final class Replacements {
         backend.channel().write(replacement);
     }
 
+    /**
+     * A Bind whose value for the text parameter {@code parameter} names a hidden type, with a name nothing has in its
+     * place: to_regtype then answers NULL, as for an absent type ({@code Verdict.TypeNameParameter#text}).
+     */
+    FrontendMessage.Bind boundValueReplaced(FrontendMessage.Bind bind, int parameter) {
+        ByteBuf replaced = BoundValues.replacing(backend.channel().alloc(), bind.frame(), parameter, nextToken());
+        bind.release();
+        ConnectionLog.info(log, who.connection(), "a hidden type's name bound to ${} for login {} is read as absent",
+                parameter, who.login());
+        return new FrontendMessage.Bind(bind.portal(), bind.statement(), replaced);
+    }
+
     /** The backend runs the rewritten statement in place of the client's, so everything after it is its own. */
     void rewrite(FrontendMessage message, Verdict.Rewrite rewrite, boolean endsBatch) {
         if (message instanceof FrontendMessage.FunctionCall) {

@@ -255,7 +255,7 @@ public final class Session {
                     + "which statement \"" + bind.statement() + "\" is, and its parameters may take type names; "
                     + "prepare it again", 0, "type-name-parameter"), false);
             case TypeNameStatements.Parameters parameters -> {
-                Map<Integer, String> values = BoundValues.text(bind.frame(), parameters.numbers());
+                Map<Integer, String> values = BoundValues.text(bind.frame(), parameters.parameters());
                 if (values.values().stream().allMatch(java.util.Objects::isNull)) {
                     forward(bind, false);
                     return;
@@ -273,8 +273,15 @@ public final class Session {
                     } else if (refusal.rule().equals(CatalogRefusals.ABSENT_OBJECT)
                             && values.get(refusal.position()) != null) {
                         // The judge placed the refused value's parameter number in the position.
-                        replacements.refuseBoundValue(bind, refusal.position(), values.get(refusal.position()),
-                                refusal.at(0));
+                        if (parameters.parameters().contains(new Verdict.TypeNameParameter(refusal.position(),
+                                true))) {
+                            // to_regtype answers NULL for a name nothing has, as for an absent type: the Bind goes
+                            // on with such a name in place of the hidden type's, once its other values are resolved.
+                            bind(replacements.boundValueReplaced(bind, refusal.position()));
+                        } else {
+                            replacements.refuseBoundValue(bind, refusal.position(), values.get(refusal.position()),
+                                    refusal.at(0));
+                        }
                     } else {
                         replacements.refuse(bind, refusal.at(0), false);
                     }

@@ -1,5 +1,6 @@
 package io.pgward.wire.relay;
 
+import io.pgward.guard.Verdict;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -37,10 +38,10 @@ final class TypeNameStatements {
     }
 
     /** The parameters, by number, whose bound values are resolved before the Bind runs. */
-    record Parameters(List<Integer> numbers) implements Lookup {
+    record Parameters(List<Verdict.TypeNameParameter> parameters) implements Lookup {
     }
 
-    private record Entry(List<Integer> parameters, long request, boolean uncertain) {
+    private record Entry(List<Verdict.TypeNameParameter> parameters, long request, boolean uncertain) {
     }
 
     private final Map<String, Entry> entries = new HashMap<>();
@@ -52,7 +53,7 @@ final class TypeNameStatements {
     private long retiredThrough;
 
     /** A Parse of {@code name} was sent in the client request numbered {@code request}. */
-    void parsed(String name, String sql, List<Integer> parameters, long request) {
+    void parsed(String name, String sql, List<Verdict.TypeNameParameter> parameters, long request) {
         entries.put(name, new Entry(List.copyOf(parameters), request, false));
         if (!parameters.isEmpty()) {
             typed.add(name);

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
+import io.pgward.guard.Verdict;
 import io.pgward.wire.protocol.Wire;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
@@ -53,8 +54,25 @@ class BoundValuesTest {
         expected.put(2, null);
         expected.put(3, null);
         expected.put(4, null);
-        assertEquals(expected, BoundValues.text(frame, List.of(1, 2, 3, 4)));
-        assertEquals(Map.of(1, "hr.kind"), BoundValues.text(frame, List.of(1)));
+        assertEquals(expected, BoundValues.text(frame, regtype(1, 2, 3, 4)));
+        assertEquals(Map.of(1, "hr.kind"), BoundValues.text(frame, regtype(1)));
+        frame.release();
+    }
+
+    private static List<Verdict.TypeNameParameter> regtype(int... numbers) {
+        return java.util.Arrays.stream(numbers).mapToObj(n -> new Verdict.TypeNameParameter(n, false)).toList();
+    }
+
+    /** A text parameter's binary value is its text's bytes: a name, where a regtype's is an OID. */
+    @Test
+    void aTextParametersBinaryValueIsReadAsItsName() {
+        ByteBuf frame = bind(new int[] {1, 1}, utf8("hr.kind"), utf8("hr.kind"));
+        Map<Integer, String> expected = new HashMap<>();
+        expected.put(1, "hr.kind");
+        expected.put(2, null);
+        assertEquals(expected, BoundValues.text(frame, List.of(new Verdict.TypeNameParameter(1, true),
+                new Verdict.TypeNameParameter(2, false))));
+        assertEquals(Map.of(), BoundValues.text(frame, List.of(new Verdict.TypeNameParameter(3, true))));
         frame.release();
     }
 
@@ -65,7 +83,7 @@ class BoundValuesTest {
         assertTrue(standIn.length() >= "hr.order_status(1, 2, 3, 4, 5)".length(), standIn);
         assertTrue(standIn.startsWith("pgward_refused_1_1(0"), standIn);
         ByteBuf replaced = BoundValues.replacing(ByteBufAllocator.DEFAULT, frame, 2, standIn);
-        assertEquals(Map.of(1, "a", 2, standIn), BoundValues.text(replaced, List.of(1, 2)));
+        assertEquals(Map.of(1, "a", 2, standIn), BoundValues.text(replaced, regtype(1, 2)));
         frame.release();
         replaced.release();
         assertEquals("pgward_refused_1_1", BoundValues.standIn("pgward_refused_1_1", "hr.kind"));

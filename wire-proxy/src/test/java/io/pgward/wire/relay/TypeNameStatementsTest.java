@@ -2,6 +2,7 @@ package io.pgward.wire.relay;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.pgward.guard.Verdict;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -13,12 +14,13 @@ import org.junit.jupiter.api.Test;
  */
 class TypeNameStatementsTest {
 
-    private static final TypeNameStatements.Lookup TYPED = new TypeNameStatements.Parameters(List.of(1));
+    private static final Verdict.TypeNameParameter REGTYPE_1 = new Verdict.TypeNameParameter(1, false);
+    private static final TypeNameStatements.Lookup TYPED = new TypeNameStatements.Parameters(List.of(REGTYPE_1));
 
     @Test
     void aParseIsFollowedWithinItsRequestAndAfterItSucceeded() {
         TypeNameStatements statements = new TypeNameStatements();
-        statements.parsed("", "SELECT ... $1::regtype", List.of(1), 1);
+        statements.parsed("", "SELECT ... $1::regtype", List.of(REGTYPE_1), 1);
         assertEquals(TYPED, statements.lookup("", 1));
         assertEquals(TypeNameStatements.Lookup.UNCERTAIN, statements.lookup("", 2), "request 1 is still in flight");
         statements.retired(1, false);
@@ -30,7 +32,7 @@ class TypeNameStatementsTest {
     @Test
     void aNameChangedInAFailedRequestIsUncertainUntilSetAgain() {
         TypeNameStatements statements = new TypeNameStatements();
-        statements.parsed("", "SELECT ... $1::regtype", List.of(1), 1);
+        statements.parsed("", "SELECT ... $1::regtype", List.of(REGTYPE_1), 1);
         statements.retired(1, false);
         // Bind of a missing statement fails; the Parse after it in the same request is skipped.
         statements.parsed("", "SELECT $1::text", List.of(), 2);
@@ -43,8 +45,8 @@ class TypeNameStatementsTest {
     @Test
     void closeQueryDeallocateAndDiscardAreFollowed() {
         TypeNameStatements statements = new TypeNameStatements();
-        statements.parsed("s1", "SELECT ... $1::regtype", List.of(1), 1);
-        statements.parsed("", "SELECT ... $1::regtype", List.of(1), 1);
+        statements.parsed("s1", "SELECT ... $1::regtype", List.of(REGTYPE_1), 1);
+        statements.parsed("", "SELECT ... $1::regtype", List.of(REGTYPE_1), 1);
         statements.retired(1, false);
         statements.queried("SELECT 1", 2);
         statements.retired(2, false);
