@@ -5,6 +5,7 @@ import io.pgward.sampledb.DatasetSize;
 import io.pgward.sampledb.LocalPostgres;
 import io.pgward.wire.cli.RunCommand;
 import io.pgward.wire.cli.StartupException;
+import io.pgward.wire.config.PgwardConfig;
 import io.pgward.wire.server.PgwardServer;
 import java.io.PrintWriter;
 import java.util.Locale;
@@ -40,6 +41,11 @@ final class DemoCommand implements Callable<Integer> {
             description = "Port for the embedded PostgreSQL on 127.0.0.1; 0 picks a free one. Default: ${DEFAULT-VALUE}.")
     private int pgPort;
 
+    @Option(names = "--metrics-port", paramLabel = "PORT", defaultValue = "0",
+            description = "Port for /metrics, /livez and /readyz over HTTP, on 127.0.0.1; 0 picks a free one. "
+                    + "Default: ${DEFAULT-VALUE}.")
+    private int metricsPort;
+
     @Option(names = "--scale", paramLabel = "FACTOR", defaultValue = "1.0",
             description = "Size of the sample data: 1.0 is 10,000 customers and 100,000 orders; 0.1 is a tenth. "
                     + "Default: ${DEFAULT-VALUE}.")
@@ -64,7 +70,7 @@ final class DemoCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        for (int p : new int[] {port, pgPort}) {
+        for (int p : new int[] {port, pgPort, metricsPort}) {
             if (p < 0 || p > 65535) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "ports must be 0 to 65535, was " + p);
             }
@@ -95,7 +101,8 @@ final class DemoCommand implements Callable<Integer> {
         }
         PgwardServer server;
         try {
-            server = RunCommand.start(DemoSetup.config(database, port, model));
+            server = RunCommand.start(DemoSetup.config(database, port, model)
+                    .withMetrics(new PgwardConfig.Listen("127.0.0.1", metricsPort)));
         } catch (RuntimeException e) {
             database.close();
             throw e;
@@ -106,7 +113,7 @@ final class DemoCommand implements Callable<Integer> {
             database.close();
             stopped.countDown();
         }, "pgward-demo-stop"));
-        out.println(banner(database, server.port(), questions(model)));
+        out.println(banner(database, server.port(), server.metricsPort().orElseThrow(), questions(model)));
         out.flush();
         stopped.await();
         return 0;
@@ -143,7 +150,7 @@ final class DemoCommand implements Callable<Integer> {
         };
     }
 
-    static String banner(DemoDatabase demo, int port, String questions) {
+    static String banner(DemoDatabase demo, int port, int metricsPort, String questions) {
         return String.format(Locale.ROOT, """
 
                 pgward is listening on 127.0.0.1:%d in front of PostgreSQL %s (127.0.0.1:%d),
@@ -152,6 +159,7 @@ final class DemoCommand implements Callable<Integer> {
                   Analyst, read-only:   psql "postgresql://%s:%s@127.0.0.1:%d/%s"
                   App, read-write:      psql "postgresql://%s:%s@127.0.0.1:%d/%s"
                   PostgreSQL directly:  psql "%s"
+                  Metrics:              curl http://127.0.0.1:%d/metrics   (health: /livez, /readyz)
 
                   Try:  select count(*) from orders;
 
@@ -164,6 +172,6 @@ final class DemoCommand implements Callable<Integer> {
                 Press Ctrl-C to stop; the database is deleted on exit.""",
                 port, demo.serverVersion(), demo.postgres().port(), demo.size().customers(), demo.size().orders(),
                 DemoDatabase.DATABASE, DemoSetup.ANALYST, DemoSetup.ANALYST, port, DemoDatabase.DATABASE,
-                DemoSetup.APP, DemoSetup.APP, port, DemoDatabase.DATABASE, demo.uri(), questions);
+                DemoSetup.APP, DemoSetup.APP, port, DemoDatabase.DATABASE, demo.uri(), metricsPort, questions);
     }
 }

@@ -60,6 +60,8 @@ public final class AuditLog implements AutoCloseable {
     private final AtomicLong queuedCharacters = new AtomicLong();
     /** Lines lost because the queue was full; the writer reports them in a line of their own. */
     private final AtomicLong dropped = new AtomicLong();
+    /** Every line ever lost so, for metrics: {@link #dropped} starts again after each report. */
+    private final java.util.concurrent.atomic.LongAdder droppedTotal = new java.util.concurrent.atomic.LongAdder();
     private final Writer out;
     private final Thread writer;
     private volatile boolean closing;
@@ -92,9 +94,15 @@ public final class AuditLog implements AutoCloseable {
             queuedLines.decrementAndGet();
             queuedCharacters.addAndGet(-characters);
             dropped.incrementAndGet();
+            droppedTotal.increment();
             return;
         }
         queue.add(new Pending(Instant.now(), kept));
+    }
+
+    /** Lines lost because the queue was full, since the log opened. */
+    public long droppedLines() {
+        return droppedTotal.sum();
     }
 
     private static Entry cut(Entry entry) {

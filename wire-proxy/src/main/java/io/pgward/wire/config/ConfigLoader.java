@@ -25,6 +25,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -81,21 +82,31 @@ public final class ConfigLoader {
         ConfigSection top = new ConfigSection("", root, environment);
         PgwardConfig config = new PgwardConfig(listen(top), top.duration("startup_timeout", Duration.ofSeconds(10)),
                 tls(top.section("tls")), backend(top.section("backend")), pool(top.section("pool")), logins(top),
-                audit(top.section("audit")), ArangoSection.read(top), NlConfig.read(top));
+                audit(top.section("audit")), ArangoSection.read(top), NlConfig.read(top), metrics(top.section("metrics")));
         top.done();
         return config;
     }
 
     private static Listen listen(ConfigSection top) {
         String text = top.string("listen", null);
-        if (text == null) {
-            return Listen.DEFAULT;
-        }
+        return text == null ? Listen.DEFAULT : address(top, "listen", text, "127.0.0.1:6432");
+    }
+
+    /** Metrics and health over HTTP only when {@code metrics.listen} is set. */
+    private static Optional<Listen> metrics(ConfigSection section) {
+        String text = section.string("listen", null);
+        Optional<Listen> metrics = text == null ? Optional.empty()
+                : Optional.of(address(section, "listen", text, "127.0.0.1:9187"));
+        section.done();
+        return metrics;
+    }
+
+    private static Listen address(ConfigSection section, String key, String text, String example) {
         Matcher m = HOST_PORT.matcher(text.strip());
         int port = m.matches() ? Integer.parseInt(m.group(3)) : -1;
         if (port < 0 || port > 65535) {
-            throw ConfigException.at("listen", "must be host:port such as 127.0.0.1:6432, "
-                    + top.was("listen"));
+            throw ConfigException.at(section.keyPath(key), "must be host:port such as " + example + ", "
+                    + section.was(key));
         }
         return new Listen(m.group(1) != null ? m.group(1) : m.group(2), port);
     }

@@ -24,11 +24,25 @@ import java.util.Optional;
  */
 public record PgwardConfig(Listen listen, Duration startupTimeout, Tls tls, Backend backend, Pool pool,
                            Map<String, Login> logins, Audit audit, List<ArangoConfig> arango,
-                           Optional<NlSettings> nl) {
+                           Optional<NlSettings> nl, Optional<Listen> metrics) {
 
     public PgwardConfig {
         arango = List.copyOf(arango);
         java.util.Objects.requireNonNull(nl, "nl");
+        java.util.Objects.requireNonNull(metrics, "metrics");
+    }
+
+    /** A configuration that serves no metrics. */
+    public PgwardConfig(Listen listen, Duration startupTimeout, Tls tls, Backend backend, Pool pool,
+                        Map<String, Login> logins, Audit audit, List<ArangoConfig> arango,
+                        Optional<NlSettings> nl) {
+        this(listen, startupTimeout, tls, backend, pool, logins, audit, arango, nl, Optional.empty());
+    }
+
+    /** Serves metrics and health over HTTP on {@code address} ({@code metrics.listen}). */
+    public PgwardConfig withMetrics(Listen address) {
+        return new PgwardConfig(listen, startupTimeout, tls, backend, pool, logins, audit, arango, nl,
+                Optional.of(address));
     }
 
     /** A configuration without ArangoDB databases and without an {@code nl:} section. */
@@ -39,7 +53,7 @@ public record PgwardConfig(Listen listen, Duration startupTimeout, Tls tls, Back
 
     public PgwardConfig withNl(NlSettings settings) {
         return new PgwardConfig(listen, startupTimeout, tls, backend, pool, logins, audit, arango,
-                Optional.of(settings));
+                Optional.of(settings), metrics);
     }
 
     /** A configuration without an audit log (tests, embedding). */
@@ -49,11 +63,11 @@ public record PgwardConfig(Listen listen, Duration startupTimeout, Tls tls, Back
     }
 
     public PgwardConfig withArango(List<ArangoConfig> databases) {
-        return new PgwardConfig(listen, startupTimeout, tls, backend, pool, logins, audit, databases, nl);
+        return new PgwardConfig(listen, startupTimeout, tls, backend, pool, logins, audit, databases, nl, metrics);
     }
 
     public PgwardConfig withAudit(Audit changed) {
-        return new PgwardConfig(listen, startupTimeout, tls, backend, pool, logins, changed, arango, nl);
+        return new PgwardConfig(listen, startupTimeout, tls, backend, pool, logins, changed, arango, nl, metrics);
     }
 
     public enum AuditTarget { STDOUT, FILE, OFF }

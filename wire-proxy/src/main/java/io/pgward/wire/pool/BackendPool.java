@@ -39,6 +39,8 @@ public final class BackendPool {
     private final BackendConnector connector;
     private final int maxSize;
     private final Duration waitTimeout;
+    private final java.util.concurrent.atomic.LongAdder waits = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder timeouts = new java.util.concurrent.atomic.LongAdder();
     private final Map<BackendTarget.PoolKey, Slot> slots = new HashMap<>();
 
     public BackendPool(BackendConnector connector, PgwardConfig.Pool config) {
@@ -70,6 +72,7 @@ public final class BackendPool {
                 } else {
                     Waiter waiter = new Waiter(loop, target, promise);
                     slot.waiters.addLast(waiter);
+                    waits.increment();
                     waiter.timeout = loop.schedule(() -> timeOut(target, waiter), waitTimeout.toMillis(),
                             TimeUnit.MILLISECONDS);
                 }
@@ -122,6 +125,30 @@ public final class BackendPool {
     public synchronized int idle(String user, String database) {
         Slot slot = slots.get(new BackendTarget.PoolKey(user, database));
         return slot == null ? 0 : slot.idle.size();
+    }
+
+    /**
+     * The pool as a whole, for metrics.
+     *
+     * @param open connections open or opening
+     * @param idle of those, the ones waiting for a client
+     * @param waiting clients waiting for a connection now
+     * @param waits clients that ever had to wait
+     * @param timeouts waits that ended in 53300
+     */
+    public record Stats(int open, int idle, int waiting, long waits, long timeouts) {
+    }
+
+    public synchronized Stats stats() {
+        int open = 0;
+        int idle = 0;
+        int waiting = 0;
+        for (Slot slot : slots.values()) {
+            open += slot.open;
+            idle += slot.idle.size();
+            waiting += slot.waiters.size();
+        }
+        return new Stats(open, idle, waiting, waits.sum(), timeouts.sum());
     }
 
     private void hand(BackendConnection connection, Promise<BackendConnection> promise) {
@@ -185,6 +212,7 @@ public final class BackendPool {
                 return;
             }
         }
+        timeouts.increment();
         waiter.promise.tryFailure(new BackendException(PgError.fatal(SqlState.TOO_MANY_CONNECTIONS,
                 "pgward: no connection to the database server became free within " + waitTimeout.toMillis()
                         + " ms (pool.max_size is " + maxSize + " for " + target.key() + ")")));

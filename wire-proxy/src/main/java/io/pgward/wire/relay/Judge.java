@@ -89,11 +89,14 @@ final class Judge {
         private final CompletableFuture<Verdict> verdict;
         private final String sql;
         private final long started;
+        /** The verdict was there when asked: no catalog check or other wait. */
+        private final boolean immediate;
 
         private Judgement(CompletableFuture<Verdict> verdict, String sql, long started) {
             this.verdict = verdict;
             this.sql = sql;
             this.started = started;
+            this.immediate = verdict.isDone();
         }
 
         boolean decided() {
@@ -108,9 +111,16 @@ final class Judge {
         /** The decided verdict, failing closed, and audited: taken once, on the event loop. */
         Verdict take() {
             Verdict taken = Verdicts.failClosed(verdict, who.connection());
+            long nanos = System.nanoTime() - started;
             if (rules.audit() != null) {
                 rules.audit().record(Verdicts.auditEntry(who.connection(), who.login(), who.database(), sql,
-                        (System.nanoTime() - started) / 1000, taken));
+                        nanos / 1000, taken));
+            }
+            switch (taken) {
+                case Verdict.Allow a -> rules.metrics().statement("allow", null, nanos, !immediate);
+                case Verdict.Refuse r -> rules.metrics().statement("refuse", r.rule(), nanos, !immediate);
+                case Verdict.Answer a -> rules.metrics().statement("answer", null, nanos, !immediate);
+                case Verdict.Rewrite r -> rules.metrics().statement("rewrite", null, nanos, !immediate);
             }
             return taken;
         }

@@ -8,6 +8,7 @@ import io.netty.util.ReferenceCountUtil;
 import io.pgward.guard.Verdict;
 import io.pgward.guard.catalog.CatalogRefusals;
 import io.pgward.wire.audit.AuditLog;
+import io.pgward.wire.metrics.LoginMetrics;
 import io.pgward.wire.gate.GateRequest;
 import io.pgward.wire.gate.StatementGate;
 import io.pgward.wire.local.LocalAnswer;
@@ -87,8 +88,15 @@ public final class Session {
     public record Identity(String connection, String login, String database) {
     }
 
-    /** The login's rules: its gate, where verdicts are audited (null: nowhere), its row cap (0: none). */
-    public record Rules(StatementGate gate, AuditLog audit, long rowCap) {
+    /**
+     * The login's rules: its gate, where verdicts are audited (null: nowhere), its row cap (0: none), and where its
+     * sessions, verdicts and relayed bytes are counted.
+     */
+    public record Rules(StatementGate gate, AuditLog audit, long rowCap, LoginMetrics metrics) {
+
+        public Rules(StatementGate gate, AuditLog audit, long rowCap) {
+            this(gate, audit, rowCap, LoginMetrics.NONE);
+        }
     }
 
     /** The name of the session's handler in both pipelines. */
@@ -111,6 +119,7 @@ public final class Session {
     private final InFlight inFlight = new InFlight();
     /** The login's row cap, null when it has none. */
     private final RowCap rowCap;
+    private final LoginMetrics metrics;
     private final SearchPath searchPath;
     private final ReportedSettings settings;
     private final SchemaWatch schemaWatch;
@@ -133,6 +142,7 @@ public final class Session {
         this.lease = new BackendLease(pool, backend);
         this.onEnd = onEnd;
         this.rowCap = rules.rowCap() > 0 ? new RowCap(rules.rowCap(), who.login()) : null;
+        this.metrics = rules.metrics();
         this.searchPath = new SearchPath(gate.wantsSearchPath(), backend, inFlight);
         this.settings = new ReportedSettings(who, backend, searchPath);
         this.schemaWatch = new SchemaWatch(gate);
@@ -146,6 +156,7 @@ public final class Session {
         backend.channel().pipeline().addLast(HANDLER, new BackendSide(this, client, who.connection()));
         backend.channel().config().setAutoRead(true);
         searchPath.start();
+        metrics.sessionOpened();
     }
 
     public BackendConnection backend() {
@@ -342,6 +353,7 @@ public final class Session {
         if (endsBatch) {
             inFlight.closeClientRequest();
         }
+        metrics.toServer(message.frame().readableBytes());
         backend.channel().write(message.frame(), backendWrites);
         if (endsBatch) {
             searchPath.requestClosed();
@@ -415,6 +427,7 @@ public final class Session {
     }
 
     private void relay(BackendMessage.Run run) {
+        metrics.toClient(run.bytes().readableBytes(), run.dataRows());
         if (rowCap == null) {
             client.write(run.bytes(), clientWrites);
         } else if (rowCap.relay(run.bytes(), run.dataRows(), client)) {
@@ -509,6 +522,7 @@ public final class Session {
      * semantics. The client is not read until the cancel has been delivered: it must not hit a later statement.
      */
     private void capPassed() {
+        metrics.rowCapStop();
         readClientIfAllowed();
         lease.cancel().whenComplete((v, e) -> {
             rowCap.cancelDelivered();
@@ -556,6 +570,7 @@ public final class Session {
             return;
         }
         ended = true;
+        metrics.sessionClosed();
         backlog.forEach(ReferenceCountUtil::release);
         backlog.clear();
         if (rowCap != null) {

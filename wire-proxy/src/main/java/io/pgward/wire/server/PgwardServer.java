@@ -14,6 +14,8 @@ import io.pgward.wire.gate.Gates;
 import io.pgward.wire.gate.SessionGates;
 import io.pgward.wire.gate.StatementGate;
 import io.pgward.wire.local.LocalDatabase;
+import io.pgward.wire.metrics.MetricsServer;
+import io.pgward.wire.metrics.PgwardMetrics;
 import io.pgward.wire.net.ServerTls;
 import io.pgward.wire.net.Transport;
 import io.pgward.wire.pool.BackendConnector;
@@ -45,7 +47,9 @@ public final class PgwardServer implements AutoCloseable {
     private final ServerContext context;
     private final int ioThreads;
     private final AtomicLong connections = new AtomicLong();
+    private final PgwardMetrics metrics;
     private Channel listener;
+    private MetricsServer metricsServer;
 
     private PgwardServer(PgwardConfig config, Function<AuditLog, SessionGates> gates,
                          Map<String, LocalDatabase> localDatabases, int threads) {
@@ -62,7 +66,11 @@ public final class PgwardServer implements AutoCloseable {
             case OFF -> null;
         };
         this.gates = gates.apply(audit);
-        this.context = new ServerContext(config, ssl, pool, this.gates, audit, localDatabases);
+        this.metrics = new PgwardMetrics().pool(pool);
+        if (audit != null) {
+            metrics.audit(audit);
+        }
+        this.context = new ServerContext(config, ssl, pool, this.gates, audit, localDatabases, metrics);
         log.info("pgward using {} transport with {} I/O threads", transport.name(), threads);
     }
 
@@ -110,6 +118,25 @@ public final class PgwardServer implements AutoCloseable {
             throw new IllegalStateException("cannot listen on " + config.listen() + ": " + e.getMessage(), e);
         }
         log.info("pgward listening on {}, forwarding to {}", address(), pool.connector().address());
+        if (config.metrics().isPresent()) {
+            try {
+                metricsServer = MetricsServer.start(config, metrics, () -> listener.isActive());
+            } catch (IllegalStateException e) {
+                close();
+                throw e;
+            }
+            log.info("pgward serving metrics and health on http://{}:{}/metrics", config.metrics().get().host(),
+                    metricsServer.port());
+        }
+    }
+
+    /** The port of /metrics, /livez and /readyz, when {@code metrics.listen} is set. */
+    public java.util.OptionalInt metricsPort() {
+        return metricsServer == null ? java.util.OptionalInt.empty() : java.util.OptionalInt.of(metricsServer.port());
+    }
+
+    public PgwardMetrics metrics() {
+        return metrics;
     }
 
     public InetSocketAddress address() {
@@ -136,6 +163,9 @@ public final class PgwardServer implements AutoCloseable {
 
     @Override
     public void close() {
+        if (metricsServer != null) {
+            metricsServer.close();
+        }
         if (listener != null) {
             listener.close().syncUninterruptibly();
         }

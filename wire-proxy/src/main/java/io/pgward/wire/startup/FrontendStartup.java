@@ -328,7 +328,7 @@ public final class FrontendStartup extends ChannelInboundHandlerAdapter {
         CancelRegistry keys = server.cancelKeys();
         CancelRegistry.Key key = keys.newKey();
         Session.Rules rules = new Session.Rules(server.gateFor(entry.login(), ctx.channel().eventLoop()),
-                server.audit(), entry.login().policy().rowCap());
+                server.audit(), entry.login().policy().rowCap(), server.metrics().forLogin(entry.login().name()));
         Session session = new Session(new Session.Identity(connection, user, database), rules, ctx.channel(),
                 backend, server.pool(), keys.nonce(), unregistering(keys, key));
         keys.register(key, session::cancel);

@@ -4,6 +4,7 @@ import io.netty.handler.ssl.SslContext;
 import io.pgward.wire.audit.AuditLog;
 import io.pgward.wire.auth.ScramServerExchange;
 import io.pgward.wire.config.PgwardConfig;
+import io.pgward.wire.metrics.PgwardMetrics;
 import io.pgward.wire.gate.SessionGates;
 import io.pgward.wire.gate.StatementGate;
 import io.pgward.wire.local.LocalDatabase;
@@ -23,6 +24,7 @@ public final class ServerContext {
     private final byte[] mockSecret = ScramServerExchange.newMockSecret();
     private final AuditLog audit;
     private final Map<String, LocalDatabase> localDatabases;
+    private final PgwardMetrics metrics;
 
     /**
      * @param sslContext     null when clients cannot use TLS
@@ -31,6 +33,13 @@ public final class ServerContext {
      */
     public ServerContext(PgwardConfig config, SslContext sslContext, BackendPool pool, SessionGates gates,
                          AuditLog audit, Map<String, LocalDatabase> localDatabases) {
+        this(config, sslContext, pool, gates, audit, localDatabases, new PgwardMetrics());
+    }
+
+    /** @param metrics where sessions, verdicts and relayed bytes are counted */
+    public ServerContext(PgwardConfig config, SslContext sslContext, BackendPool pool, SessionGates gates,
+                         AuditLog audit, Map<String, LocalDatabase> localDatabases, PgwardMetrics metrics) {
+        this.metrics = metrics;
         this.config = config;
         this.sslContext = sslContext;
         this.logins = new LoginDirectory(config.logins());
@@ -67,6 +76,10 @@ public final class ServerContext {
 
     byte[] mockSecret() {
         return mockSecret;
+    }
+
+    PgwardMetrics metrics() {
+        return metrics;
     }
 
     AuditLog audit() {

@@ -142,6 +142,16 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void servesMetricsOnlyWhereMetricsListenSays() {
+        assertEquals(java.util.Optional.empty(), loader.parse(MINIMAL, "pgward.yaml").metrics());
+        assertEquals(java.util.Optional.of(new PgwardConfig.Listen("0.0.0.0", 9187)),
+                loader.parse(MINIMAL + "metrics: {listen: '0.0.0.0:9187'}", "f").metrics());
+        assertError("metrics.listen: must be host:port such as 127.0.0.1:9187, was \"9187\"",
+                MINIMAL + "metrics: {listen: '9187'}");
+        assertError("metrics.port: is not a setting pgward knows", MINIMAL + "metrics: {port: 9187}");
+    }
+
+    @Test
     void hasNoArangoDatabasesUnlessConfigured() {
         assertEquals(java.util.List.of(), loader.parse(MINIMAL, "pgward.yaml").arango());
         assertEquals("root", ((ArangoAuth.UserPassword) loader.parse(MINIMAL

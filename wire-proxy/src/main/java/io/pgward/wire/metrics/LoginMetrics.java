@@ -1,0 +1,102 @@
+package io.pgward.wire.metrics;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** One configured login's meters. {@link #NONE} counts nothing (sessions made without a server, in tests). */
+public class LoginMetrics {
+
+    public static final LoginMetrics NONE = new LoginMetrics();
+
+    private final PgwardMetrics metrics;
+    private final String login;
+    private final AtomicInteger sessions = new AtomicInteger();
+    private final Counter opened;
+    private final Counter allowed;
+    private final Counter rowCapStops;
+    /** By verdict and rule, beside the common allow. */
+    private final ConcurrentHashMap<String, Counter> statements = new ConcurrentHashMap<>();
+
+    private LoginMetrics() {
+        this.metrics = null;
+        this.login = null;
+        this.opened = null;
+        this.allowed = null;
+        this.rowCapStops = null;
+    }
+
+    LoginMetrics(PgwardMetrics metrics, String login) {
+        this.metrics = metrics;
+        this.login = login;
+        MeterRegistry registry = metrics.registry();
+        Gauge.builder("pgward.client.connections", sessions, AtomicInteger::get)
+                .description("Client sessions open now, past authentication").tag("login", login).register(registry);
+        this.opened = Counter.builder("pgward.client.sessions").description("Client sessions that logged in")
+                .tag("login", login).register(registry);
+        this.allowed = statement("allow", "");
+        this.rowCapStops = Counter.builder("pgward.row.cap.stops")
+                .description("Results stopped at the login's row cap").tag("login", login).register(registry);
+    }
+
+    private Counter statement(String verdict, String rule) {
+        return Counter.builder("pgward.statements").description("Statements judged, by verdict and refusal rule")
+                .tags("login", login, "verdict", verdict, "rule", rule).register(metrics.registry());
+    }
+
+    public void sessionOpened() {
+        if (metrics != null) {
+            sessions.incrementAndGet();
+            opened.increment();
+        }
+    }
+
+    public void sessionClosed() {
+        if (metrics != null) {
+            sessions.decrementAndGet();
+        }
+    }
+
+    /**
+     * One verdict.
+     *
+     * @param verdict allow, refuse, answer or rewrite
+     * @param rule the refusal's rule, or null
+     * @param nanos from the statement's arrival to its verdict
+     * @param waited the verdict was not there when the statement arrived (the catalog check, a question)
+     */
+    public void statement(String verdict, String rule, long nanos, boolean waited) {
+        if (metrics == null) {
+            return;
+        }
+        if (rule == null && verdict.equals("allow")) {
+            allowed.increment();
+        } else {
+            String r = rule == null ? "" : rule;
+            statements.computeIfAbsent(verdict + '\0' + r, k -> statement(verdict, r)).increment();
+        }
+        (waited ? metrics.waitedDecisions : metrics.immediateDecisions).record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    public void rowCapStop() {
+        if (metrics != null) {
+            rowCapStops.increment();
+        }
+    }
+
+    public void toServer(int bytes) {
+        if (metrics != null) {
+            metrics.toServer(bytes);
+        }
+    }
+
+    /** A run of the server's messages relayed to a client, holding {@code rows} DataRows. */
+    public void toClient(int bytes, int rows) {
+        if (metrics != null) {
+            metrics.toClient(bytes, rows);
+        }
+    }
+}
