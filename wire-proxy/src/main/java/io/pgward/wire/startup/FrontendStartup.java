@@ -51,7 +51,8 @@ import org.slf4j.LoggerFactory;
  *   SASLInitialResponse   ─▶  AuthenticationSASLContinue
  *   SASLResponse          ─▶  AuthenticationSASLFinal        (wrong password: FATAL 28P01)
  *                             ... backend connection from the pool ...
- *                         ◀─  AuthenticationOk, ParameterStatus*, BackendKeyData (pgward's), ReadyForQuery(I)
+ *                         ◀─  AuthenticationOk, ParameterStatus*, BackendKeyData (the backend's pid, pgward's
+ *                             secret: CancelRegistry), ReadyForQuery(I)
  * </pre>
  *
  * <p>Until authenticated, every message is at most 10,000 bytes, and the whole exchange must finish within
@@ -340,7 +341,7 @@ public final class FrontendStartup extends ChannelInboundHandlerAdapter {
         phase = Phase.DONE;
         cancelTimeout();
         CancelRegistry keys = server.cancelKeys();
-        CancelRegistry.Key key = keys.newKey();
+        CancelRegistry.Key key = keys.newKey(backend.processId());
         Session.Rules rules = new Session.Rules(server.gateFor(entry.login(), ctx.channel().eventLoop()),
                 server.audit(), entry.login().policy().rowCap());
         Session session = new Session(new Session.Identity(connection, user, database), rules, ctx.channel(),
