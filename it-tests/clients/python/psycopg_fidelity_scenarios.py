@@ -88,5 +88,32 @@ def many_parameters(url):
         return out
 
 
+def prepared_parameter_types(url):
+    """A Parse that gives up to 65,535 parameter types and a short text, then a Bind of as many values: what
+    libpq's PQprepare and PQexecPrepared send. (Not described: libpq 15 takes a ParameterDescription longer than
+    30,000 bytes for a lost sync and drops the connection, on PostgreSQL as anywhere.)"""
+    with connect(url) as connection:
+        pgconn = connection.pgconn
+        # psycopg keeps libpq non-blocking; libpq's own exec functions wait for their results.
+        pgconn.nonblocking = 0
+        out = {}
+        for count in (32_768, 65_535):
+            sql = f"SELECT $1::int AS first, ${count}::int AS last".encode()
+            prepared = pgconn.prepare(b"", sql, [23] * count)
+            executed = pgconn.exec_prepared(b"", [str(i).encode() for i in range(1, count + 1)])
+            out[str(count)] = {
+                "prepared": prepared.status == psycopg.pq.ExecStatus.COMMAND_OK,
+                "error": text(prepared.error_field(psycopg.pq.DiagnosticField.MESSAGE_PRIMARY)),
+                "row": [text(executed.get_value(0, 0)), text(executed.get_value(0, 1))] if executed.ntuples else None,
+            }
+        out["afterwards"] = connection.execute("SELECT 1").fetchone()[0]
+        return out
+
+
+def text(value):
+    return None if value is None else value.decode()
+
+
 if __name__ == "__main__":
-    main({"backendPid": backend_pid, "terminateByPid": terminate_by_pid, "manyParameters": many_parameters})
+    main({"backendPid": backend_pid, "terminateByPid": terminate_by_pid, "manyParameters": many_parameters,
+          "preparedParameterTypes": prepared_parameter_types})

@@ -35,7 +35,7 @@ class DriverFidelityIT {
     static final ClientScript POSTGRES_JS = ClientScript.node("postgres.js", "postgresjs-fidelity-scenarios.mjs",
             "listenReconnects", "manyParameters");
     static final ClientScript PSYCOPG = ClientScript.python("psycopg", "psycopg_fidelity_scenarios.py",
-            "psycopg", "python3-psycopg", "backendPid", "terminateByPid", "manyParameters");
+            "psycopg", "python3-psycopg", "backendPid", "terminateByPid", "manyParameters", "preparedParameterTypes");
 
     private final TestDatabase database;
 
@@ -103,6 +103,22 @@ class DriverFidelityIT {
                    "message": "sending query and params failed: number of parameters must be between 0 and 65535"},
                  "afterwards": 1}
                 """), PSYCOPG.output("manyParameters", target)));
+    }
+
+    @Test
+    void aParseWith65535ParameterTypesIsPreparedAndBoundAlsoForTheReadOnlyLogin() throws Exception {
+        Target pgward = Targets.pgward(database);
+        Target readOnly = new Target("pgward read-only", pgward.host(), pgward.port(), pgward.database(), "analyst",
+                ProxyFixture.PASSWORD);
+        JsonNode expected = json("""
+                {"32768": {"prepared": true, "error": null, "row": ["1", "32768"]},
+                 "65535": {"prepared": true, "error": null, "row": ["1", "65535"]}, "afterwards": 1}
+                """);
+        Targets.forEach(database, target -> SameOutput.assertSameJson("parameter types", expected,
+                PSYCOPG.output("preparedParameterTypes", target)));
+        // The guard judges the statement with all 65,535 types, within its bounds.
+        SameOutput.assertSameJson("[pgward read-only] parameter types", expected,
+                PSYCOPG.output("preparedParameterTypes", readOnly));
     }
 
     @Test
