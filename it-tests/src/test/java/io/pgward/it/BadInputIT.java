@@ -55,15 +55,22 @@ class BadInputIT {
     }
 
     @Test
-    void garbageInsteadOfAStartupPacket() throws Exception {
-        assertFatal(new byte[] {0, 0, 0, 3, 1, 2, 3, 4}, SqlState.PROTOCOL_VIOLATION,
-                "invalid length of startup packet");
+    void garbageInsteadOfAStartupPacketIsClosedWithoutAnAnswer() throws Exception {
+        assertClosedWithoutAnswer(new byte[] {0, 0, 0, 3, 1, 2, 3, 4});
     }
 
     @Test
-    void anAbsurdStartupLength() throws Exception {
-        assertFatal(ByteBuffer.allocate(8).putInt(0x7fffffff).putInt(196608).array(), SqlState.PROTOCOL_VIOLATION,
-                "invalid length of startup packet");
+    void anAbsurdStartupLengthIsClosedWithoutAnAnswer() throws Exception {
+        assertClosedWithoutAnswer(ByteBuffer.allocate(8).putInt(0x7fffffff).putInt(196608).array());
+    }
+
+    @Test
+    void aTerminateBeforeTheStartupPacketIsClosedWithoutAnAnswer() throws Exception {
+        // node-postgres's connect(); end(): its Terminate goes out before the startup packet that follows it.
+        ByteBuffer startup = ByteBuffer.allocate(5 + 8 + 10).put((byte) 'X').putInt(4).putInt(8 + 10).putInt(196608)
+                .put("user\0app\0\0".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        assertClosedWithoutAnswer(startup.array());
+        assertClosedWithoutAnswer(new byte[] {'X', 0, 0, 0, 4});
     }
 
     @Test
@@ -187,6 +194,19 @@ class BadInputIT {
             }
         }
         assertEquals(expected, seen, "running copies of the query");
+    }
+
+    /**
+     * PostgreSQL logs a bad startup length (COMMERROR) and closes without a word; pgward must do the same, so the
+     * bytes go to both.
+     */
+    private static void assertClosedWithoutAnswer(byte[] bytes) throws Exception {
+        for (int port : new int[] {database.port(), proxy.port()}) {
+            try (RawClient client = new RawClient(port)) {
+                client.raw(bytes);
+                assertEquals(List.of(), client.readUntilClosed(), port == proxy.port() ? "pgward" : "PostgreSQL");
+            }
+        }
     }
 
     private static void assertFatal(byte[] bytes, String sqlState, String message) throws Exception {

@@ -115,6 +115,22 @@ class BoundedGuardWorkIT {
         assertAnswerOrTooComplex(monster.answer, running);
     }
 
+    @Test
+    void aParameterNumberNoBindCanCarryIsRefusedWithoutSizingTheCheckByIt() throws Exception {
+        // The catalog check used to infer the type of every parameter up to the highest $n: 2,000,000 of them
+        // took 17 s of a shared control connection, and $200000000 asks PostgreSQL for 800 MB of types.
+        CompletableFuture<String> running = send("select $200000000::int is null -- "
+                + NEW_LITERAL.incrementAndGet());
+        bystanderAnswersWhile(List.of(running));
+        String outcome = running.get(MONSTER_BOUND_S, TimeUnit.SECONDS);
+        assertTrue(outcome.startsWith("SQLSTATE 54001: ERROR: pgward refused this query: it is too complex to check "
+                + "(it uses parameter $200000000, and a Bind message carries at most 65,535 parameter values)"),
+                outcome);
+        // The highest $n a Bind can reach is judged as before.
+        assertTrue(send("select $65535::int is null").get(MONSTER_BOUND_S, TimeUnit.SECONDS)
+                .startsWith("SQLSTATE 42P18"), "could not determine the data type of $1, as PostgreSQL says");
+    }
+
     /** Sends one text as the read-only login on a connection of its own; the stage holds its first value or error. */
     private static CompletableFuture<String> send(String sql) {
         return CompletableFuture.supplyAsync(() -> {

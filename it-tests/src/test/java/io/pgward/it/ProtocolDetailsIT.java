@@ -57,15 +57,31 @@ class ProtocolDetailsIT {
     }
 
     @Test
-    void aClientThatNeverLogsInIsClosedAfterTheStartupTimeout(TestDatabase database) throws Exception {
+    void aClientThatSendsNoStartupPacketIsClosedQuietlyAfterTheStartupTimeout(TestDatabase database) throws Exception {
+        // PostgreSQL's startup-packet timeout ends the connection without a message.
         try (ProxyFixture proxy = ProxyFixture.start(database, ProxyFixture.STANDARD_GATES, null, PgwardConfig.TlsMode.DISABLE, 2,
-                config -> new PgwardConfig(config.listen(), Duration.ofMillis(300), config.tls(), config.backend(),
-                        config.pool(), config.logins()));
+                shortStartupTimeout());
              RawClient client = new RawClient(proxy.port())) {
-            List<RawClient.Message> reply = client.readUntilClosed();
-            assertEquals(1, reply.size());
-            assertEquals("canceling authentication due to timeout", reply.get(0).fields().get('M'));
+            assertEquals(List.of(), client.readUntilClosed());
         }
+    }
+
+    @Test
+    void aClientThatDoesNotFinishLoggingInGetsTheFatalAfterTheStartupTimeout(TestDatabase database) throws Exception {
+        try (ProxyFixture proxy = ProxyFixture.start(database, ProxyFixture.STANDARD_GATES, null, PgwardConfig.TlsMode.DISABLE, 2,
+                shortStartupTimeout());
+             RawClient client = new RawClient(proxy.port())) {
+            client.startup(Map.of("user", "app", "database", database.name()));
+            List<RawClient.Message> reply = client.readUntilClosed();
+            assertEquals('R', reply.get(0).type(), "asked for the SCRAM exchange");
+            assertEquals(2, reply.size(), reply.toString());
+            assertEquals("canceling authentication due to timeout", reply.get(1).fields().get('M'));
+        }
+    }
+
+    private static java.util.function.UnaryOperator<PgwardConfig> shortStartupTimeout() {
+        return config -> new PgwardConfig(config.listen(), Duration.ofMillis(300), config.tls(), config.backend(),
+                config.pool(), config.logins());
     }
 
     @Test

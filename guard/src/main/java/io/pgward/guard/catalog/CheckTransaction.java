@@ -69,6 +69,12 @@ final class CheckTransaction {
     private static final String PREPARED = "pgward_params";
     private static final String SAFE_PATH = "pg_catalog, pg_temp";
     /** pg_catalog.regtype's pinned OID (pg_type.dat). */
+    /**
+     * The most parameter values a Bind message carries (its count is an unsigned int16), so no statement can run with
+     * a higher {@code $n}. Past it, finding the types would make PostgreSQL (and the check) size everything by the
+     * number alone: {@code $200000000} alone asks for 800 MB of parameter types.
+     */
+    static final int MAX_PARAMETER = 65_535;
     private static final long REGTYPE = 2206;
     private static final long TEXT = 25;
     /**
@@ -374,6 +380,10 @@ final class CheckTransaction {
         Map<Integer, String> names = new HashMap<>();
         if (used.isEmpty()) {
             return names;
+        }
+        if (used.last() > MAX_PARAMETER) {
+            throw new PostgresVerdict(CatalogRefusals.tooComplex("it uses parameter $" + used.last()
+                    + ", and a Bind message carries at most 65,535 parameter values"));
         }
         int count = Math.max(used.last(), request.parameterTypes().size());
         List<Long> given = new ArrayList<>();

@@ -87,8 +87,9 @@ public final class FrontendDecoder extends ByteToMessageDecoder {
         if (body.readableBytes() < 2) {
             throw new ProtocolException("invalid message format");
         }
-        int count = body.readShort();
-        if (count < 0 || body.readableBytes() < count * 4) {
+        // Unsigned, as PostgreSQL reads every int16 count: a Parse may give up to 65,535 parameter types.
+        int count = body.readUnsignedShort();
+        if (body.readableBytes() < count * 4) {
             throw new ProtocolException("invalid message format");
         }
         int[] types = new int[count];

@@ -5,6 +5,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.pgward.wire.protocol.ProtocolException;
 import io.pgward.wire.protocol.StartupPacket;
+import io.pgward.wire.protocol.UnansweredProtocolError;
 import io.pgward.wire.protocol.Wire;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -17,7 +18,10 @@ import java.util.function.Supplier;
  * the packet stay buffered until the handler decides what comes next (TLS, another startup packet, or the
  * regular protocol), which lets it refuse plaintext sent after an SSLRequest.
  *
- * <p>Limits follow PostgreSQL's {@code ProcessStartupPacket}: a packet is 8 to 10,000 bytes.
+ * <p>Limits follow PostgreSQL's {@code ProcessStartupPacket}: a packet is 8 to 10,000 bytes. A length outside
+ * them, or a request code with the wrong length, is an {@link UnansweredProtocolError}: PostgreSQL logs it and
+ * closes without an answer (a Terminate sent before the startup packet reads as such a length). Faults found
+ * after the length, in a StartupMessage's layout, are answered with a FATAL ErrorResponse, as PostgreSQL does.
  */
 public final class StartupDecoder extends ByteToMessageDecoder {
 
@@ -39,7 +43,7 @@ public final class StartupDecoder extends ByteToMessageDecoder {
         }
         int length = in.getInt(in.readerIndex());
         if (length < 8 || length > MAX_STARTUP_PACKET) {
-            throw new ProtocolException("invalid length of startup packet");
+            throw new UnansweredProtocolError("invalid length of startup packet");
         }
         if (in.readableBytes() < length) {
             return;
@@ -59,7 +63,7 @@ public final class StartupDecoder extends ByteToMessageDecoder {
     /** Checks the length before {@code packet} reads the body: a short CancelRequest has no key to read. */
     private static StartupPacket exactly(int expected, int length, Supplier<StartupPacket> packet) {
         if (length != expected) {
-            throw new ProtocolException("invalid length of startup packet");
+            throw new UnansweredProtocolError("invalid length of startup packet");
         }
         return packet.get();
     }

@@ -137,7 +137,7 @@ final class BackendStartup extends ChannelInboundHandlerAdapter {
             int length = messages.getInt(at + 1);
             if (messages.getByte(at) == 'D') {
                 List<String> row = new ArrayList<>();
-                int columns = messages.getShort(at + 5);
+                int columns = messages.getUnsignedShort(at + 5);
                 int field = at + 7;
                 for (int i = 0; i < columns; i++) {
                     int size = messages.getInt(field);

@@ -78,7 +78,7 @@ public final class Messages {
         int at = messages.readerIndex();
         while (messages.writerIndex() - at >= 5) {
             int length = messages.getInt(at + 1);
-            if (messages.getByte(at) == 'D' && messages.getShort(at + 5) > 0) {
+            if (messages.getByte(at) == 'D' && messages.getUnsignedShort(at + 5) > 0) {
                 int valueLength = messages.getInt(at + 7);
                 return valueLength < 0 ? null
                         : messages.toString(at + 11, valueLength, StandardCharsets.UTF_8);
@@ -125,7 +125,7 @@ public final class Messages {
         int at = messages.readerIndex();
         while (messages.writerIndex() - at >= 5) {
             int length = messages.getInt(at + 1);
-            if (messages.getByte(at) == 'D' && length == 4 + 2 + 4 + wanted.length && messages.getShort(at + 5) == 1
+            if (messages.getByte(at) == 'D' && length == 4 + 2 + 4 + wanted.length && messages.getUnsignedShort(at + 5) == 1
                     && messages.getInt(at + 7) == wanted.length
                     && ByteBufUtil.equals(messages, at + 11, Unpooled.wrappedBuffer(wanted), 0, wanted.length)) {
                 return true;

@@ -204,7 +204,7 @@ public final class Session {
             case FrontendMessage.Query q -> judge(message, GateRequest.Kind.SIMPLE_QUERY, q.sql(), new int[0]);
             case FrontendMessage.Parse p -> judge(message, GateRequest.Kind.PARSE, p.sql(), p.parameterTypes());
             case FrontendMessage.FunctionCall f -> judge(message, GateRequest.Kind.FUNCTION_CALL,
-                    "fast-path call of function " + f.functionOid(), new int[0]);
+                    "fast-path call of function " + Integer.toUnsignedString(f.functionOid()), new int[0]);
             case FrontendMessage.Sync s -> forward(message, true);
             case FrontendMessage.Terminate t -> {
                 message.release();

@@ -26,6 +26,8 @@ final class Verdicts {
     /** Lines about a session's statements are logged as the session's. */
     private static final Logger log = LoggerFactory.getLogger(Session.class);
     private static final String SYNTAX_ERROR_AT = "syntax error at or near \"";
+    /** A Bind message's parameter count is an unsigned int16. */
+    private static final int MAX_BIND_VALUES = 65_535;
 
     private Verdicts() {
     }
@@ -155,13 +157,16 @@ final class Verdicts {
         return message.substring(SYNTAX_ERROR_AT.length(), message.length() - 1);
     }
 
-    /** How many $n the client's statement uses, so that its Bind fits the statement put in its place. */
+    /**
+     * How many $n the client's statement uses, so that its Bind fits the statement put in its place; at most 65,535,
+     * the most a Bind carries (a higher $n is only a number in the text, and must not size the statement).
+     */
     static int parameterCount(FrontendMessage.Parse parse, boolean standardConformingStrings) {
         int count = parse.parameterTypes().length;
         try {
             for (Token token : SqlLexer.tokenize(parse.sql(), standardConformingStrings)) {
                 if (token.kind() == Token.Kind.PARAMETER) {
-                    count = Math.max(count, Integer.parseInt(token.value()));
+                    count = Math.max(count, Math.min(Integer.parseInt(token.value()), MAX_BIND_VALUES));
                 }
             }
         } catch (LexerException | NumberFormatException e) {

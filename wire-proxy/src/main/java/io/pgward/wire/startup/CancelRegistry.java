@@ -4,9 +4,14 @@ import java.security.SecureRandom;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * pgward's own cancel keys. Each client session gets a BackendKeyData that pgward made up; a CancelRequest
- * carrying it is relayed to that session's current backend with the backend's real keys, which clients never
- * see (a key leaked by one client could otherwise cancel whatever later uses the pooled connection).
+ * The cancel keys pgward hands to clients. A session relayed to PostgreSQL gets its backend's real process id,
+ * so that {@code pg_backend_pid()}, the pid in NotificationResponse, {@code pg_stat_activity} and
+ * {@code pg_terminate_backend} agree with what the client was told; its secret is pgward's own, made for the
+ * session. A CancelRequest carrying both is relayed to that session's backend with the backend's real secret,
+ * which clients never see: a key leaked by one client could otherwise cancel whatever later uses the pooled
+ * connection. When the session ends its key is forgotten, so the next client of the same pooled backend gets
+ * the same process id with a new secret, and the old key cancels nothing. A session pgward answers itself (a
+ * local database) has no backend and gets a made-up process id.
  */
 final class CancelRegistry {
 
@@ -20,9 +25,18 @@ final class CancelRegistry {
         }
     }
 
+    /** A key with a made-up process id, for a session without a backend. */
     Key newKey() {
+        return newKey(random.nextInt(1, Integer.MAX_VALUE));
+    }
+
+    /**
+     * A key with this process id and a new secret no session holds with it. Two sessions can share a process id
+     * (backends of two servers), never a key.
+     */
+    Key newKey(int processId) {
         while (true) {
-            Key key = new Key(random.nextInt(1, Integer.MAX_VALUE), random.nextInt());
+            Key key = new Key(processId, random.nextInt());
             if (!sessions.containsKey(key.packed())) {
                 return key;
             }

@@ -25,6 +25,7 @@ import io.pgward.wire.protocol.PgError;
 import io.pgward.wire.protocol.ProtocolException;
 import io.pgward.wire.protocol.SqlState;
 import io.pgward.wire.protocol.StartupPacket;
+import io.pgward.wire.protocol.UnansweredProtocolError;
 import io.pgward.wire.protocol.Wire;
 import io.pgward.wire.audit.ConnectionLog;
 import io.pgward.wire.local.LocalDatabase;
@@ -50,7 +51,8 @@ import org.slf4j.LoggerFactory;
  *   SASLInitialResponse   ─▶  AuthenticationSASLContinue
  *   SASLResponse          ─▶  AuthenticationSASLFinal        (wrong password: FATAL 28P01)
  *                             ... backend connection from the pool ...
- *                         ◀─  AuthenticationOk, ParameterStatus*, BackendKeyData (pgward's), ReadyForQuery(I)
+ *                         ◀─  AuthenticationOk, ParameterStatus*, BackendKeyData (the backend's pid, pgward's
+ *                             secret: CancelRegistry), ReadyForQuery(I)
  * </pre>
  *
  * <p>Until authenticated, every message is at most 10,000 bytes, and the whole exchange must finish within
@@ -90,9 +92,22 @@ public final class FrontendStartup extends ChannelInboundHandlerAdapter {
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
         long millis = server.config().startupTimeout().toMillis();
-        timeout = ctx.executor().schedule(() -> fail(ctx, PgError.fatal(SqlState.PROTOCOL_VIOLATION,
-                "canceling authentication due to timeout")), millis, TimeUnit.MILLISECONDS);
+        timeout = ctx.executor().schedule(() -> timedOut(ctx), millis, TimeUnit.MILLISECONDS);
         ctx.fireChannelActive();
+    }
+
+    /**
+     * As PostgreSQL: a client that has not sent its startup packet in time is closed without a word (the server
+     * exits quietly from its startup-packet timeout); one that is authenticating gets the FATAL.
+     */
+    private void timedOut(ChannelHandlerContext ctx) {
+        if (phase == Phase.STARTUP) {
+            ConnectionLog.debug(log, connection, "closed: no startup packet within startup_timeout");
+            phase = Phase.DONE;
+            ctx.close();
+            return;
+        }
+        fail(ctx, PgError.fatal(SqlState.PROTOCOL_VIOLATION, "canceling authentication due to timeout"));
     }
 
     /** The handler that sees a direct TLS ClientHello; it goes first in the pipeline, before this one. */
@@ -326,7 +341,7 @@ public final class FrontendStartup extends ChannelInboundHandlerAdapter {
         phase = Phase.DONE;
         cancelTimeout();
         CancelRegistry keys = server.cancelKeys();
-        CancelRegistry.Key key = keys.newKey();
+        CancelRegistry.Key key = keys.newKey(backend.processId());
         Session.Rules rules = new Session.Rules(server.gateFor(entry.login(), ctx.channel().eventLoop()),
                 server.audit(), entry.login().policy().rowCap(), server.metrics().forLogin(entry.login().name()));
         Session session = new Session(new Session.Identity(connection, user, database), rules, ctx.channel(),
@@ -383,7 +398,14 @@ public final class FrontendStartup extends ChannelInboundHandlerAdapter {
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         Throwable root = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
-        if (root instanceof ProtocolException p) {
+        if (root instanceof UnansweredProtocolError e) {
+            if (phase != Phase.DONE) {
+                ConnectionLog.info(log, connection, "closed without an answer: {}", e.getMessage());
+            }
+            phase = Phase.DONE;
+            cancelTimeout();
+            ctx.close();
+        } else if (root instanceof ProtocolException p) {
             fail(ctx, PgError.fatal(p.sqlState(), p.getMessage()));
         } else if (root instanceof javax.net.ssl.SSLException) {
             ConnectionLog.debug(log, connection, "TLS handshake failed: {}", root.getMessage());

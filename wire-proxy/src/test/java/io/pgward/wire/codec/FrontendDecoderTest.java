@@ -147,6 +147,27 @@ class FrontendDecoderTest {
     }
 
     @Test
+    void decodesParseWithMoreThan32767ParameterTypes() {
+        // PostgreSQL reads the count as unsigned 16 bits: 32,768 to 65,535 types are valid.
+        for (int count : new int[] {32_768, 65_535}) {
+            decoder.authenticated();
+            ByteBuf frame = alloc.buffer();
+            frame.writeByte('P').writeInt(4 + 1 + 10 + 2 + 4 * count).writeByte(0)
+                    .writeBytes("SELECT $1".getBytes(java.nio.charset.StandardCharsets.US_ASCII)).writeByte(0)
+                    .writeShort(count);
+            for (int i = 0; i < count; i++) {
+                frame.writeInt(i == count - 1 ? 23 : 0);
+            }
+            assertTrue(channel.writeInbound(frame));
+            FrontendMessage.Parse p = assertInstanceOf(FrontendMessage.Parse.class, channel.readInbound());
+            assertEquals(count, p.parameterTypes().length);
+            assertEquals(23, p.parameterTypes()[count - 1]);
+            p.release();
+        }
+        assertFalse(channel.finish());
+    }
+
+    @Test
     void decodesBindPortalAndStatement() {
         FrontendMessage.Bind b = assertInstanceOf(FrontendMessage.Bind.class, decodeWhole(BIND));
         assertEquals("p1", b.portal());
@@ -372,7 +393,8 @@ class FrontendDecoderTest {
     }
 
     @Test
-    void rejectsAParseWithANegativeParameterCount() {
+    void rejectsAParseThatAnnouncesTheMostParameterTypesButCarriesNone() {
+        // 0xffff is 65,535 types (unsigned, as PostgreSQL reads it), not -1.
         assertViolation("invalid message format", bytes('P', 0, 0, 0, 16, 0, "SELECT 1", 0, 0xff, 0xff));
     }
 

@@ -18,6 +18,7 @@ import io.pgward.wire.protocol.ProtocolException;
 import io.pgward.wire.protocol.SqlState;
 import io.pgward.wire.protocol.StartupPacket;
 import io.pgward.wire.protocol.TrackingAllocator;
+import io.pgward.wire.protocol.UnansweredProtocolError;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -181,19 +182,25 @@ class StartupDecoderTest {
     }
 
     @Test
+    void leavesATerminateSentInsteadOfAStartupPacketUnanswered() {
+        // 'X' | int32 4 read as a startup length is 1,476,395,008.
+        assertUnanswered("invalid length of startup packet", bytes('X', 0, 0, 0, 4));
+    }
+
+    @Test
     void rejectsALengthBelowEight() {
-        assertViolation("invalid length of startup packet", bytes(0, 0, 0, 7, 0, 3, 0));
+        assertUnanswered("invalid length of startup packet", bytes(0, 0, 0, 7, 0, 3, 0));
     }
 
     @Test
     void rejectsANegativeLength() {
-        assertViolation("invalid length of startup packet", bytes(0xff, 0xff, 0xff, 0xf8));
+        assertUnanswered("invalid length of startup packet", bytes(0xff, 0xff, 0xff, 0xf8));
     }
 
     @Test
     void rejectsALengthAboveTenThousandAsSoonAsItArrives() {
         // Nothing beyond the length itself is buffered for an oversized packet.
-        assertViolation("invalid length of startup packet", int32(10_001));
+        assertUnanswered("invalid length of startup packet", int32(10_001));
     }
 
     @Test
@@ -211,24 +218,24 @@ class StartupDecoderTest {
 
     @Test
     void rejectsAnSslRequestOfTheWrongLength() {
-        assertViolation("invalid length of startup packet", bytes(0, 0, 0, 12, 0x04, 0xd2, 0x16, 0x2f, 0, 0, 0, 0));
+        assertUnanswered("invalid length of startup packet", bytes(0, 0, 0, 12, 0x04, 0xd2, 0x16, 0x2f, 0, 0, 0, 0));
     }
 
     @Test
     void rejectsAGssEncRequestOfTheWrongLength() {
-        assertViolation("invalid length of startup packet", bytes(0, 0, 0, 9, 0x04, 0xd2, 0x16, 0x30, 0));
+        assertUnanswered("invalid length of startup packet", bytes(0, 0, 0, 9, 0x04, 0xd2, 0x16, 0x30, 0));
     }
 
     @Test
     void rejectsACancelRequestThatIsTooLong() {
-        assertViolation("invalid length of startup packet", bytes(0, 0, 0, 20, 0x04, 0xd2, 0x16, 0x2e,
+        assertUnanswered("invalid length of startup packet", bytes(0, 0, 0, 20, 0x04, 0xd2, 0x16, 0x2e,
                 0, 0, 0x04, 0xd2, 0, 0, 0, 1, 0, 0, 0, 0));
     }
 
     @Test
     void rejectsACancelRequestThatIsTooShort() {
         // Too short to hold the key: must be the protocol violation, not an index error from reading past it.
-        assertViolation("invalid length of startup packet", bytes(0, 0, 0, 12, 0x04, 0xd2, 0x16, 0x2e,
+        assertUnanswered("invalid length of startup packet", bytes(0, 0, 0, 12, 0x04, 0xd2, 0x16, 0x2e,
                 0, 0, 0x04, 0xd2));
     }
 
@@ -256,6 +263,15 @@ class StartupDecoderTest {
                 bytes(0, 0, 0, 21, 0, 3, 0, 0, "user", 0, "alice", 0, 0, 'x', 0));
     }
 
+    /** PostgreSQL's COMMERROR: logged, never answered (see {@link UnansweredProtocolError}). */
+    private void assertUnanswered(String message, byte[] input) {
+        DecoderException e = assertThrows(DecoderException.class, () -> channel.writeInbound(alloc.copyOf(input)));
+        UnansweredProtocolError error = assertInstanceOf(UnansweredProtocolError.class, e.getCause());
+        assertEquals(message, error.getMessage());
+        assertNull(channel.readInbound());
+        closeAfterViolation(channel);
+    }
+
     private void assertViolation(String message, byte[] input) {
         DecoderException e = assertThrows(DecoderException.class, () -> channel.writeInbound(alloc.copyOf(input)));
         ProtocolException violation = assertInstanceOf(ProtocolException.class, e.getCause());
@@ -274,7 +290,8 @@ class StartupDecoderTest {
         try {
             channel.checkException();
         } catch (DecoderException again) {
-            assertInstanceOf(ProtocolException.class, again.getCause());
+            assertTrue(again.getCause() instanceof ProtocolException
+                    || again.getCause() instanceof UnansweredProtocolError, again.getCause().toString());
         }
         assertFalse(channel.finishAndReleaseAll());
     }
