@@ -8,7 +8,7 @@ import io.pgward.guard.SqlStates;
  *
  * <p>SQLSTATEs (see {@link ArangoErrors} for the full table): 42601 AQL parse errors, 42501 gate refusals,
  * 54000 row cap, 57014 runtime limit (the query was killed), 53200 memory limit, 42P01 unknown collection or view,
- * 08006 ArangoDB unreachable, XX000 anything ArangoDB reports that has no closer match.
+ * 08006 ArangoDB unreachable, 28000 credentials or grant refused, XX000 anything ArangoDB reports that has no closer match.
  */
 public final class AqlException extends RuntimeException {
 
@@ -25,7 +25,12 @@ public final class AqlException extends RuntimeException {
         /** ArangoDB stopped the statement at the memory limit. */
         MEMORY_LIMIT,
         /** ArangoDB could not be reached, or answered in a way pgward cannot read. */
-        UNREACHABLE
+        UNREACHABLE,
+        /**
+         * ArangoDB refused pgward's credentials or their grant (errorNum 11 or 401): a matter for the security team,
+         * never fed back to a model as if the query were wrong.
+         */
+        ACCESS
     }
 
     private final Reason reason;

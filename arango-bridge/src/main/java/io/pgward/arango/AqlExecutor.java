@@ -27,18 +27,17 @@ import java.util.OptionalLong;
 final class AqlExecutor {
 
     private final ArangoDatabase db;
-    private final AqlLimits limits;
 
-    AqlExecutor(ArangoDatabase db, AqlLimits limits) {
+    AqlExecutor(ArangoDatabase db) {
         this.db = db;
-        this.limits = limits;
     }
 
     /**
      * @param raw true for a read-write login's statement: the completion then reports affected rows, and a write
      *            that returns nothing gets a write command tag
+     * @param limits the database's limits, lowered by the login's
      */
-    AqlCompletion run(String aql, Map<String, Object> bindVars, boolean raw, RowSink sink) {
+    AqlCompletion run(String aql, Map<String, Object> bindVars, boolean raw, AqlLimits limits, RowSink sink) {
         AqlQueryOptions options = new AqlQueryOptions()
                 .count(true)
                 .batchSize(limits.batchSize())

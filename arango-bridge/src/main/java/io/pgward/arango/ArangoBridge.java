@@ -36,8 +36,8 @@ public final class ArangoBridge implements AutoCloseable {
         this.config = config;
         this.arango = arango;
         this.serverInfo = serverInfo;
-        this.gate = new ReadOnlyGate(db);
-        this.executor = new AqlExecutor(db, config.limits());
+        this.gate = new ReadOnlyGate(db, config.limits());
+        this.executor = new AqlExecutor(db);
         this.reflector = new SchemaReflector(db, config.limits());
     }
 
@@ -67,38 +67,61 @@ public final class ArangoBridge implements AutoCloseable {
     }
 
     /**
-     * Runs one statement, streaming its rows to {@code sink}.
+     * Runs one statement with the database's limits and no selection, streaming its rows to {@code sink}.
      *
      * @throws AqlException when the gate refuses it, ArangoDB rejects it, or it goes past a limit
      */
     public AqlCompletion run(String aql, Map<String, Object> bindVars, ExecutionMode mode, RowSink sink) {
+        return run(aql, bindVars, mode, AqlPolicy.UNRESTRICTED, sink);
+    }
+
+    /**
+     * Runs one statement of a login, streaming its rows to {@code sink}: a read-only statement passes the gate
+     * and the login's selection; both modes run under the database's limits lowered by the login's.
+     *
+     * @throws AqlException when the gate or the selection refuses it, ArangoDB rejects it, or it goes past a
+     *                      limit
+     */
+    public AqlCompletion run(String aql, Map<String, Object> bindVars, ExecutionMode mode, AqlPolicy policy,
+                             RowSink sink) {
         Map<String, Object> vars = bindVars == null ? Map.of() : bindVars;
         if (mode == ExecutionMode.READ_ONLY) {
-            gate.check(aql, vars);
+            gate.check(aql, vars, policy);
         }
-        return executor.run(aql, vars, mode == ExecutionMode.RAW, sink);
+        return executor.run(aql, vars, mode == ExecutionMode.RAW, policy.applyTo(config.limits()), sink);
     }
 
     /** Runs one statement without bind variables and returns the whole result. */
     public AqlResult run(String aql, ExecutionMode mode) {
+        return run(aql, mode, AqlPolicy.UNRESTRICTED);
+    }
+
+    /** Runs one statement of a login without bind variables and returns the whole result. */
+    public AqlResult run(String aql, ExecutionMode mode, AqlPolicy policy) {
         AqlResult.Collector collector = new AqlResult.Collector();
-        AqlCompletion completion = run(aql, Map.of(), mode, collector);
+        AqlCompletion completion = run(aql, Map.of(), mode, policy, collector);
         return collector.result(completion);
     }
 
-    /**
-     * What the question loop asks before running generated AQL: the read-only gate, including EXPLAIN, without
-     * running the statement. A fault other than a rejection (ArangoDB unreachable) is thrown, not returned.
-     */
+    /** {@link #validate(String, AqlPolicy)} with no selection. */
     public Validation validate(String aql) {
+        return validate(aql, AqlPolicy.UNRESTRICTED);
+    }
+
+    /**
+     * What the question loop asks before running generated AQL: the read-only gate and the login's selection,
+     * including EXPLAIN, without running the statement. A fault other than a rejection (ArangoDB unreachable,
+     * credentials refused) is thrown, not returned: it is nothing the model could fix.
+     */
+    public Validation validate(String aql, AqlPolicy policy) {
         try {
-            gate.check(aql, Map.of());
+            gate.check(aql, Map.of(), policy);
             return new Validation.Valid(aql);
         } catch (AqlException e) {
             return switch (e.reason()) {
                 case SERVER_ERROR, REFUSED -> new Validation.Invalid(aql,
                         e.arangoMessage() != null ? e.arangoMessage() : e.getMessage(), e.errorNum(), e.sqlState());
-                case ROW_CAP, RUNTIME_LIMIT, MEMORY_LIMIT, UNREACHABLE -> throw e;
+                case ROW_CAP, RUNTIME_LIMIT, MEMORY_LIMIT, UNREACHABLE, ACCESS -> throw e;
             };
         }
     }
@@ -116,7 +139,12 @@ public final class ArangoBridge implements AutoCloseable {
 
     /** The schema and the configured description as text for the prompt that turns questions into AQL. */
     public String schemaPrompt() {
-        return SchemaText.prompt(schema(), config.description());
+        return schemaPrompt(AqlPolicy.UNRESTRICTED);
+    }
+
+    /** {@link #schemaPrompt()} with only what {@code policy} may read. */
+    public String schemaPrompt(AqlPolicy policy) {
+        return SchemaText.prompt(schema().visible(policy::mayRead), config.description());
     }
 
     /**
@@ -126,7 +154,13 @@ public final class ArangoBridge implements AutoCloseable {
      * @throws AqlException 42P01 when there is no such collection
      */
     public AqlResult schemaRows(Optional<String> collection) {
-        ArangoSchema selected = collection.isEmpty() ? schema() : schema().only(collection.get())
+        return schemaRows(collection, AqlPolicy.UNRESTRICTED);
+    }
+
+    /** {@link #schemaRows(Optional)} as {@code policy} sees it: what it may not read is not named. */
+    public AqlResult schemaRows(Optional<String> collection, AqlPolicy policy) {
+        ArangoSchema visible = schema().visible(policy::mayRead);
+        ArangoSchema selected = collection.isEmpty() ? visible : visible.only(collection.get())
                 .orElseThrow(() -> AqlException.unknownCollection(collection.get()));
         List<List<String>> rows = SchemaText.rows(selected);
         return new AqlResult(SchemaText.ROW_COLUMNS, rows,

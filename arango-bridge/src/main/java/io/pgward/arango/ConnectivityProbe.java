@@ -68,8 +68,11 @@ final class ConnectivityProbe {
             return new ArangoStartupException(onDatabase ? ArangoStartupException.Part.PERMISSION
                     : ArangoStartupException.Part.CREDENTIALS, prefix(config) + (onDatabase
                     ? config.auth().describe() + " may not use database '" + config.database() + "'"
+                    // ArangoDB answers a user other than root the same for wrong credentials, a missing grant
+                    // and a database that does not exist: HTTP 401, errorNum 11.
                     : "ArangoDB at " + config.endpoint() + " refused " + config.auth().describe()
-                            + " for database '" + config.database() + "'")
+                            + " for database '" + config.database() + "': the credentials are wrong, or they have "
+                            + "no access to the database, or database '" + config.database() + "' does not exist")
                     + " (HTTP 401" + errorSuffix(e) + ")", e);
         }
         if (status == HTTP_FORBIDDEN || errorNum != null && errorNum == ERROR_FORBIDDEN) {

@@ -53,6 +53,8 @@ class AqlAssistantTest {
                          "orphanCollections":[]}""")
                 .view("users_search", "arangosearch", """
                         {"links":{"users":{"fields":{"name":{"analyzers":["text_en"]}},"includeAllFields":false}}}""");
+        // READ and the row-limit wrappers around it read users, as ArangoDB would plan them.
+        fake.planWhere(aql -> aql.contains(READ), ReadOnlyGateTest.READ_USERS.formatted("users", "users"));
         fake.requireBasic(BridgeFixture.USER, BridgeFixture.PASSWORD);
         bridge = ArangoBridge.start(BridgeFixture.config(fake).withDescription(DESCRIPTION));
     }
