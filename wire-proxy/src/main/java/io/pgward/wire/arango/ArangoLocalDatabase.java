@@ -27,7 +27,8 @@ import java.util.concurrent.Future;
 /**
  * An ArangoDB database served under a pgward database name: each statement is AQL, run by the
  * {@link ArangoBridge} on a virtual thread, read-only logins through the bridge's plan gate, read-write logins
- * raw. Rows come back as text columns; ArangoDB's warnings become notices.
+ * raw, each under its login's policy on this database ({@link LoginPolicies}: selection, row cap, timeout). Rows
+ * come back as text columns; ArangoDB's warnings become notices.
  *
  * <p>PostgreSQL parameters {@code $1 ...} become the AQL bind parameters {@code @p1 ...}. Their value follows
  * the type the client declared: integer and floating-point types as numbers, {@code bool} as a boolean,
@@ -44,10 +45,13 @@ public final class ArangoLocalDatabase implements LocalDatabase {
     /** Where statements run: owned by whoever serves this database, which shuts it down. */
     private final ExecutorService statements;
     private final ArangoQuestions questions;
+    private final LoginPolicies policies;
     private final Map<String, String> parameterStatus;
 
-    ArangoLocalDatabase(ArangoBridge bridge, ArangoQuestions questions, ExecutorService statements) {
+    ArangoLocalDatabase(ArangoBridge bridge, ArangoQuestions questions, LoginPolicies policies,
+                        ExecutorService statements) {
         this.bridge = bridge;
+        this.policies = policies;
         this.statements = statements;
         this.questions = questions;
         Map<String, String> status = new LinkedHashMap<>();
@@ -106,7 +110,8 @@ public final class ArangoLocalDatabase implements LocalDatabase {
         ExecutionMode mode = statement.readOnly() ? ExecutionMode.READ_ONLY : ExecutionMode.RAW;
         Rows rows = new Rows();
         try {
-            AqlCompletion completion = bridge.run(prepared.aql(), bindVars, mode, rows);
+            AqlCompletion completion = bridge.run(prepared.aql(), bindVars, mode,
+                    policies.of(statement.login(), statement.policy()), rows);
             return new Verdict.Answer(rows.columns, rows.rows, completion.commandTag(), completion.warnings());
         } catch (AqlException e) {
             throw asLocalError(e);

@@ -39,8 +39,10 @@ public final class ArangoServing implements AutoCloseable {
         logins.forEach(login -> byLogin.put(login.name(), login));
         Map<String, LocalDatabase> local = new LinkedHashMap<>();
         for (ArangoBridge bridge : databases.all()) {
+            LoginPolicies policies = new LoginPolicies(bridge);
+            logins.forEach(policies::check);
             local.put(bridge.config().name(), new ArangoLocalDatabase(bridge,
-                    new ArangoQuestions(bridge, nl, model, Map.copyOf(byLogin)), statements));
+                    new ArangoQuestions(bridge, nl, model, Map.copyOf(byLogin), policies), policies, statements));
         }
         this.byName = Map.copyOf(local);
     }
@@ -49,6 +51,7 @@ public final class ArangoServing implements AutoCloseable {
      * Connects to every entry and runs its startup probe, then logs what is served.
      *
      * @throws io.pgward.arango.ArangoStartupException naming the entry and the part of it that is wrong
+     * @throws IllegalArgumentException naming a login setting that cannot apply to an ArangoDB database
      */
     public static ArangoServing start(List<ArangoConfig> configs, Collection<PgwardConfig.Login> logins) {
         return start(configs, logins, NlSettings.defaults(), null);
@@ -60,7 +63,14 @@ public final class ArangoServing implements AutoCloseable {
      */
     public static ArangoServing start(List<ArangoConfig> configs, Collection<PgwardConfig.Login> logins,
                                       NlSettings nl, ChatModel model) {
-        ArangoServing serving = new ArangoServing(ArangoDatabases.start(configs), logins, nl, model);
+        ArangoDatabases databases = ArangoDatabases.start(configs);
+        ArangoServing serving;
+        try {
+            serving = new ArangoServing(databases, logins, nl, model);
+        } catch (RuntimeException e) {
+            databases.close();
+            throw e;
+        }
         serving.logServed(logins);
         return serving;
     }

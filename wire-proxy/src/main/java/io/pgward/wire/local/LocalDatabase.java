@@ -1,6 +1,7 @@
 package io.pgward.wire.local;
 
 import io.pgward.guard.Verdict;
+import io.pgward.wire.config.PgwardConfig;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
@@ -34,9 +35,10 @@ public interface LocalDatabase {
      *
      * @param parameters     the values bound to {@code $1 ...}, as text, null for SQL NULL
      * @param parameterTypes the type OIDs the client gave at Parse, one per parameter, 0 where it gave none
+     * @param policy         the login's policy: its mode, selection, row cap and timeout, for the database to apply
      */
     record Statement(String sql, List<String> parameters, List<Integer> parameterTypes, String login,
-                     boolean readOnly, String connection) {
+                     PgwardConfig.Policy policy, String connection) {
 
         public Statement {
             parameters = java.util.Collections.unmodifiableList(new java.util.ArrayList<>(parameters));
@@ -45,11 +47,18 @@ public interface LocalDatabase {
                 types.add(0);
             }
             parameterTypes = List.copyOf(types);
+            java.util.Objects.requireNonNull(policy, "policy");
         }
 
-        /** A statement whose parameters have no declared types. */
+        /** A statement whose parameters have no declared types, of a login with only a mode. */
         public Statement(String sql, List<String> parameters, String login, boolean readOnly, String connection) {
-            this(sql, parameters, List.of(), login, readOnly, connection);
+            this(sql, parameters, List.of(), login, PgwardConfig.Policy.of(readOnly ? PgwardConfig.Mode.READ_ONLY
+                    : PgwardConfig.Mode.READ_WRITE), connection);
+        }
+
+        /** Whether the login may only read. */
+        public boolean readOnly() {
+            return policy.mode() == PgwardConfig.Mode.READ_ONLY;
         }
     }
 }

@@ -8,6 +8,7 @@ import io.netty.util.ReferenceCountUtil;
 import io.pgward.guard.Verdict;
 import io.pgward.wire.audit.AuditLog;
 import io.pgward.wire.audit.ConnectionLog;
+import io.pgward.wire.config.PgwardConfig;
 import io.pgward.wire.protocol.FrontendMessage;
 import io.pgward.wire.protocol.Messages;
 import io.pgward.wire.protocol.PgError;
@@ -44,7 +45,8 @@ public final class LocalSession extends ChannelInboundHandlerAdapter {
     private final String connection;
     private final String login;
     private final String databaseName;
-    private final boolean readOnly;
+    /** The login's policy: its mode, and what the database applies of its selection, row cap and timeout. */
+    private final PgwardConfig.Policy policy;
     private final AuditLog audit;
     private final Runnable onEnd;
     private final Deque<FrontendMessage> queue = new ArrayDeque<>();
@@ -75,12 +77,18 @@ public final class LocalSession extends ChannelInboundHandlerAdapter {
 
     public LocalSession(String connection, Channel client, LocalDatabase database, String login, String databaseName,
                         boolean readOnly, AuditLog audit, Runnable onEnd) {
+        this(connection, client, database, login, databaseName, PgwardConfig.Policy.of(readOnly
+                ? PgwardConfig.Mode.READ_ONLY : PgwardConfig.Mode.READ_WRITE), audit, onEnd);
+    }
+
+    public LocalSession(String connection, Channel client, LocalDatabase database, String login, String databaseName,
+                        PgwardConfig.Policy policy, AuditLog audit, Runnable onEnd) {
         this.connection = connection;
         this.client = client;
         this.database = database;
         this.login = login;
         this.databaseName = databaseName;
-        this.readOnly = readOnly;
+        this.policy = policy;
         this.audit = audit;
         this.onEnd = onEnd;
     }
@@ -383,7 +391,7 @@ public final class LocalSession extends ChannelInboundHandlerAdapter {
         long started = System.nanoTime();
         CompletableFuture<Verdict.Answer> stage;
         try {
-            stage = database.execute(new LocalDatabase.Statement(sql, parameters, parameterTypes, login, readOnly,
+            stage = database.execute(new LocalDatabase.Statement(sql, parameters, parameterTypes, login, policy,
                             connection))
                     .toCompletableFuture();
         } catch (RuntimeException e) {
