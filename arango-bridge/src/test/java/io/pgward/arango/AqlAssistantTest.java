@@ -289,6 +289,39 @@ class AqlAssistantTest {
     }
 
     @Test
+    void aRefusedCredentialDuringAQuestionIsAnAccessErrorNotFeedback() {
+        String other = "FOR u IN users RETURN u.name";
+        fake.explainError(other, 401, 11, "not authorized to execute this request");
+        ScriptedChatModel model = new ScriptedChatModel(ScriptedChatModel.valid(AQL, other),
+                ScriptedChatModel.valid(AQL, READ));
+
+        NlException e = assertThrows(NlException.class, () -> assistant(model).ask("names", OptionalInt.empty()));
+
+        assertEquals("28000", e.sqlState());
+        assertTrue(e.getMessage().contains("ArangoDB refused the credentials"), e.getMessage());
+        assertEquals(1, model.requests().size(), "an access failure is not fed back to the model");
+    }
+
+    @Test
+    void aLoginsSelectionRefusalIsFedBackAndThePromptShowsOnlyTheSelection() throws Exception {
+        String secrets = "FOR s IN secrets RETURN s";
+        fake.plan(secrets, ReadOnlyGateTest.READ_USERS.formatted("secrets", "secrets"));
+        ScriptedChatModel model = new ScriptedChatModel(ScriptedChatModel.valid(AQL, secrets),
+                ScriptedChatModel.valid(AQL, READ));
+        AqlAssistant assistant = AqlAssistant.builder("analyst", bridge, NlSettings.defaults())
+                .chatModel(model).policy(new AqlPolicy("analyst", Optional.of(java.util.Set.of("users")), 0, null))
+                .build();
+
+        AqlAskResult.Rows rows = assertInstanceOf(AqlAskResult.Rows.class, assistant.ask("q", OptionalInt.empty()));
+
+        assertEquals(READ, rows.generatedAql());
+        assertTrue(model.lastUserText(1).contains("Error: AQL refused: secrets is not among the collections and "
+                + "views login \"analyst\" may read"), model.lastUserText(1));
+        String prompt = model.systemText(0);
+        assertTrue(prompt.contains("- users:") && !prompt.contains("- knows") && !prompt.contains("social"), prompt);
+    }
+
+    @Test
     void dialectAndSchemaRows() throws Exception {
         assertEquals("{\"dialect\": \"arango\"}", AqlAssistant.dialect());
 

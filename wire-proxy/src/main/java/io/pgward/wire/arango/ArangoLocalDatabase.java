@@ -101,6 +101,10 @@ public final class ArangoLocalDatabase implements LocalDatabase {
     }
 
     private Verdict.Answer run(Statement statement) {
+        Optional<Verdict.Answer> setting = ClientSettings.answer(statement.sql());
+        if (setting.isPresent()) {
+            return setting.get();
+        }
         Optional<Verdict.Answer> function = questions.answer(statement);
         if (function.isPresent()) {
             return function.get();
