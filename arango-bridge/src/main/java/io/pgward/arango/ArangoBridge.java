@@ -3,6 +3,8 @@ package io.pgward.arango;
 import com.arangodb.ArangoDB;
 import com.arangodb.ArangoDatabase;
 
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -18,6 +20,10 @@ import java.util.OptionalLong;
  *             └─▶ run(aql, RAW) ─────────────────────────────────────────────────▶ AqlExecutor (limits) ──▶ RowSink
  * </pre>
  * Failures of a statement are {@link AqlException}s with a SQLSTATE.
+ *
+ * <p>A login listed in the configuration's {@code loginAuth} runs as its own ArangoDB account (its own driver,
+ * probed at start), so ArangoDB's grants apply to it; every other login, the startup probe and schema reflection
+ * use the entry's account.
  */
 public final class ArangoBridge implements AutoCloseable {
 
@@ -26,18 +32,24 @@ public final class ArangoBridge implements AutoCloseable {
 
     private final ArangoConfig config;
     private final ArangoDB arango;
+    private final ArangoDatabase db;
+    /** The databases as each login with an account of its own reaches them. */
+    private final Map<String, ArangoDatabase> loginDatabases;
     private final ServerInfo serverInfo;
     private final ReadOnlyGate gate;
     private final AqlExecutor executor;
     private final SchemaReflector reflector;
     private volatile ArangoSchema schema;
 
-    private ArangoBridge(ArangoConfig config, ArangoDB arango, ArangoDatabase db, ServerInfo serverInfo) {
+    private ArangoBridge(ArangoConfig config, ArangoDB arango, ArangoDatabase db,
+                         Map<String, ArangoDatabase> loginDatabases, ServerInfo serverInfo) {
         this.config = config;
         this.arango = arango;
+        this.db = db;
+        this.loginDatabases = Map.copyOf(loginDatabases);
         this.serverInfo = serverInfo;
-        this.gate = new ReadOnlyGate(db, config.limits());
-        this.executor = new AqlExecutor(db);
+        this.gate = new ReadOnlyGate(config.limits());
+        this.executor = new AqlExecutor();
         this.reflector = new SchemaReflector(db, config.limits());
     }
 
@@ -47,13 +59,24 @@ public final class ArangoBridge implements AutoCloseable {
      * @throws ArangoStartupException when the endpoint, the credentials or the database is wrong
      */
     public static ArangoBridge start(ArangoConfig config) {
-        ArangoDB arango = DriverFactory.build(config);
+        List<ArangoDB> drivers = new ArrayList<>();
         try {
+            ArangoDB arango = DriverFactory.build(config);
+            drivers.add(arango);
             ArangoDatabase db = arango.db(config.database());
             ServerInfo info = ConnectivityProbe.check(db, config);
-            return new ArangoBridge(config, arango, db, info);
+            Map<String, ArangoDatabase> loginDatabases = new LinkedHashMap<>();
+            for (Map.Entry<String, ArangoAuth> account : config.loginAuth().entrySet()) {
+                ArangoConfig own = config.withAuth(account.getValue());
+                ArangoDB driver = DriverFactory.build(own);
+                drivers.add(driver);
+                ArangoDatabase loginDb = driver.db(config.database());
+                ConnectivityProbe.check(loginDb, own, "logins." + account.getKey());
+                loginDatabases.put(account.getKey(), loginDb);
+            }
+            return new ArangoBridge(config, arango, db, loginDatabases, info);
         } catch (RuntimeException e) {
-            arango.shutdown();
+            drivers.forEach(ArangoDB::shutdown);
             throw e;
         }
     }
@@ -85,10 +108,11 @@ public final class ArangoBridge implements AutoCloseable {
     public AqlCompletion run(String aql, Map<String, Object> bindVars, ExecutionMode mode, AqlPolicy policy,
                              RowSink sink) {
         Map<String, Object> vars = bindVars == null ? Map.of() : bindVars;
+        ArangoDatabase asLogin = databaseOf(policy);
         if (mode == ExecutionMode.READ_ONLY) {
-            gate.check(aql, vars, policy);
+            gate.check(asLogin, aql, vars, policy);
         }
-        return executor.run(aql, vars, mode == ExecutionMode.RAW, policy.applyTo(config.limits()), sink);
+        return executor.run(asLogin, aql, vars, mode == ExecutionMode.RAW, policy.applyTo(config.limits()), sink);
     }
 
     /** Runs one statement without bind variables and returns the whole result. */
@@ -115,7 +139,7 @@ public final class ArangoBridge implements AutoCloseable {
      */
     public Validation validate(String aql, AqlPolicy policy) {
         try {
-            gate.check(aql, Map.of(), policy);
+            gate.check(databaseOf(policy), aql, Map.of(), policy);
             return new Validation.Valid(aql);
         } catch (AqlException e) {
             return switch (e.reason()) {
@@ -124,6 +148,11 @@ public final class ArangoBridge implements AutoCloseable {
                 case ROW_CAP, RUNTIME_LIMIT, MEMORY_LIMIT, UNREACHABLE, ACCESS -> throw e;
             };
         }
+    }
+
+    /** The database as the policy's login reaches it: with its own account when it has one. */
+    private ArangoDatabase databaseOf(AqlPolicy policy) {
+        return loginDatabases.getOrDefault(policy.login(), db);
     }
 
     /** The schema, reflected on first use and then kept until {@link #refreshSchema}. */
@@ -169,6 +198,7 @@ public final class ArangoBridge implements AutoCloseable {
 
     @Override
     public void close() {
+        loginDatabases.values().forEach(d -> d.arango().shutdown());
         arango.shutdown();
     }
 }

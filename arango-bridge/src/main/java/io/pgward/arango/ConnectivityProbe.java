@@ -26,6 +26,31 @@ final class ConnectivityProbe {
     }
 
     static ServerInfo check(ArangoDatabase db, ArangoConfig config) {
+        return check(db, config, null);
+    }
+
+    /**
+     * The probe for one account of the entry.
+     *
+     * @param account the key under the entry that names the account ({@code logins.analyst}), null for the
+     *                entry's own; failures name it
+     */
+    static ServerInfo check(ArangoDatabase db, ArangoConfig config, String account) {
+        try {
+            return probe(db, config);
+        } catch (ArangoStartupException e) {
+            if (account == null) {
+                throw e;
+            }
+            String entry = prefix(config);
+            String message = e.getMessage().startsWith(entry)
+                    ? "arango." + config.name() + "." + account + ": " + e.getMessage().substring(entry.length())
+                    : e.getMessage();
+            throw new ArangoStartupException(e.part(), message, e.getCause());
+        }
+    }
+
+    private static ServerInfo probe(ArangoDatabase db, ArangoConfig config) {
         ArangoDBVersion version;
         try {
             version = db.getVersion();

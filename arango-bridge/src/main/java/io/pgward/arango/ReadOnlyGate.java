@@ -35,7 +35,6 @@ final class ReadOnlyGate {
     private static final Logger log = LoggerFactory.getLogger(ReadOnlyGate.class);
     private static final int REMEMBERED_READS = 1024;
 
-    private final ArangoDatabase db;
     private final AqlLimits limits;
     /** The facts of texts whose plans were seen to read; selections are checked against them on every run. */
     private final Map<String, PlanFacts> knownReads = Collections.synchronizedMap(
@@ -46,18 +45,21 @@ final class ReadOnlyGate {
                 }
             });
 
-    ReadOnlyGate(ArangoDatabase db, AqlLimits limits) {
-        this.db = db;
+    ReadOnlyGate(AqlLimits limits) {
         this.limits = limits;
     }
 
-    /** Returns normally when the statement only reads what {@code policy} selects; throws otherwise. */
-    void check(String aql, Map<String, Object> bindVars, AqlPolicy policy) {
+    /**
+     * Returns normally when the statement only reads what {@code policy} selects; throws otherwise.
+     *
+     * @param db the database as the login reaches it, so EXPLAIN runs with the login's own grants
+     */
+    void check(ArangoDatabase db, String aql, Map<String, Object> bindVars, AqlPolicy policy) {
         Optional<String> keyword = WriteKeywords.firstMatch(aql);
         boolean rememberable = keyword.isEmpty() && bindVars.isEmpty();
         PlanFacts facts = rememberable ? knownReads.get(aql) : null;
         if (facts == null) {
-            facts = PlanCheck.read(explain(aql, bindVars, policy));
+            facts = PlanCheck.read(explain(db, aql, bindVars, policy));
             if (facts.refusal().isPresent()) {
                 throw AqlException.refused("AQL refused: this login may only read, and " + facts.refusal().get());
             }
@@ -78,7 +80,7 @@ final class ReadOnlyGate {
      * runs constant folding ({@code RETURN LENGTH(RANGE(1, 1e8))} is computed there), so EXPLAIN carries the
      * same runtime and memory limits as the statement.
      */
-    private JsonNode explain(String aql, Map<String, Object> bindVars, AqlPolicy policy) {
+    private JsonNode explain(ArangoDatabase db, String aql, Map<String, Object> bindVars, AqlPolicy policy) {
         AqlLimits applied = policy.applyTo(limits);
         Map<String, Object> options = new LinkedHashMap<>();
         options.put("maxRuntime", applied.maxRuntimeSeconds());

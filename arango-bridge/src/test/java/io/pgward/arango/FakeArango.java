@@ -99,6 +99,8 @@ public final class FakeArango implements AutoCloseable {
     private final Map<String, java.time.Duration> delays = new ConcurrentHashMap<>();
     private String basicAuth;
     private String basicUser;
+    /** Further accounts, by their Authorization header: the user name. */
+    private final Map<String, String> otherAccounts = new HashMap<>();
     private String jwt;
     private String versionBody = "{\"server\":\"arango\",\"license\":\"community\",\"version\":\"3.12.4\"}";
     private boolean omitCount;
@@ -140,6 +142,13 @@ public final class FakeArango implements AutoCloseable {
         basicUser = user;
         basicAuth = "Basic " + Base64.getEncoder().encodeToString((user + ":" + password)
                 .getBytes(StandardCharsets.UTF_8));
+        return this;
+    }
+
+    /** Also accepts this user and password (an account of its own for a login), besides the required one. */
+    public synchronized FakeArango allowBasic(String user, String password) {
+        otherAccounts.put("Basic " + Base64.getEncoder().encodeToString((user + ":" + password)
+                .getBytes(StandardCharsets.UTF_8)), user);
         return this;
     }
 
@@ -327,7 +336,7 @@ public final class FakeArango implements AutoCloseable {
             return header != null && header.regionMatches(true, 0, "bearer ", 0, 7)
                     && header.substring(7).equals(jwt);
         }
-        return basicAuth == null || basicAuth.equals(header);
+        return basicAuth == null || basicAuth.equals(header) || otherAccounts.containsKey(header);
     }
 
     private void route(HttpExchange exchange, String method, String path, JsonNode body) throws IOException {

@@ -49,7 +49,8 @@ class ArangoRunCommandIT {
             String output = new String(pgward.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             assertEquals(1, pgward.exitValue(), output);
             assertTrue(output.contains("pgward run: arango.shopdocs: ArangoDB at " + arango.endpoint()
-                    + " refused user 'pgward_reader' for database 'shop' (HTTP 401"), output);
+                    + " refused user 'pgward_reader' for database 'shop': the credentials are wrong, or they have "
+                    + "no access to the database, or database 'shop' does not exist (HTTP 401, error 11"), output);
             assertFalse(output.contains("wrong-password"), "the password never shows");
             assertFalse(output.contains("listening"), output);
         } finally {

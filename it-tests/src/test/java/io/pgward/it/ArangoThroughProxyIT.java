@@ -363,7 +363,8 @@ class ArangoThroughProxyIT {
                 assertTrue(rs.next(), "a statement that reads no collection runs");
             }
         }
-        assertAudited("AQL refused: secrets is not among");
+        assertAudited("\"login\":\"reader\",\"database\":\"shopdocs\",\"verdict\":\"refuse\","
+                + "\"rule\":\"arango-plan\",\"statement\":\"" + SECRETS + "\"");
     }
 
     @Test

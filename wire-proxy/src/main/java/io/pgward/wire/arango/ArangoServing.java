@@ -39,6 +39,12 @@ public final class ArangoServing implements AutoCloseable {
         logins.forEach(login -> byLogin.put(login.name(), login));
         Map<String, LocalDatabase> local = new LinkedHashMap<>();
         for (ArangoBridge bridge : databases.all()) {
+            for (String account : bridge.config().loginAuth().keySet()) {
+                if (!byLogin.containsKey(account)) {
+                    throw new IllegalArgumentException("arango." + bridge.config().name() + ".logins." + account
+                            + ": there is no login " + account);
+                }
+            }
             LoginPolicies policies = new LoginPolicies(bridge);
             logins.forEach(policies::check);
             local.put(bridge.config().name(), new ArangoLocalDatabase(bridge,
@@ -95,6 +101,8 @@ public final class ArangoServing implements AutoCloseable {
                     limits.maxRuntime(), limits.memoryLimitBytes(), limits.maxRows());
             log.info("database \"{}\": read-only logins {} run AQL through the plan gate; read-write logins {} "
                     + "run AQL as written", config.name(), readOnly, raw);
+            config.loginAuth().forEach((login, account) -> log.info("database \"{}\": login \"{}\" runs as {}",
+                    config.name(), login, account.describe()));
         }
     }
 
