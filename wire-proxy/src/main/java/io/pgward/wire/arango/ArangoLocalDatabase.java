@@ -68,10 +68,20 @@ public final class ArangoLocalDatabase implements LocalDatabase {
 
     @Override
     public CompletionStage<Verdict.Answer> execute(Statement statement) {
+        return submit(() -> run(statement, null));
+    }
+
+    /** AQL's rows go to the client batch by batch (the cursor's batches); pgward's own answers come whole. */
+    @Override
+    public CompletionStage<Verdict.Answer> stream(Statement statement, ResultStream out) {
+        return submit(() -> run(statement, out));
+    }
+
+    private CompletionStage<Verdict.Answer> submit(java.util.concurrent.Callable<Verdict.Answer> statement) {
         CompletableFuture<Verdict.Answer> answer = new CompletableFuture<>();
         Future<?> work = statements.submit(() -> {
             try {
-                answer.complete(run(statement));
+                answer.complete(statement.call());
             } catch (Throwable e) {
                 answer.completeExceptionally(e);
             }
@@ -100,7 +110,8 @@ public final class ArangoLocalDatabase implements LocalDatabase {
         return bridge;
     }
 
-    private Verdict.Answer run(Statement statement) {
+    /** @param out where rows stream to, or null to collect them into the answer */
+    private Verdict.Answer run(Statement statement, ResultStream out) {
         Optional<Verdict.Answer> setting = ClientSettings.answer(statement.sql());
         if (setting.isPresent()) {
             return setting.get();
@@ -112,10 +123,11 @@ public final class ArangoLocalDatabase implements LocalDatabase {
         AqlText.Prepared prepared = AqlText.prepare(statement.sql());
         Map<String, Object> bindVars = bindVars(prepared, statement);
         ExecutionMode mode = statement.readOnly() ? ExecutionMode.READ_ONLY : ExecutionMode.RAW;
-        Rows rows = new Rows();
+        Rows rows = out == null ? new Rows() : new StreamedRows(out, bridge.config().limits().batchSize());
         try {
             AqlCompletion completion = bridge.run(prepared.aql(), bindVars, mode,
                     policies.of(statement.login(), statement.policy()), rows);
+            rows.finish();
             return new Verdict.Answer(rows.columns, rows.rows, completion.commandTag(), completion.warnings());
         } catch (AqlException e) {
             throw asLocalError(e);
@@ -164,7 +176,7 @@ public final class ArangoLocalDatabase implements LocalDatabase {
     }
 
     /** Keeps the rows of one statement; the row cap of the bridge bounds how many. */
-    static final class Rows implements RowSink {
+    static class Rows implements RowSink {
         List<String> columns = List.of();
         final List<List<String>> rows = new ArrayList<>();
 
@@ -176,6 +188,48 @@ public final class ArangoLocalDatabase implements LocalDatabase {
         @Override
         public void row(List<String> values) {
             rows.add(Collections.unmodifiableList(new ArrayList<>(values)));
+        }
+
+        /** After the last row. */
+        void finish() {
+        }
+    }
+
+    /**
+     * Hands rows on to the client in batches of the cursor's batch size, keeping none of them: the answer ends
+     * with the command tag only. The columns are remembered, empty or not, so the answer says whether the
+     * statement had a result set.
+     */
+    static final class StreamedRows extends Rows {
+        private final ResultStream out;
+        private final int batchSize;
+        private final List<List<String>> batch = new ArrayList<>();
+
+        StreamedRows(ResultStream out, int batchSize) {
+            this.out = out;
+            this.batchSize = batchSize;
+        }
+
+        @Override
+        public void columns(List<String> names) {
+            super.columns(names);
+            out.columns(columns);
+        }
+
+        @Override
+        public void row(List<String> values) {
+            batch.add(Collections.unmodifiableList(new ArrayList<>(values)));
+            if (batch.size() >= batchSize) {
+                finish();
+            }
+        }
+
+        @Override
+        void finish() {
+            if (!batch.isEmpty()) {
+                out.rows(List.copyOf(batch));
+                batch.clear();
+            }
         }
     }
 }

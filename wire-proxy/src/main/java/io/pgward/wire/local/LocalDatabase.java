@@ -20,6 +20,29 @@ public interface LocalDatabase {
     CompletionStage<Verdict.Answer> execute(Statement statement);
 
     /**
+     * Runs one statement of a simple Query, handing its rows to {@code out} as they come, so a result of any size
+     * passes with about one batch in memory. The stage completes with the command tag and notices, and with no
+     * rows when they went to {@code out}; a database that does not stream completes with the whole answer (the
+     * default, which is {@link #execute}).
+     */
+    default CompletionStage<Verdict.Answer> stream(Statement statement, ResultStream out) {
+        return execute(statement);
+    }
+
+    /**
+     * Where a streamed result goes, called on the thread that runs the statement: {@link #columns} once, then
+     * {@link #rows} per batch. {@code rows} waits while the client is not reading, and throws
+     * {@link java.util.concurrent.CancellationException} once the statement is over for the client (cancelled,
+     * disconnected): the statement should then stop.
+     */
+    interface ResultStream {
+
+        void columns(List<String> names);
+
+        void rows(List<List<String>> batch);
+    }
+
+    /**
      * True when the statement text holds no statement at all (only whitespace and comments, by this database's
      * own comment rules): the client then gets EmptyQueryResponse, as from PostgreSQL, and nothing runs.
      */
