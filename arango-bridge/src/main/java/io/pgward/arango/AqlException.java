@@ -8,7 +8,8 @@ import io.pgward.guard.SqlStates;
  *
  * <p>SQLSTATEs (see {@link ArangoErrors} for the full table): 42601 AQL parse errors, 42501 gate refusals,
  * 54000 row cap, 57014 runtime limit (the query was killed), 53200 memory limit, 42P01 unknown collection or view,
- * 08006 ArangoDB unreachable, 28000 credentials or grant refused, XX000 anything ArangoDB reports that has no closer match.
+ * 08006 ArangoDB unreachable, 28000 credentials or grant refused, XX000 anything ArangoDB reports that has no
+ * closer match.
  */
 public final class AqlException extends RuntimeException {
 
