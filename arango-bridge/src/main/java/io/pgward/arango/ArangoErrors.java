@@ -80,7 +80,9 @@ final class ArangoErrors {
             case QUERY_KILLED -> AqlException.Reason.RUNTIME_LIMIT;
             case RESOURCE_LIMIT -> memory ? AqlException.Reason.MEMORY_LIMIT : AqlException.Reason.SERVER_ERROR;
             case FORBIDDEN, NOT_AUTHORIZED -> AqlException.Reason.ACCESS;
-            default -> e.getResponseCode() != null && (e.getResponseCode() == 401 || e.getResponseCode() == 403)
+            // An error number pgward does not know, answered with 401 or 403, is about the account.
+            default -> !SQLSTATE_BY_ERROR_NUM.containsKey(errorNum) && e.getResponseCode() != null
+                    && (e.getResponseCode() == 401 || e.getResponseCode() == 403)
                     ? AqlException.Reason.ACCESS : AqlException.Reason.SERVER_ERROR;
         };
         String sqlState = memory ? "53200" : SQLSTATE_BY_ERROR_NUM.getOrDefault(errorNum,
