@@ -25,7 +25,7 @@ import java.util.Set;
  * </ol>
  * Subqueries are looked at too, both the spliced SubqueryStartNode/SubqueryEndNode form of 3.8+ (their nodes
  * are in the flat list) and the nested {@code subquery.nodes} of older servers. Every collection, view and
- * named graph the plan mentions is collected into the {@link PlanFacts}, for the login's selection.
+ * named graph's collection the plan mentions is collected into the {@link PlanFacts}, for the login's selection.
  */
 final class PlanCheck {
 
@@ -62,8 +62,7 @@ final class PlanCheck {
             return PlanFacts.refused("ArangoDB returned no execution plan to check");
         }
         Set<String> dataSources = new HashSet<>();
-        Set<String> graphs = new HashSet<>();
-        Optional<String> node = nodes(plan.get("nodes"), dataSources, graphs, 0);
+        Optional<String> node = nodes(plan.get("nodes"), dataSources, 0);
         if (node.isPresent()) {
             return PlanFacts.refused(node.get());
         }
@@ -87,15 +86,15 @@ final class PlanCheck {
             }
             dataSources.add(name);
         }
-        return new PlanFacts(Optional.empty(), dataSources, graphs);
+        return new PlanFacts(Optional.empty(), dataSources);
     }
 
-    private static Optional<String> nodes(JsonNode nodes, Set<String> dataSources, Set<String> graphs, int depth) {
+    private static Optional<String> nodes(JsonNode nodes, Set<String> dataSources, int depth) {
         if (depth > MAX_DEPTH) {
             return Optional.of("the plan is nested deeper than pgward reads");
         }
         for (JsonNode node : nodes) {
-            Optional<String> refusal = node(node, dataSources, graphs, depth);
+            Optional<String> refusal = node(node, dataSources, depth);
             if (refusal.isPresent()) {
                 return refusal;
             }
@@ -103,7 +102,7 @@ final class PlanCheck {
         return Optional.empty();
     }
 
-    private static Optional<String> node(JsonNode node, Set<String> dataSources, Set<String> graphs, int depth) {
+    private static Optional<String> node(JsonNode node, Set<String> dataSources, int depth) {
         if (!node.isObject()) {
             return Optional.of("the plan has a node pgward cannot read");
         }
@@ -124,16 +123,16 @@ final class PlanCheck {
             return Optional.of("the plan contains " + typeName + ", a node pgward does not know");
         }
         if (GRAPH_NODES.contains(typeName)) {
-            Optional<String> graph = graph(typeName, node, dataSources, graphs);
+            Optional<String> graph = graph(typeName, node, dataSources);
             if (graph.isPresent()) {
                 return graph;
             }
         }
-        return members(node, dataSources, graphs, depth);
+        return members(node, dataSources, depth);
     }
 
     /** Every member of a node: nested plans, expressions, and the collections and views it names. */
-    private static Optional<String> members(JsonNode node, Set<String> dataSources, Set<String> graphs, int depth) {
+    private static Optional<String> members(JsonNode node, Set<String> dataSources, int depth) {
         if (depth > MAX_DEPTH) {
             return Optional.of("the plan is nested deeper than pgward reads");
         }
@@ -144,19 +143,19 @@ final class PlanCheck {
             JsonNode value = field.getValue();
             Optional<String> refusal = Optional.empty();
             if (key.equals("nodes") && value.isArray()) {
-                refusal = nodes(value, dataSources, graphs, depth + 1);
+                refusal = nodes(value, dataSources, depth + 1);
             } else if (EXPRESSION_KEYS.contains(key) && value.isObject() && value.has("type")) {
                 refusal = new ExpressionCheck(dataSources).check(value);
             } else if ((key.equals("collection") || key.equals("view")) && value.isTextual()) {
                 dataSources.add(value.textValue());
             } else if (value.isObject()) {
                 refusal = looksLikeExpression(value) ? new ExpressionCheck(dataSources).check(value)
-                        : members(value, dataSources, graphs, depth + 1);
+                        : members(value, dataSources, depth + 1);
             } else if (value.isArray()) {
                 for (JsonNode item : value) {
                     if (item.isObject()) {
                         refusal = looksLikeExpression(item) ? new ExpressionCheck(dataSources).check(item)
-                                : members(item, dataSources, graphs, depth + 1);
+                                : members(item, dataSources, depth + 1);
                         if (refusal.isPresent()) {
                             break;
                         }
@@ -185,12 +184,7 @@ final class PlanCheck {
      * both ({@code edgeCollections}, {@code vertexCollections}); with no vertex collections listed, a vertex
      * of any collection could be fetched, so the plan is refused.
      */
-    private static Optional<String> graph(String typeName, JsonNode node, Set<String> dataSources,
-                                          Set<String> graphs) {
-        JsonNode graph = node.get("graph");
-        if (graph != null && graph.isTextual()) {
-            graphs.add(graph.textValue());
-        }
+    private static Optional<String> graph(String typeName, JsonNode node, Set<String> dataSources) {
         JsonNode vertices = node.path("vertexCollections");
         if (!vertices.isArray() || vertices.isEmpty()) {
             return Optional.of("the plan's " + typeName + " does not list its vertex collections, so it could "

@@ -12,17 +12,16 @@ import java.util.Set;
  *                    pgward does not know); empty when it only reads
  * @param dataSources every collection and view the plan names: the plan's {@code collections}, the collection
  *                    or view of each node, the edge and vertex collections of traversals and path searches, and
- *                    collections named inside expressions
- * @param graphs      the named graphs its traversals and path searches walk
+ *                    collections named inside expressions (a named graph is walked through its collections,
+ *                    which are what a selection names)
  */
-record PlanFacts(Optional<String> refusal, Set<String> dataSources, Set<String> graphs) {
+record PlanFacts(Optional<String> refusal, Set<String> dataSources) {
 
     PlanFacts {
         dataSources = Set.copyOf(dataSources);
-        graphs = Set.copyOf(graphs);
     }
 
     static PlanFacts refused(String why) {
-        return new PlanFacts(Optional.of(why), Set.of(), Set.of());
+        return new PlanFacts(Optional.of(why), Set.of());
     }
 }
