@@ -24,8 +24,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p><b>Limits.</b> {@code row_cap} and {@code statement_timeout} lower the database's {@code limits.rows} and
  * {@code limits.runtime} for the login's statements and questions; they never raise them.
  *
- * <p>What cannot apply stops pgward at start ({@link #check}): a selected system collection, and a selected name
- * that is a named graph (a graph is walked through its collections, which are what a selection names).
+ * <p>What cannot apply stops pgward at start ({@link #check}): a selected system collection, a selected name
+ * that is a named graph (a graph is walked through its collections, which are what a selection names), and an
+ * entry whose schema is the database's name in another case (it would fold and select nothing).
  */
 final class LoginPolicies {
 
@@ -70,6 +71,17 @@ final class LoginPolicies {
             return;
         }
         String key = "logins." + login.name() + ".tables";
+        String database = bridge.config().name();
+        SelectedNames names = SelectedNames.parse(key, login.policy().tables());
+        for (int i = 0; i < names.names().size(); i++) {
+            String schema = names.names().get(i).schema().orElse("");
+            if (!schema.equals(database) && schema.equalsIgnoreCase(database)) {
+                // PostgreSQL's rules fold an unquoted name to lower case: this entry would select nothing here.
+                throw new IllegalArgumentException(key + ": " + names.texts().get(i) + " names " + schema
+                        + ", not the ArangoDB database " + database + "; quote it: \"" + database + "\"."
+                        + names.names().get(i).name());
+            }
+        }
         Set<String> selection = of(login.name(), login.policy()).selection().orElse(Set.of());
         for (String name : selection) {
             if (name.startsWith("_")) {
