@@ -38,7 +38,7 @@ public record AqlPolicy(String login, Optional<Set<String>> selection, long rowC
     }
 
     /** The database's limits lowered by this login's row cap and timeout. */
-    AqlLimits applyTo(AqlLimits limits) {
+    public AqlLimits applyTo(AqlLimits limits) {
         AqlLimits applied = limits;
         if (rowCap > 0 && rowCap < limits.maxRows()) {
             applied = applied.withMaxRows((int) rowCap);

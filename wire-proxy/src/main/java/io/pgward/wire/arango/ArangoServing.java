@@ -1,6 +1,7 @@
 package io.pgward.wire.arango;
 
 import io.pgward.arango.AqlLimits;
+import io.pgward.arango.AqlPolicy;
 import io.pgward.arango.ArangoBridge;
 import io.pgward.arango.ArangoConfig;
 import io.pgward.arango.ArangoDatabases;
@@ -103,6 +104,16 @@ public final class ArangoServing implements AutoCloseable {
                     + "run AQL as written", config.name(), readOnly, raw);
             config.loginAuth().forEach((login, account) -> log.info("database \"{}\": login \"{}\" runs as {}",
                     config.name(), login, account.describe()));
+            for (PgwardConfig.Login login : logins) {
+                if (login.mode() == PgwardConfig.Mode.READ_ONLY) {
+                    AqlPolicy policy = LoginPolicies.translate(config.name(), login.name(), login.policy());
+                    AqlLimits applied = policy.applyTo(limits);
+                    Object reads = policy.selection().map(s -> (Object) new java.util.TreeSet<>(s))
+                            .orElse("every collection and view");
+                    log.info("database \"{}\": login \"{}\" reads {}, no system collections; runtime {}, {} rows",
+                            config.name(), login.name(), reads, applied.maxRuntime(), applied.maxRows());
+                }
+            }
         }
     }
 
