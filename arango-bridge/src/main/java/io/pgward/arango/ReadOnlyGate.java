@@ -8,10 +8,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.LongSupplier;
 
 /**
  * Decides whether a statement may run for a read-only login.
@@ -29,24 +31,39 @@ import java.util.Optional;
  * the second EXPLAIN. A statement in which a write keyword does appear, an attribute {@code doc.update} or a real
  * UPDATE, is never remembered: every run defers to a fresh plan check, which lets the read through and stops the
  * write.
+ *
+ * <p>What a text reads is remembered for {@link #REMEMBERED_FOR} only: a name's meaning can change (a collection
+ * dropped and a view of the same name linking other collections created), and a stale list of data sources
+ * would then check a selection against what the statement no longer reads. The question path's validate-then-run
+ * falls well within it.
  */
 final class ReadOnlyGate {
 
     private static final Logger log = LoggerFactory.getLogger(ReadOnlyGate.class);
     private static final int REMEMBERED_READS = 1024;
+    static final Duration REMEMBERED_FOR = Duration.ofSeconds(10);
+
+    private record Remembered(PlanFacts facts, long since) {
+    }
 
     private final AqlLimits limits;
+    private final LongSupplier nanoTime;
     /** The facts of texts whose plans were seen to read; selections are checked against them on every run. */
-    private final Map<String, PlanFacts> knownReads = Collections.synchronizedMap(
+    private final Map<String, Remembered> knownReads = Collections.synchronizedMap(
             new LinkedHashMap<>(64, 0.75f, true) {
                 @Override
-                protected boolean removeEldestEntry(Map.Entry<String, PlanFacts> eldest) {
+                protected boolean removeEldestEntry(Map.Entry<String, Remembered> eldest) {
                     return size() > REMEMBERED_READS;
                 }
             });
 
     ReadOnlyGate(AqlLimits limits) {
+        this(limits, System::nanoTime);
+    }
+
+    ReadOnlyGate(AqlLimits limits, LongSupplier nanoTime) {
         this.limits = limits;
+        this.nanoTime = nanoTime;
     }
 
     /**
@@ -57,14 +74,14 @@ final class ReadOnlyGate {
     void check(ArangoDatabase db, String aql, Map<String, Object> bindVars, AqlPolicy policy) {
         Optional<String> keyword = WriteKeywords.firstMatch(aql);
         boolean rememberable = keyword.isEmpty() && bindVars.isEmpty();
-        PlanFacts facts = rememberable ? knownReads.get(aql) : null;
+        PlanFacts facts = rememberable ? remembered(aql) : null;
         if (facts == null) {
             facts = PlanCheck.read(explain(db, aql, bindVars, policy));
             if (facts.refusal().isPresent()) {
                 throw AqlException.refused("AQL refused: this login may only read, and " + facts.refusal().get());
             }
             if (rememberable) {
-                knownReads.put(aql, facts);
+                knownReads.put(aql, new Remembered(facts, nanoTime.getAsLong()));
             } else {
                 keyword.ifPresent(k -> log.debug("write keyword {} matched, and the plan only reads", k));
             }
@@ -73,6 +90,14 @@ final class ReadOnlyGate {
         if (refusal.isPresent()) {
             throw AqlException.refused(refusal.get());
         }
+    }
+
+    private PlanFacts remembered(String aql) {
+        Remembered remembered = knownReads.get(aql);
+        if (remembered == null || nanoTime.getAsLong() - remembered.since() > REMEMBERED_FOR.toNanos()) {
+            return null;
+        }
+        return remembered.facts();
     }
 
     /**

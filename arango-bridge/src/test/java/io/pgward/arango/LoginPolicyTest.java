@@ -83,6 +83,34 @@ class LoginPolicyTest {
     }
 
     @Test
+    void whatATextReadsIsRememberedBrieflySoANameThatChangedMeaningIsExplainedAgain() {
+        String aql = "FOR d IN x RETURN d";
+        AqlPolicy selectsX = new AqlPolicy("analyst", Optional.of(Set.of("x")), 0, null);
+        java.util.concurrent.atomic.AtomicLong now = new java.util.concurrent.atomic.AtomicLong();
+        ReadOnlyGate gate = new ReadOnlyGate(AqlLimits.DEFAULTS, now::get);
+        com.arangodb.ArangoDB driver = DriverFactory.build(BridgeFixture.config(fake));
+        try {
+            com.arangodb.ArangoDatabase db = driver.db("shop");
+            fake.plan(aql, ReadOnlyGateTest.READ_USERS.formatted("x", "x"));
+            gate.check(db, aql, Map.of(), selectsX);
+            // x is now a view over secrets: the plan lists the view's linked collection.
+            fake.plan(aql, ReadOnlyGateTest.READ_USERS.formatted("x", "x").replace(
+                    "\"collections\":[{\"name\":\"x\",\"type\":\"read\"}]",
+                    "\"collections\":[{\"name\":\"secrets\",\"type\":\"read\"}]"));
+
+            now.addAndGet(Duration.ofSeconds(5).toNanos());
+            gate.check(db, aql, Map.of(), selectsX);
+            now.addAndGet(ReadOnlyGate.REMEMBERED_FOR.toNanos());
+            AqlException e = assertThrows(AqlException.class, () -> gate.check(db, aql, Map.of(), selectsX));
+
+            assertTrue(e.getMessage().startsWith("AQL refused: secrets is not among"), e.getMessage());
+            assertEquals(2, fake.explains(aql).size());
+        } finally {
+            driver.shutdown();
+        }
+    }
+
+    @Test
     void systemCollectionsAreRefusedToEveryReadOnlyLogin() {
         String aql = "FOR u IN _users RETURN u";
         fake.plan(aql, ReadOnlyGateTest.READ_USERS.formatted("_users", "_users"));
