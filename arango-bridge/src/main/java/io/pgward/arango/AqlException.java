@@ -19,6 +19,8 @@ public final class AqlException extends RuntimeException {
         SERVER_ERROR,
         /** The read-only gate refused the plan. */
         REFUSED,
+        /** The plan reads a collection or view outside the login's selection, or a system collection. */
+        NOT_SELECTED,
         /** The result had more rows than the row cap. */
         ROW_CAP,
         /** ArangoDB killed the statement at the runtime limit. */
@@ -50,6 +52,10 @@ public final class AqlException extends RuntimeException {
 
     static AqlException refused(String message) {
         return new AqlException(Reason.REFUSED, SqlStates.INSUFFICIENT_PRIVILEGE, 0, null, message, null);
+    }
+
+    static AqlException notSelected(String message) {
+        return new AqlException(Reason.NOT_SELECTED, SqlStates.INSUFFICIENT_PRIVILEGE, 0, null, message, null);
     }
 
     static AqlException rowCap(int maxRows) {

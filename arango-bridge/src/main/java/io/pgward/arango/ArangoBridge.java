@@ -143,7 +143,7 @@ public final class ArangoBridge implements AutoCloseable {
             return new Validation.Valid(aql);
         } catch (AqlException e) {
             return switch (e.reason()) {
-                case SERVER_ERROR, REFUSED -> new Validation.Invalid(aql,
+                case SERVER_ERROR, REFUSED, NOT_SELECTED -> new Validation.Invalid(aql,
                         e.arangoMessage() != null ? e.arangoMessage() : e.getMessage(), e.errorNum(), e.sqlState());
                 case ROW_CAP, RUNTIME_LIMIT, MEMORY_LIMIT, UNREACHABLE, ACCESS -> throw e;
             };

@@ -88,7 +88,7 @@ final class ReadOnlyGate {
         }
         Optional<String> refusal = policy.refusal(facts);
         if (refusal.isPresent()) {
-            throw AqlException.refused(refusal.get());
+            throw AqlException.notSelected(refusal.get());
         }
     }
 

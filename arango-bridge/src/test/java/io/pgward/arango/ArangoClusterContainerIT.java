@@ -102,9 +102,9 @@ class ArangoClusterContainerIT {
         AqlPolicy usersOnly = new AqlPolicy("analyst", Optional.of(Set.of("users")), 0, null);
         AqlPolicy withKnows = new AqlPolicy("analyst", Optional.of(Set.of("users", "knows")), 0, null);
         String traversal = "FOR v IN 1 OUTBOUND 'users/ada' GRAPH 'social' RETURN v.name";
-        assertEquals(AqlException.Reason.REFUSED, assertThrows(AqlException.class,
+        assertEquals(AqlException.Reason.NOT_SELECTED, assertThrows(AqlException.class,
                 () -> bridge.run(traversal, ExecutionMode.READ_ONLY, usersOnly)).reason());
-        assertEquals(AqlException.Reason.REFUSED, assertThrows(AqlException.class,
+        assertEquals(AqlException.Reason.NOT_SELECTED, assertThrows(AqlException.class,
                 () -> bridge.run("FOR s IN secrets RETURN s", ExecutionMode.READ_ONLY, withKnows)).reason());
         assertEquals(List.of(List.of("Grace")), bridge.run(traversal, ExecutionMode.READ_ONLY, withKnows).rows());
     }

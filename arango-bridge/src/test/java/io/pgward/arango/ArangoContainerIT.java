@@ -210,10 +210,10 @@ class ArangoContainerIT {
                 "RETURN LENGTH(secrets)", traversal)) {
             AqlException e = assertThrows(AqlException.class,
                     () -> bridge.run(aql, ExecutionMode.READ_ONLY, usersOnly), aql);
-            assertEquals(AqlException.Reason.REFUSED, e.reason(), aql + ": " + e.getMessage());
+            assertEquals(SqlStates.INSUFFICIENT_PRIVILEGE, e.sqlState(), aql + ": " + e.getMessage());
         }
         assertEquals(List.of(List.of("Grace")), bridge.run(traversal, ExecutionMode.READ_ONLY, withKnows).rows());
-        assertEquals(AqlException.Reason.REFUSED, assertThrows(AqlException.class,
+        assertEquals(AqlException.Reason.NOT_SELECTED, assertThrows(AqlException.class,
                 () -> bridge.run("FOR g IN _graphs RETURN g", ExecutionMode.READ_ONLY)).reason());
     }
 

@@ -364,7 +364,7 @@ class ArangoThroughProxyIT {
             }
         }
         assertAudited("\"login\":\"reader\",\"database\":\"shopdocs\",\"verdict\":\"refuse\","
-                + "\"rule\":\"arango-plan\",\"statement\":\"" + SECRETS + "\"");
+                + "\"rule\":\"arango-selection\",\"statement\":\"" + SECRETS + "\"");
     }
 
     @Test

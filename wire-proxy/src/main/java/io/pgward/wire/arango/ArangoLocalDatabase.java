@@ -38,6 +38,8 @@ public final class ArangoLocalDatabase implements LocalDatabase {
 
     /** The audit rule of a statement the read-only gate refused. */
     public static final String GATE_RULE = "arango-plan";
+    /** The audit rule of a statement that reads outside the login's selection or a system collection. */
+    public static final String SELECTION_RULE = "arango-selection";
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -136,9 +138,13 @@ public final class ArangoLocalDatabase implements LocalDatabase {
 
     static LocalDatabaseException asLocalError(AqlException e) {
         String detail = e.errorNum() == 0 ? null : "ArangoDB error " + e.errorNum();
-        boolean refused = e.reason() == AqlException.Reason.REFUSED;
-        return new LocalDatabaseException(e.sqlState(), e.getMessage(), detail, null, refused ? "refuse" : "error",
-                refused ? GATE_RULE : null);
+        String rule = switch (e.reason()) {
+            case REFUSED -> GATE_RULE;
+            case NOT_SELECTED -> SELECTION_RULE;
+            default -> null;
+        };
+        return new LocalDatabaseException(e.sqlState(), e.getMessage(), detail, null,
+                rule == null ? "error" : "refuse", rule);
     }
 
     private static Map<String, Object> bindVars(AqlText.Prepared prepared, Statement statement) {
