@@ -42,6 +42,7 @@ public final class AqlAssistant {
     private final String rules;
     private final long rowCap;
     private final NlAuditListener audit;
+    private final AqlPolicy policy;
 
     private AqlAssistant(Builder builder) {
         this.login = builder.login;
@@ -52,6 +53,7 @@ public final class AqlAssistant {
         this.rules = options.rules();
         this.rowCap = Math.min(options.rowCap(), bridge.config().limits().maxRows());
         this.audit = options.audit();
+        this.policy = builder.policy;
     }
 
     /**
@@ -89,7 +91,7 @@ public final class AqlAssistant {
      * @throws AqlException as {@link ArangoBridge#run} does
      */
     public AqlCompletion run(AqlAskResult.Rows rows, RowSink sink) {
-        return bridge.run(rows.aqlToRun(), Map.of(), ExecutionMode.READ_ONLY, sink);
+        return bridge.run(rows.aqlToRun(), Map.of(), ExecutionMode.READ_ONLY, policy, sink);
     }
 
     /** {@code pgward.aql(question)}: the AQL only; nothing runs. A query that never passed is reported, not thrown. */
@@ -114,7 +116,7 @@ public final class AqlAssistant {
      */
     public AqlResult schema(Optional<String> collection) throws NlException {
         try {
-            return bridge.schemaRows(collection);
+            return bridge.schemaRows(collection, policy);
         } catch (AqlException e) {
             throw asNlException(e);
         }
@@ -136,7 +138,7 @@ public final class AqlAssistant {
         }
         audit.question(login, question);
         try {
-            List<ChatMessage> prompt = List.of(AqlPrompt.system(bridge.schemaPrompt(), rules, rowLimit),
+            List<ChatMessage> prompt = List.of(AqlPrompt.system(bridge.schemaPrompt(policy), rules, rowLimit),
                     AqlPrompt.question(question));
             Generation generation = new QueryGenerator(chat, settings.maxAttempts(), AqlPrompt.AQL)
                     .generate(prompt, this::check, attempt -> audit.attempt(login, question, attempt));
@@ -150,7 +152,7 @@ public final class AqlAssistant {
     /** The bridge's read-only gate on what the model wrote; what it rejects is fed back in ArangoDB's words. */
     private ProposalCheck.Outcome check(String proposed) {
         String aql = AqlRowLimit.withoutTrailingSemicolons(proposed);
-        return switch (bridge.validate(aql)) {
+        return switch (bridge.validate(aql, policy)) {
             case Validation.Valid valid -> new ProposalCheck.Passed(valid.aql());
             case Validation.Invalid invalid -> new ProposalCheck.Rejected(invalid.errorNum() == 0 ? invalid.message()
                     : "ArangoDB error " + invalid.errorNum() + ": " + invalid.message());
@@ -165,7 +167,7 @@ public final class AqlAssistant {
         String wrapped = AqlRowLimit.apply(aql, limit);
         Validation validation;
         try {
-            validation = bridge.validate(wrapped);
+            validation = bridge.validate(wrapped, policy);
         } catch (AqlException e) {
             throw asNlException(e);
         }
@@ -188,6 +190,7 @@ public final class AqlAssistant {
         private final String login;
         private final ArangoBridge bridge;
         private final NlSettings settings;
+        private AqlPolicy policy = AqlPolicy.UNRESTRICTED;
 
         private Builder(String login, ArangoBridge bridge, NlSettings settings) {
             super(settings);
@@ -198,6 +201,15 @@ public final class AqlAssistant {
 
         @Override
         protected Builder self() {
+            return this;
+        }
+
+        /**
+         * The login's selection, row cap and timeout on ArangoDB: generated AQL is checked against the selection
+         * (a refusal is fed back to the model), the prompt shows only what it selects, and runs have its limits.
+         */
+        public Builder policy(AqlPolicy loginPolicy) {
+            this.policy = Objects.requireNonNull(loginPolicy, "policy");
             return this;
         }
 

@@ -8,7 +8,8 @@ import io.pgward.guard.SqlStates;
  *
  * <p>SQLSTATEs (see {@link ArangoErrors} for the full table): 42601 AQL parse errors, 42501 gate refusals,
  * 54000 row cap, 57014 runtime limit (the query was killed), 53200 memory limit, 42P01 unknown collection or view,
- * 08006 ArangoDB unreachable, XX000 anything ArangoDB reports that has no closer match.
+ * 08006 ArangoDB unreachable, 28000 credentials or grant refused, XX000 anything ArangoDB reports that has no
+ * closer match.
  */
 public final class AqlException extends RuntimeException {
 
@@ -18,6 +19,8 @@ public final class AqlException extends RuntimeException {
         SERVER_ERROR,
         /** The read-only gate refused the plan. */
         REFUSED,
+        /** The plan reads a collection or view outside the login's selection, or a system collection. */
+        NOT_SELECTED,
         /** The result had more rows than the row cap. */
         ROW_CAP,
         /** ArangoDB killed the statement at the runtime limit. */
@@ -25,7 +28,12 @@ public final class AqlException extends RuntimeException {
         /** ArangoDB stopped the statement at the memory limit. */
         MEMORY_LIMIT,
         /** ArangoDB could not be reached, or answered in a way pgward cannot read. */
-        UNREACHABLE
+        UNREACHABLE,
+        /**
+         * ArangoDB refused pgward's credentials or their grant (errorNum 11 or 401): a matter for the security team,
+         * never fed back to a model as if the query were wrong.
+         */
+        ACCESS
     }
 
     private final Reason reason;
@@ -44,6 +52,10 @@ public final class AqlException extends RuntimeException {
 
     static AqlException refused(String message) {
         return new AqlException(Reason.REFUSED, SqlStates.INSUFFICIENT_PRIVILEGE, 0, null, message, null);
+    }
+
+    static AqlException notSelected(String message) {
+        return new AqlException(Reason.NOT_SELECTED, SqlStates.INSUFFICIENT_PRIVILEGE, 0, null, message, null);
     }
 
     static AqlException rowCap(int maxRows) {

@@ -26,19 +26,17 @@ import java.util.OptionalLong;
  */
 final class AqlExecutor {
 
-    private final ArangoDatabase db;
-    private final AqlLimits limits;
-
-    AqlExecutor(ArangoDatabase db, AqlLimits limits) {
-        this.db = db;
-        this.limits = limits;
+    AqlExecutor() {
     }
 
     /**
+     * @param db  the database as the login reaches it
      * @param raw true for a read-write login's statement: the completion then reports affected rows, and a write
      *            that returns nothing gets a write command tag
+     * @param limits the database's limits, lowered by the login's
      */
-    AqlCompletion run(String aql, Map<String, Object> bindVars, boolean raw, RowSink sink) {
+    AqlCompletion run(ArangoDatabase db, String aql, Map<String, Object> bindVars, boolean raw, AqlLimits limits,
+                      RowSink sink) {
         AqlQueryOptions options = new AqlQueryOptions()
                 .count(true)
                 .batchSize(limits.batchSize())

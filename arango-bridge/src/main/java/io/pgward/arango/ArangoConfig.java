@@ -2,6 +2,9 @@ package io.pgward.arango;
 
 import java.net.URI;
 import java.nio.file.Path;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -17,9 +20,12 @@ import java.util.Objects;
  * @param limits      runtime, memory and row bounds on every statement
  * @param description what the database holds, for the prompt that turns questions into AQL; may be empty
  * @param rootCertificate PEM file of the CA(s) trusted for an https endpoint; null for the JVM's trust store
+ * @param loginAuth   per pgward login, the ArangoDB account its statements and questions run as; a login not
+ *                    listed runs as {@code auth}
  */
 public record ArangoConfig(String name, URI endpoint, String database, ArangoAuth auth, DriverProtocol protocol,
-                           AqlLimits limits, String description, Path rootCertificate) {
+                           AqlLimits limits, String description, Path rootCertificate,
+                           Map<String, ArangoAuth> loginAuth) {
 
     public static final int DEFAULT_PORT = 8529;
 
@@ -36,35 +42,56 @@ public record ArangoConfig(String name, URI endpoint, String database, ArangoAut
         if (rootCertificate != null && !"https".equals(endpoint.getScheme())) {
             throw new IllegalArgumentException("root_certificate: only applies to an https endpoint");
         }
+        loginAuth = loginAuth == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(loginAuth));
+    }
+
+    public ArangoConfig(String name, URI endpoint, String database, ArangoAuth auth, DriverProtocol protocol,
+                        AqlLimits limits, String description, Path rootCertificate) {
+        this(name, endpoint, database, auth, protocol, limits, description, rootCertificate, Map.of());
+    }
+
+    /** The account {@code login}'s statements run as. */
+    public ArangoAuth authFor(String login) {
+        return loginAuth.getOrDefault(login, auth);
+    }
+
+    public ArangoConfig withLoginAuth(Map<String, ArangoAuth> accounts) {
+        return new ArangoConfig(name, endpoint, database, auth, protocol, limits, description, rootCertificate,
+                accounts);
     }
 
     /** A configuration with the default protocol, limits and no description. */
     public static ArangoConfig of(String name, String endpoint, String database, ArangoAuth auth) {
-        return new ArangoConfig(name, parseEndpoint(endpoint), database, auth, null, null, null, null);
+        return new ArangoConfig(name, parseEndpoint(endpoint), database, auth, null, null, null, null, Map.of());
     }
 
     public ArangoConfig withLimits(AqlLimits newLimits) {
-        return new ArangoConfig(name, endpoint, database, auth, protocol, newLimits, description, rootCertificate);
+        return new ArangoConfig(name, endpoint, database, auth, protocol, newLimits, description, rootCertificate,
+                loginAuth);
     }
 
     public ArangoConfig withProtocol(DriverProtocol newProtocol) {
-        return new ArangoConfig(name, endpoint, database, auth, newProtocol, limits, description, rootCertificate);
+        return new ArangoConfig(name, endpoint, database, auth, newProtocol, limits, description, rootCertificate,
+                loginAuth);
     }
 
     public ArangoConfig withDescription(String newDescription) {
-        return new ArangoConfig(name, endpoint, database, auth, protocol, limits, newDescription, rootCertificate);
+        return new ArangoConfig(name, endpoint, database, auth, protocol, limits, newDescription, rootCertificate,
+                loginAuth);
     }
 
     public ArangoConfig withAuth(ArangoAuth newAuth) {
-        return new ArangoConfig(name, endpoint, database, newAuth, protocol, limits, description, rootCertificate);
+        return new ArangoConfig(name, endpoint, database, newAuth, protocol, limits, description, rootCertificate,
+                loginAuth);
     }
 
     public ArangoConfig withDatabase(String newDatabase) {
-        return new ArangoConfig(name, endpoint, newDatabase, auth, protocol, limits, description, rootCertificate);
+        return new ArangoConfig(name, endpoint, newDatabase, auth, protocol, limits, description, rootCertificate,
+                loginAuth);
     }
 
     public ArangoConfig withRootCertificate(Path pem) {
-        return new ArangoConfig(name, endpoint, database, auth, protocol, limits, description, pem);
+        return new ArangoConfig(name, endpoint, database, auth, protocol, limits, description, pem, loginAuth);
     }
 
     public boolean tls() {

@@ -3,6 +3,7 @@ package io.pgward.arango;
 import com.arangodb.ArangoDBException;
 import io.pgward.guard.SqlStates;
 
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -16,6 +17,9 @@ final class ArangoErrors {
     static final int RESOURCE_LIMIT = 32;
     static final int DATABASE_NOT_FOUND = 1228;
     static final int DATA_SOURCE_NOT_FOUND = 1203;
+    /** What real servers answer to bad credentials, a missing grant, and a missing database for non-root users. */
+    static final int FORBIDDEN = 11;
+    static final int NOT_AUTHORIZED = 401;
 
     private static final Map<Integer, String> SQLSTATE_BY_ERROR_NUM = Map.ofEntries(
             Map.entry(QUERY_PARSE, "42601"),                  // syntax_error
@@ -35,14 +39,20 @@ final class ArangoErrors {
             Map.entry(1562, "22012"),                         // division by zero
             Map.entry(1563, "22023"),                         // array expected
             Map.entry(DATA_SOURCE_NOT_FOUND, "42P01"),        // collection or view not found
-            Map.entry(1202, "02000"),                         // document not found
+            // document not found: never 02000, a completion class a client would take for success
+            Map.entry(1202, "P0002"),                         // no_data_found
             Map.entry(1210, "23505"),                         // unique constraint violated
             Map.entry(1200, "40001"),                         // write-write conflict
             Map.entry(DATABASE_NOT_FOUND, "3D000"),           // database not found
-            Map.entry(11, "42501"),                           // forbidden
-            Map.entry(401, "28000"),                          // not authorized
+            Map.entry(FORBIDDEN, "28000"),                    // forbidden: credentials or grant refused
+            Map.entry(NOT_AUTHORIZED, "28000"),               // not authorized
+            Map.entry(18, "55P03"),                           // lock timeout: lock_not_available
+            Map.entry(21, "57014"),                           // request canceled: query_canceled
+            Map.entry(29, "40P01"),                           // deadlock: deadlock_detected
+            Map.entry(30, "57P01"),                           // shutting down: admin_shutdown
+            Map.entry(1004, "25006"),                         // read-only: read_only_sql_transaction
             Map.entry(QUERY_KILLED, "57014"),                 // query_canceled: killed at maxRuntime
-            Map.entry(RESOURCE_LIMIT, "53200"));              // out_of_memory: memoryLimit reached
+            Map.entry(RESOURCE_LIMIT, "53000"));              // insufficient_resources; 53200 when it is memory
 
     private ArangoErrors() {
     }
@@ -55,25 +65,48 @@ final class ArangoErrors {
                         "ArangoDB answered HTTP " + e.getResponseCode() + " without an error body: "
                                 + e.getMessage(), e);
             }
+            if (timedOut(e)) {
+                // The driver's request timeout is the runtime limit plus a margin: the statement ran too long.
+                return new AqlException(AqlException.Reason.RUNTIME_LIMIT, SqlStates.QUERY_CANCELED, 0, null,
+                        "AQL query stopped: ArangoDB did not answer within the runtime limit of this database ("
+                                + rootMessage(e) + ")", e);
+            }
             return new AqlException(AqlException.Reason.UNREACHABLE, SqlStates.CONNECTION_FAILURE, 0, null,
                     "ArangoDB cannot be reached: " + rootMessage(e), e);
         }
         String arangoMessage = e.getErrorMessage() == null ? "" : e.getErrorMessage();
+        boolean memory = errorNum == RESOURCE_LIMIT && arangoMessage.toLowerCase(Locale.ROOT).contains("memory");
         AqlException.Reason reason = switch (errorNum) {
             case QUERY_KILLED -> AqlException.Reason.RUNTIME_LIMIT;
-            case RESOURCE_LIMIT -> AqlException.Reason.MEMORY_LIMIT;
-            default -> AqlException.Reason.SERVER_ERROR;
+            case RESOURCE_LIMIT -> memory ? AqlException.Reason.MEMORY_LIMIT : AqlException.Reason.SERVER_ERROR;
+            case FORBIDDEN, NOT_AUTHORIZED -> AqlException.Reason.ACCESS;
+            // An error number pgward does not know, answered with 401 or 403, is about the account.
+            default -> !SQLSTATE_BY_ERROR_NUM.containsKey(errorNum) && e.getResponseCode() != null
+                    && (e.getResponseCode() == 401 || e.getResponseCode() == 403)
+                    ? AqlException.Reason.ACCESS : AqlException.Reason.SERVER_ERROR;
         };
-        String sqlState = SQLSTATE_BY_ERROR_NUM.getOrDefault(errorNum, e.getResponseCode() != null
-                && e.getResponseCode() == 403 ? SqlStates.INSUFFICIENT_PRIVILEGE : SqlStates.INTERNAL_ERROR);
+        String sqlState = memory ? "53200" : SQLSTATE_BY_ERROR_NUM.getOrDefault(errorNum,
+                reason == AqlException.Reason.ACCESS ? "28000" : SqlStates.INTERNAL_ERROR);
         String message = switch (reason) {
             case RUNTIME_LIMIT -> "AQL query stopped at the runtime limit of this database (ArangoDB error "
                     + errorNum + ": " + arangoMessage + ")";
             case MEMORY_LIMIT -> "AQL query stopped at the memory limit of this database (ArangoDB error "
                     + errorNum + ": " + arangoMessage + ")";
+            case ACCESS -> "ArangoDB refused the credentials of this database or their grant (ArangoDB error "
+                    + errorNum + ": " + arangoMessage + ")";
             default -> "ArangoDB error " + errorNum + ": " + arangoMessage;
         };
         return new AqlException(reason, sqlState, errorNum, arangoMessage, message, e);
+    }
+
+    private static boolean timedOut(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof java.util.concurrent.TimeoutException || t instanceof java.net.SocketTimeoutException
+                    || t.getClass().getSimpleName().contains("Timeout")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     static String sqlStateFor(int errorNum) {

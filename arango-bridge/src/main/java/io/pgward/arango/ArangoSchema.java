@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Predicate;
 
 /**
  * The multi-model schema of one ArangoDB database as reflected at start: collections (document or edge) with the
@@ -71,6 +72,24 @@ public record ArangoSchema(String database, List<CollectionInfo> collections, Li
         public ViewInfo {
             links = Map.copyOf(links);
         }
+    }
+
+    /**
+     * The part of the schema a login may see: the collections and views it may read (a view's links only to
+     * those collections), and the graphs all of whose collections it may read.
+     */
+    public ArangoSchema visible(Predicate<String> mayRead) {
+        List<CollectionInfo> readable = collections.stream().filter(c -> mayRead.test(c.name())).toList();
+        List<GraphInfo> walkable = graphs.stream().filter(g -> g.orphanCollections().stream().allMatch(mayRead)
+                && g.edgeDefinitions().stream().allMatch(e -> mayRead.test(e.collection())
+                && e.from().stream().allMatch(mayRead) && e.to().stream().allMatch(mayRead))).toList();
+        List<ViewInfo> searchable = new ArrayList<>();
+        for (ViewInfo v : views) {
+            if (mayRead.test(v.name()) && v.links().keySet().stream().allMatch(mayRead)) {
+                searchable.add(v);
+            }
+        }
+        return new ArangoSchema(database, readable, walkable, searchable);
     }
 
     public Optional<CollectionInfo> collection(String name) {

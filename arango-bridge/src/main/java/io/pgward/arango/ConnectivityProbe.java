@@ -26,6 +26,31 @@ final class ConnectivityProbe {
     }
 
     static ServerInfo check(ArangoDatabase db, ArangoConfig config) {
+        return check(db, config, null);
+    }
+
+    /**
+     * The probe for one account of the entry.
+     *
+     * @param account the key under the entry that names the account ({@code logins.analyst}), null for the
+     *                entry's own; failures name it
+     */
+    static ServerInfo check(ArangoDatabase db, ArangoConfig config, String account) {
+        try {
+            return probe(db, config);
+        } catch (ArangoStartupException e) {
+            if (account == null) {
+                throw e;
+            }
+            String entry = prefix(config);
+            String message = e.getMessage().startsWith(entry)
+                    ? "arango." + config.name() + "." + account + ": " + e.getMessage().substring(entry.length())
+                    : e.getMessage();
+            throw new ArangoStartupException(e.part(), message, e.getCause());
+        }
+    }
+
+    private static ServerInfo probe(ArangoDatabase db, ArangoConfig config) {
         ArangoDBVersion version;
         try {
             version = db.getVersion();
@@ -68,8 +93,11 @@ final class ConnectivityProbe {
             return new ArangoStartupException(onDatabase ? ArangoStartupException.Part.PERMISSION
                     : ArangoStartupException.Part.CREDENTIALS, prefix(config) + (onDatabase
                     ? config.auth().describe() + " may not use database '" + config.database() + "'"
+                    // ArangoDB answers a user other than root the same for wrong credentials, a missing grant
+                    // and a database that does not exist: HTTP 401, errorNum 11.
                     : "ArangoDB at " + config.endpoint() + " refused " + config.auth().describe()
-                            + " for database '" + config.database() + "'")
+                            + " for database '" + config.database() + "': the credentials are wrong, or they have "
+                            + "no access to the database, or database '" + config.database() + "' does not exist")
                     + " (HTTP 401" + errorSuffix(e) + ")", e);
         }
         if (status == HTTP_FORBIDDEN || errorNum != null && errorNum == ERROR_FORBIDDEN) {

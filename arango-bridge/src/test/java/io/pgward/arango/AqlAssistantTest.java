@@ -53,6 +53,8 @@ class AqlAssistantTest {
                          "orphanCollections":[]}""")
                 .view("users_search", "arangosearch", """
                         {"links":{"users":{"fields":{"name":{"analyzers":["text_en"]}},"includeAllFields":false}}}""");
+        // READ and the row-limit wrappers around it read users, as ArangoDB would plan them.
+        fake.planWhere(aql -> aql.contains(READ), ReadOnlyGateTest.READ_USERS.formatted("users", "users"));
         fake.requireBasic(BridgeFixture.USER, BridgeFixture.PASSWORD);
         bridge = ArangoBridge.start(BridgeFixture.config(fake).withDescription(DESCRIPTION));
     }
@@ -284,6 +286,39 @@ class AqlAssistantTest {
         assertEquals(SqlStates.CONNECTION_FAILURE, e.sqlState());
         assertTrue(e.getMessage().startsWith("ArangoDB cannot be reached"), e.getMessage());
         assertEquals(1, model.requests().size(), "a fault is not fed back to the model");
+    }
+
+    @Test
+    void aRefusedCredentialDuringAQuestionIsAnAccessErrorNotFeedback() {
+        String other = "FOR u IN users RETURN u.name";
+        fake.explainError(other, 401, 11, "not authorized to execute this request");
+        ScriptedChatModel model = new ScriptedChatModel(ScriptedChatModel.valid(AQL, other),
+                ScriptedChatModel.valid(AQL, READ));
+
+        NlException e = assertThrows(NlException.class, () -> assistant(model).ask("names", OptionalInt.empty()));
+
+        assertEquals("28000", e.sqlState());
+        assertTrue(e.getMessage().contains("ArangoDB refused the credentials"), e.getMessage());
+        assertEquals(1, model.requests().size(), "an access failure is not fed back to the model");
+    }
+
+    @Test
+    void aLoginsSelectionRefusalIsFedBackAndThePromptShowsOnlyTheSelection() throws Exception {
+        String secrets = "FOR s IN secrets RETURN s";
+        fake.plan(secrets, ReadOnlyGateTest.READ_USERS.formatted("secrets", "secrets"));
+        ScriptedChatModel model = new ScriptedChatModel(ScriptedChatModel.valid(AQL, secrets),
+                ScriptedChatModel.valid(AQL, READ));
+        AqlAssistant assistant = AqlAssistant.builder("analyst", bridge, NlSettings.defaults())
+                .chatModel(model).policy(new AqlPolicy("analyst", Optional.of(java.util.Set.of("users")), 0, null))
+                .build();
+
+        AqlAskResult.Rows rows = assertInstanceOf(AqlAskResult.Rows.class, assistant.ask("q", OptionalInt.empty()));
+
+        assertEquals(READ, rows.generatedAql());
+        assertTrue(model.lastUserText(1).contains("Error: AQL refused: secrets is not among the collections and "
+                + "views login \"analyst\" may read"), model.lastUserText(1));
+        String prompt = model.systemText(0);
+        assertTrue(prompt.contains("- users:") && !prompt.contains("- knows") && !prompt.contains("social"), prompt);
     }
 
     @Test

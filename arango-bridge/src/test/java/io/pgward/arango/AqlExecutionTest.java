@@ -38,7 +38,7 @@ class AqlExecutionTest {
     @Test
     void objectsBecomeColumnsInOrderOfFirstAppearanceWithNestedValuesAsJson() {
         String aql = "FOR u IN users RETURN u";
-        fake.rows(aql, """
+        fake.reads(aql).rows(aql, """
                 [{"name":"Ada","age":36,"tags":["math","engines"]},
                  {"name":"Grace","address":{"city":"Arlington"},"age":null,"active":true},
                  null]""");
@@ -58,7 +58,7 @@ class AqlExecutionTest {
     @Test
     void anythingButObjectsIsOneValueColumn() {
         String aql = "FOR x IN [1, 'two', [3], {\"four\": 4}, null, 2.5, false] RETURN x";
-        fake.rows(aql, "[1, \"two\", [3], {\"four\": 4}, null, 2.5, false]");
+        fake.reads(aql).rows(aql, "[1, \"two\", [3], {\"four\": 4}, null, 2.5, false]");
         bridge = BridgeFixture.start(fake);
 
         AqlResult result = bridge.run(aql, ExecutionMode.READ_ONLY);
@@ -71,6 +71,7 @@ class AqlExecutionTest {
 
     @Test
     void anEmptyReadHasOneValueColumnAndNoRows() {
+        fake.reads("FOR u IN users FILTER u.age > 200 RETURN u");
         bridge = BridgeFixture.start(fake);
 
         AqlResult result = bridge.run("FOR u IN users FILTER u.age > 200 RETURN u", ExecutionMode.READ_ONLY);
@@ -83,7 +84,7 @@ class AqlExecutionTest {
     @Test
     void batchesAreFetchedAsTheyAreConsumedAndColumnsComeFromTheFirstBatch() {
         String aql = "FOR i IN 1..5 RETURN {n: i}";
-        fake.rows(aql, "[{\"n\":1},{\"n\":2},{\"n\":3},{\"n\":4,\"late\":true},{\"n\":5}]");
+        fake.reads(aql).rows(aql, "[{\"n\":1},{\"n\":2},{\"n\":3},{\"n\":4,\"late\":true},{\"n\":5}]");
         bridge = ArangoBridge.start(BridgeFixture.config(fake.requireBasic(BridgeFixture.USER, BridgeFixture.PASSWORD))
                 .withLimits(AqlLimits.DEFAULTS.withBatchSize(2)));
         List<String> events = new ArrayList<>();
@@ -123,6 +124,7 @@ class AqlExecutionTest {
     @Test
     void runtimeMemoryCountAndBatchSizeAreSentWithTheCursorRequest() {
         String aql = "FOR u IN users RETURN u.name";
+        fake.reads(aql);
         bridge = ArangoBridge.start(BridgeFixture.config(fake.requireBasic(BridgeFixture.USER, BridgeFixture.PASSWORD))
                 .withLimits(AqlLimits.DEFAULTS.withMaxRuntime(Duration.ofMillis(2500)).withMemoryLimit(64L << 20)
                         .withBatchSize(300)));
@@ -151,7 +153,7 @@ class AqlExecutionTest {
     @Test
     void aResultPastTheRowCapFailsTheStatementBeforeAnyRowIsSent() {
         String aql = "FOR i IN 1..4 RETURN i";
-        fake.rows(aql, "[1,2,3,4]");
+        fake.reads(aql).rows(aql, "[1,2,3,4]");
         bridge = ArangoBridge.start(BridgeFixture.config(fake.requireBasic(BridgeFixture.USER, BridgeFixture.PASSWORD))
                 .withLimits(AqlLimits.DEFAULTS.withMaxRows(3).withBatchSize(2)));
         List<List<String>> sent = new ArrayList<>();
@@ -170,7 +172,7 @@ class AqlExecutionTest {
     @Test
     void theRowCapHoldsWhenTheServerSendsNoCount() {
         String aql = "FOR i IN 1..4 RETURN i";
-        fake.rows(aql, "[1,2,3,4]").omitCount();
+        fake.reads(aql).rows(aql, "[1,2,3,4]").omitCount();
         bridge = ArangoBridge.start(BridgeFixture.config(fake.requireBasic(BridgeFixture.USER, BridgeFixture.PASSWORD))
                 .withLimits(AqlLimits.DEFAULTS.withMaxRows(3).withBatchSize(2)));
 
@@ -183,7 +185,7 @@ class AqlExecutionTest {
     @Test
     void aResultExactlyAtTheRowCapIsReturnedWhole() {
         String aql = "FOR i IN 1..3 RETURN i";
-        fake.rows(aql, "[1,2,3]");
+        fake.reads(aql).rows(aql, "[1,2,3]");
         bridge = ArangoBridge.start(BridgeFixture.config(fake.requireBasic(BridgeFixture.USER, BridgeFixture.PASSWORD))
                 .withLimits(AqlLimits.DEFAULTS.withMaxRows(3).withBatchSize(2)));
 
@@ -193,7 +195,7 @@ class AqlExecutionTest {
     @Test
     void theRuntimeLimitComesBackAsQueryCanceled() {
         String aql = "FOR i IN 1..100000000 RETURN SLEEP(1)";
-        fake.cursorError(aql, 410, 1500, "query killed");
+        fake.reads(aql).cursorError(aql, 410, 1500, "query killed");
         bridge = BridgeFixture.start(fake);
 
         AqlException e = assertThrows(AqlException.class, () -> bridge.run(aql, ExecutionMode.READ_ONLY));
@@ -207,7 +209,7 @@ class AqlExecutionTest {
     @Test
     void theMemoryLimitComesBackAsOutOfMemory() {
         String aql = "FOR i IN 1..100000000 RETURN i";
-        fake.cursorError(aql, 500, 32,
+        fake.reads(aql).cursorError(aql, 500, 32,
                 "query would use more memory than allowed (while allocating 65536 bytes)");
         bridge = BridgeFixture.start(fake);
 
@@ -241,7 +243,7 @@ class AqlExecutionTest {
     @Test
     void aRawWriteThatReturnsRowsIsASelectWithAffectedRows() {
         String aql = "INSERT {name: 'Lin'} INTO users RETURN NEW._key";
-        fake.rows(aql, "[\"123\"]").writes(aql, 1);
+        fake.reads(aql).rows(aql, "[\"123\"]").writes(aql, 1);
         bridge = BridgeFixture.start(fake);
 
         AqlResult result = bridge.run(aql, ExecutionMode.RAW);
@@ -255,7 +257,7 @@ class AqlExecutionTest {
     @Test
     void arangoDbsWarningsComeWithTheCompletion() {
         String aql = "RETURN 1 / 0";
-        fake.rows(aql, "[null]").warnings(aql, "[{\"code\":1562,\"message\":\"division by zero\"}]");
+        fake.reads(aql).rows(aql, "[null]").warnings(aql, "[{\"code\":1562,\"message\":\"division by zero\"}]");
         bridge = BridgeFixture.start(fake);
 
         AqlResult result = bridge.run(aql, ExecutionMode.READ_ONLY);

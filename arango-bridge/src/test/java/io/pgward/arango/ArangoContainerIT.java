@@ -4,6 +4,7 @@ import com.arangodb.ArangoDB;
 import com.arangodb.ArangoDatabase;
 import com.arangodb.entity.CollectionType;
 import com.arangodb.entity.EdgeDefinition;
+import com.arangodb.entity.Permissions;
 import com.arangodb.entity.arangosearch.CollectionLink;
 import com.arangodb.entity.arangosearch.FieldLink;
 import com.arangodb.model.CollectionCreateOptions;
@@ -27,6 +28,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -73,6 +75,12 @@ class ArangoContainerIT {
             db.createGraph("social", List.of(new EdgeDefinition().collection("knows").from("users").to("users")));
             db.createArangoSearch("users_search", new ArangoSearchCreateOptions()
                     .link(CollectionLink.on("users").fields(FieldLink.on("name").analyzers("text_en"))));
+            db.createCollection("secrets");
+            db.collection("secrets").insertDocuments(List.of(Map.of("_key", "pin", "value", 1234)));
+            db.createAqlFunction("MYNS::FN", "function (x) { return x; }", null);
+            admin.createUser("analyst_ro", "ro-pass");
+            db.grantAccess("analyst_ro", Permissions.RO);
+            db.grantDefaultCollectionAccess("analyst_ro", Permissions.RO);
         } finally {
             admin.shutdown();
         }
@@ -177,6 +185,48 @@ class ArangoContainerIT {
 
         try (ArangoBridge withToken = ArangoBridge.start(config(new ArangoAuth.Token(jwt)))) {
             assertEquals("SELECT 1", withToken.run("RETURN 1", ExecutionMode.READ_ONLY).commandTag());
+        }
+    }
+
+    @Test
+    void userDefinedFunctionsAreRefusedInEveryForm() {
+        for (String aql : List.of("RETURN MYNS::FN(1)", "RETURN CALL(CONCAT('MYNS', '::FN'), 1)",
+                "FOR u IN users RETURN MYNS::FN(u.name)", "LET x = (FOR u IN users RETURN MYNS::FN(u)) RETURN x")) {
+            AqlException e = assertThrows(AqlException.class, () -> bridge.run(aql, ExecutionMode.READ_ONLY), aql);
+            assertEquals(AqlException.Reason.REFUSED, e.reason(), aql + ": " + e.getMessage());
+        }
+        AqlException apply = assertThrows(AqlException.class, () -> bridge.run("RETURN APPLY(@p, [1])",
+                Map.of("p", "MYNS::FN"), ExecutionMode.READ_ONLY, new AqlResult.Collector()));
+        assertEquals(AqlException.Reason.REFUSED, apply.reason(), apply.getMessage());
+    }
+
+    @Test
+    void aLoginsSelectionHoldsForCollectionsTraversalsAndDocumentLookups() {
+        AqlPolicy usersOnly = new AqlPolicy("analyst", Optional.of(Set.of("users")), 0, null);
+        AqlPolicy withKnows = new AqlPolicy("analyst", Optional.of(Set.of("users", "knows")), 0, null);
+        String traversal = "FOR v IN 1 OUTBOUND 'users/ada' GRAPH 'social' RETURN v.name";
+
+        for (String aql : List.of("FOR s IN secrets RETURN s", "RETURN DOCUMENT('secrets/pin')",
+                "RETURN LENGTH(secrets)", traversal)) {
+            AqlException e = assertThrows(AqlException.class,
+                    () -> bridge.run(aql, ExecutionMode.READ_ONLY, usersOnly), aql);
+            assertEquals(SqlStates.INSUFFICIENT_PRIVILEGE, e.sqlState(), aql + ": " + e.getMessage());
+        }
+        assertEquals(List.of(List.of("Grace")), bridge.run(traversal, ExecutionMode.READ_ONLY, withKnows).rows());
+        assertEquals(AqlException.Reason.NOT_SELECTED, assertThrows(AqlException.class,
+                () -> bridge.run("FOR g IN _graphs RETURN g", ExecutionMode.READ_ONLY)).reason());
+    }
+
+    @Test
+    void aLoginWithAReadOnlyAccountCannotWriteEvenRaw() {
+        try (ArangoBridge accounts = ArangoBridge.start(config(new ArangoAuth.UserPassword("root", ROOT_PASSWORD))
+                .withLoginAuth(Map.of("analyst", new ArangoAuth.UserPassword("analyst_ro", "ro-pass"))))) {
+            AqlPolicy analyst = new AqlPolicy("analyst", Optional.empty(), 0, null);
+            assertEquals("SELECT 2", accounts.run("FOR u IN users RETURN u", ExecutionMode.READ_ONLY, analyst)
+                    .commandTag());
+            AqlException e = assertThrows(AqlException.class, () -> accounts.run("INSERT {n: 1} INTO users",
+                    Map.of(), ExecutionMode.RAW, analyst, new AqlResult.Collector()));
+            assertEquals("28000", e.sqlState(), e.getMessage());
         }
     }
 

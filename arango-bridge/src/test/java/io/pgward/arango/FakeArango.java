@@ -40,8 +40,13 @@ import java.util.regex.Pattern;
  * body, so tests assert on what the driver sent.
  *
  * <p>Statements are scripted by their exact text: {@link #plan} sets what EXPLAIN answers, {@link #rows} what the
- * cursor returns. An unscripted statement explains as a plain read and returns no rows; {@code RETURN 1}
- * returns 1; the schema sample query returns the documents given with {@link #documents}.
+ * cursor returns. The fake fails closed: EXPLAIN of an unscripted statement is an error (HTTP 500, errorNum 4),
+ * never a read plan, so a test cannot pass by a plan nobody wrote; an unscripted cursor returns no rows;
+ * {@code RETURN 1} returns 1; the schema sample query returns the documents given with {@link #documents}.
+ *
+ * <p>Access errors are ArangoDB's: bad credentials, and for a user other than root a database that does not
+ * exist, are HTTP 401 with errorNum 11 (the server does not tell an unknown database from a missing grant);
+ * root gets 404 with errorNum 1228 for a missing database.
  */
 public final class FakeArango implements AutoCloseable {
 
@@ -80,6 +85,7 @@ public final class FakeArango implements AutoCloseable {
 
     private final Set<String> databases = new HashSet<>(Set.of("_system", "shop"));
     private final Map<String, JsonNode> plans = new HashMap<>();
+    private final List<Map.Entry<java.util.function.Predicate<String>, JsonNode>> planRules = new ArrayList<>();
     private final Map<String, Failure> explainFailures = new HashMap<>();
     private final Map<String, List<JsonNode>> rows = new HashMap<>();
     private final Map<String, Long> writes = new HashMap<>();
@@ -92,6 +98,9 @@ public final class FakeArango implements AutoCloseable {
     private final Map<String, JsonNode> views = new LinkedHashMap<>();
     private final Map<String, java.time.Duration> delays = new ConcurrentHashMap<>();
     private String basicAuth;
+    private String basicUser;
+    /** Further accounts, by their Authorization header: the user name. */
+    private final Map<String, String> otherAccounts = new HashMap<>();
     private String jwt;
     private String versionBody = "{\"server\":\"arango\",\"license\":\"community\",\"version\":\"3.12.4\"}";
     private boolean omitCount;
@@ -130,8 +139,16 @@ public final class FakeArango implements AutoCloseable {
     // ---- scripting
 
     public synchronized FakeArango requireBasic(String user, String password) {
+        basicUser = user;
         basicAuth = "Basic " + Base64.getEncoder().encodeToString((user + ":" + password)
                 .getBytes(StandardCharsets.UTF_8));
+        return this;
+    }
+
+    /** Also accepts this user and password (an account of its own for a login), besides the required one. */
+    public synchronized FakeArango allowBasic(String user, String password) {
+        otherAccounts.put("Basic " + Base64.getEncoder().encodeToString((user + ":" + password)
+                .getBytes(StandardCharsets.UTF_8)), user);
         return this;
     }
 
@@ -159,6 +176,17 @@ public final class FakeArango implements AutoCloseable {
     public synchronized FakeArango plan(String aql, String planJson) {
         plans.put(aql, parse(planJson));
         return this;
+    }
+
+    /** EXPLAIN of every text {@code which} accepts (and no exact script covers) answers with this plan. */
+    public synchronized FakeArango planWhere(java.util.function.Predicate<String> which, String planJson) {
+        planRules.add(Map.entry(which, parse(planJson)));
+        return this;
+    }
+
+    /** EXPLAIN of {@code aql} answers with {@link #READ_PLAN}, a plain read of no collection. */
+    public synchronized FakeArango reads(String aql) {
+        return plan(aql, READ_PLAN);
     }
 
     public synchronized FakeArango explainError(String aql, int status, int errorNum, String message) {
@@ -287,11 +315,15 @@ public final class FakeArango implements AutoCloseable {
             }
             synchronized (this) {
                 if (!authorized(exchange.getRequestHeaders().getFirst("Authorization"))) {
-                    error(exchange, 401, 401, "not authorized to execute this request");
+                    error(exchange, 401, 11, "not authorized to execute this request");
                     return;
                 }
                 if (!databases.contains(database)) {
-                    error(exchange, 404, 1228, "database not found");
+                    if ("root".equals(basicUser) || (basicUser == null && jwt == null)) {
+                        error(exchange, 404, 1228, "database not found");
+                    } else {
+                        error(exchange, 401, 11, "not authorized to execute this request");
+                    }
                     return;
                 }
                 route(exchange, method, path, body);
@@ -304,7 +336,7 @@ public final class FakeArango implements AutoCloseable {
             return header != null && header.regionMatches(true, 0, "bearer ", 0, 7)
                     && header.substring(7).equals(jwt);
         }
-        return basicAuth == null || basicAuth.equals(header);
+        return basicAuth == null || basicAuth.equals(header) || otherAccounts.containsKey(header);
     }
 
     private void route(HttpExchange exchange, String method, String path, JsonNode body) throws IOException {
@@ -361,8 +393,16 @@ public final class FakeArango implements AutoCloseable {
             error(exchange, failure.status(), failure.errorNum(), failure.message());
             return;
         }
+        JsonNode plan = plans.get(aql);
+        for (int i = 0; plan == null && i < planRules.size(); i++) {
+            plan = planRules.get(i).getKey().test(aql) ? planRules.get(i).getValue() : null;
+        }
+        if (plan == null) {
+            error(exchange, 500, 4, "FakeArango: no plan scripted for " + aql);
+            return;
+        }
         ObjectNode answer = JSON.createObjectNode();
-        answer.set("plan", plans.getOrDefault(aql, parse(READ_PLAN)));
+        answer.set("plan", plan);
         answer.putArray("warnings");
         answer.putObject("stats").put("rulesExecuted", 30).put("rulesSkipped", 0).put("plansCreated", 1)
                 .put("peakMemoryUsage", 0).put("executionTime", 0.0001);

@@ -31,7 +31,8 @@ class StartupProbeTest {
 
     @Test
     void userAndPasswordAreSentAsBasicAuthentication() {
-        try (FakeArango fake = FakeArango.start(); ArangoBridge bridge = BridgeFixture.start(fake)) {
+        try (FakeArango fake = FakeArango.start().reads("FOR u IN users RETURN u");
+             ArangoBridge bridge = BridgeFixture.start(fake)) {
             bridge.run("FOR u IN users RETURN u", ExecutionMode.READ_ONLY);
             String expected = "Basic " + Base64.getEncoder().encodeToString("reader:s3cret".getBytes());
             assertTrue(fake.requests().stream().allMatch(r -> expected.equals(r.header("Authorization"))));
@@ -50,7 +51,7 @@ class StartupProbeTest {
     @Test
     void aTokenIsSentAsBearerAuthentication() {
         String jwt = "eyJhbGciOiJIUzI1NiJ9.eyJwcmVmZXJyZWRfdXNlcm5hbWUiOiJyZWFkZXIifQ.c2lnbmF0dXJl";
-        try (FakeArango fake = FakeArango.start().requireJwt(jwt);
+        try (FakeArango fake = FakeArango.start().requireJwt(jwt).reads("FOR u IN users RETURN u");
              ArangoBridge bridge = ArangoBridge.start(ArangoConfig.of("docs", fake.endpoint(), "shop",
                      new ArangoAuth.Token(jwt)))) {
             assertEquals("SELECT 0", bridge.run("FOR u IN users RETURN u", ExecutionMode.READ_ONLY).commandTag());
@@ -76,23 +77,37 @@ class StartupProbeTest {
     void aRefusedPasswordNamesTheUser() {
         try (FakeArango fake = FakeArango.start().requireBasic("reader", "right")) {
             ArangoStartupException e = assertThrows(ArangoStartupException.class, () -> ArangoBridge.start(
-                    ArangoConfig.of("docs", fake.endpoint(), "shop", new ArangoAuth.UserPassword("reader", "wrong"))));
+                    ArangoConfig.of("docs", fake.endpoint(), "shop",
+                            new ArangoAuth.UserPassword("reader", "Pa55-not-it"))));
 
             assertEquals(ArangoStartupException.Part.CREDENTIALS, e.part());
             assertTrue(e.getMessage().contains("refused user 'reader'"), e.getMessage());
             assertTrue(e.getMessage().contains("HTTP 401"), e.getMessage());
-            assertFalse(e.getMessage().contains("wrong"));
+            assertFalse(e.getMessage().contains("Pa55-not-it"));
         }
     }
 
     @Test
-    void aMissingDatabaseIsNamed() {
+    void aMissingDatabaseIsNamedToRoot() {
+        try (FakeArango fake = FakeArango.start().withoutDatabase("shop").requireBasic("root", "pw")) {
+            ArangoStartupException e = assertThrows(ArangoStartupException.class,
+                    () -> ArangoBridge.start(ArangoConfig.of("shopdocs", fake.endpoint(), "shop",
+                            new ArangoAuth.UserPassword("root", "pw"))));
+
+            assertEquals(ArangoStartupException.Part.DATABASE, e.part());
+            assertEquals("arango.shopdocs: database 'shop' does not exist on " + fake.endpoint(), e.getMessage());
+        }
+    }
+
+    @Test
+    void aMissingDatabaseOfAnotherUserIsIndistinguishableFromRefusedCredentials() {
         try (FakeArango fake = FakeArango.start().withoutDatabase("shop")) {
             ArangoStartupException e = assertThrows(ArangoStartupException.class,
                     () -> BridgeFixture.start(fake));
 
-            assertEquals(ArangoStartupException.Part.DATABASE, e.part());
-            assertEquals("arango.shopdocs: database 'shop' does not exist on " + fake.endpoint(), e.getMessage());
+            assertEquals(ArangoStartupException.Part.CREDENTIALS, e.part());
+            assertTrue(e.getMessage().contains("(HTTP 401, error 11: not authorized to execute this request)")
+                    && e.getMessage().contains("or database 'shop' does not exist"), e.getMessage());
         }
     }
 

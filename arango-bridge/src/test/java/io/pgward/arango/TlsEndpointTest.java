@@ -58,7 +58,7 @@ class TlsEndpointTest {
              ArangoBridge bridge = ArangoBridge.start(ArangoConfig.of("docs", fake.endpoint(), "shop",
                      new ArangoAuth.UserPassword("reader", "pw")).withRootCertificate(certificatePem))) {
             assertTrue(fake.endpoint().startsWith("https://"));
-            fake.rows("RETURN 'over tls'", "[\"over tls\"]");
+            fake.reads("RETURN 'over tls'").rows("RETURN 'over tls'", "[\"over tls\"]");
             assertEquals(List.of(List.of("over tls")),
                     bridge.run("RETURN 'over tls'", ExecutionMode.READ_ONLY).rows());
         }

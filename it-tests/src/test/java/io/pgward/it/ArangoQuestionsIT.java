@@ -56,6 +56,9 @@ class ArangoQuestionsIT {
         arango.rows(wrapped(OLDEST_AQL, 250), "[\"Ada\"]");
         arango.rows(wrapped(COUNT_AQL, 250), "[3]");
         arango.plan(PURGE_AQL, ArangoThroughProxyIT.REMOVE_PLAN);
+        for (String read : List.of(OLDEST_AQL, wrapped(OLDEST_AQL, 250), COUNT_AQL, wrapped(COUNT_AQL, 250))) {
+            arango.plan(read, ArangoThroughProxyIT.READ_PLAN.formatted("users", "users"));
+        }
         llm = new ScriptedLlmServer();
         llm.script(OLDEST, ScriptedChatModel.valid(AQL, OLDEST_AQL));
         llm.script(PURGE, ScriptedChatModel.valid(AQL, PURGE_AQL), ScriptedChatModel.valid(AQL, COUNT_AQL));

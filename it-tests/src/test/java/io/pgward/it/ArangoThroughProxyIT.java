@@ -54,6 +54,7 @@ class ArangoThroughProxyIT {
     static final String TYPO = "FOR u IN users RETRN u";
     static final String TOO_MANY = "FOR i IN 1..6 RETURN i";
     static final String SLOW = "FOR d IN slow RETURN d";
+    static final String SECRETS = "FOR s IN secrets RETURN s";
     static final String SYNTAX_ERROR = "syntax error, unexpected identifier near 'RETRN u' at position 1:16";
 
     /** ArangoDB 3.12's plan of REMOVE on a single server. */
@@ -69,6 +70,18 @@ class ArangoThroughProxyIT {
              "rules":["remove-data-modification-out-variables"],
              "collections":[{"name":"users","type":"write"}],
              "variables":[{"id":0,"name":"u"}],"estimatedCost":8,"estimatedNrItems":3,"isModificationQuery":true}""";
+
+    /** ArangoDB 3.12's plan of a full read of one collection. */
+    static final String READ_PLAN = """
+            {"nodes":[
+              {"type":"SingletonNode","typeID":1,"dependencies":[],"id":1,"estimatedCost":1,"estimatedNrItems":1},
+              {"type":"EnumerateCollectionNode","typeID":6,"dependencies":[1],"id":2,"estimatedCost":5,
+               "estimatedNrItems":3,"random":false,"outVariable":{"id":0,"name":"u"},"producesResult":true,
+               "database":"shop","collection":"%s","satellite":false},
+              {"type":"ReturnNode","typeID":18,"dependencies":[2],"id":3,"estimatedCost":8,"estimatedNrItems":3,
+               "inVariable":{"id":0,"name":"u"},"count":true}],
+             "rules":[],"collections":[{"name":"%s","type":"read"}],"variables":[{"id":0,"name":"u"}],
+             "estimatedCost":8,"estimatedNrItems":3,"isModificationQuery":false}""";
 
     private static FakeArango arango;
     private static ArangoServing serving;
@@ -92,14 +105,21 @@ class ArangoThroughProxyIT {
         arango.rows(TOO_MANY, "[1, 2, 3, 4, 5, 6]");
         arango.rows(SLOW, "[1]").delay(SLOW, Duration.ofSeconds(20));
         arango.warnings(VALUES, "[{\"code\": 1562, \"message\": \"division by zero\"}]");
+        // The fake fails closed: every statement that is to read has its plan scripted.
+        for (String read : List.of(USERS, VALUES, BY_AGE, BY_NAME, TOO_MANY, SLOW, "RETURN 1")) {
+            arango.reads(read);
+        }
+        arango.plan(USERS, READ_PLAN.formatted("users", "users"))
+                .plan(SECRETS, READ_PLAN.formatted("secrets", "secrets")).rows(SECRETS, "[{\"pin\":1234}]");
 
         ArangoConfig config = ArangoConfig.of(SHOPDOCS, arango.endpoint(), "shop",
                 new ArangoAuth.UserPassword("pgward_reader", "arango pass"))
                 .withLimits(AqlLimits.DEFAULTS.withMaxRows(5));
         serving = ArangoServing.start(List.of(config), List.of());
         proxy = ProxyFixture.start(db, ProxyFixture.STANDARD_GATES, null, PgwardConfig.TlsMode.DISABLE, 4,
-                c -> c.withAudit(new PgwardConfig.Audit(PgwardConfig.AuditTarget.FILE, auditFile))
-                        .withArango(List.of(config)),
+                c -> ProxyFixture.policy("reader", p -> p.withTables(List.of("public.orders", SHOPDOCS + ".users"))
+                        .withRowCap(1)).apply(c.withAudit(new PgwardConfig.Audit(PgwardConfig.AuditTarget.FILE,
+                                auditFile)).withArango(List.of(config))),
                 serving.localDatabases());
     }
 
@@ -324,6 +344,39 @@ class ArangoThroughProxyIT {
                 assertTrue(rs.next(), "the session carries on");
                 assertEquals("Ada", rs.getString(1));
             }
+        }
+    }
+
+    // ---------------------------------------------------------------- the login's policy
+
+    @Test
+    void aReadOnlyLoginWithTablesReadsOnlyItsSelectedCollections() throws Exception {
+        RealClients.Result refused = psql("reader", "-c", SECRETS);
+        assertTrue(refused.err().contains("ERROR:  AQL refused: secrets is not among the collections and views "
+                + "login \"reader\" may read"), refused.err());
+        assertEquals(List.of(), arango.cursorRequests(SECRETS), "nothing of it reached ArangoDB's cursor");
+
+        try (Connection c = connect("reader", new Properties()); Statement s = c.createStatement()) {
+            PSQLException e = assertThrows(PSQLException.class, () -> s.executeQuery(SECRETS));
+            assertEquals(SqlState.INSUFFICIENT_PRIVILEGE, e.getSQLState());
+            try (ResultSet rs = s.executeQuery("RETURN 1")) {
+                assertTrue(rs.next(), "a statement that reads no collection runs");
+            }
+        }
+        assertAudited("\"login\":\"reader\",\"database\":\"shopdocs\",\"verdict\":\"refuse\","
+                + "\"rule\":\"arango-selection\",\"statement\":\"" + SECRETS + "\"");
+    }
+
+    @Test
+    void aReadOnlyLoginsRowCapLowersTheDatabasesLimit() throws Exception {
+        try (Connection c = connect("reader", new Properties()); Statement s = c.createStatement()) {
+            PSQLException e = assertThrows(PSQLException.class, () -> s.executeQuery(USERS));
+            assertEquals("54000", e.getSQLState());
+            assertTrue(e.getMessage().contains("more than 1 rows"), e.getMessage());
+        }
+        try (Connection c = connect("analyst", new Properties()); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery(USERS)) {
+            assertTrue(rs.next() && rs.next(), "a login without a cap of its own has the database's");
         }
     }
 

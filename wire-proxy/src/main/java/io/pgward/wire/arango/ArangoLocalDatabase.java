@@ -27,7 +27,8 @@ import java.util.concurrent.Future;
 /**
  * An ArangoDB database served under a pgward database name: each statement is AQL, run by the
  * {@link ArangoBridge} on a virtual thread, read-only logins through the bridge's plan gate, read-write logins
- * raw. Rows come back as text columns; ArangoDB's warnings become notices.
+ * raw, each under its login's policy on this database ({@link LoginPolicies}: selection, row cap, timeout). Rows
+ * come back as text columns; ArangoDB's warnings become notices.
  *
  * <p>PostgreSQL parameters {@code $1 ...} become the AQL bind parameters {@code @p1 ...}. Their value follows
  * the type the client declared: integer and floating-point types as numbers, {@code bool} as a boolean,
@@ -37,6 +38,8 @@ public final class ArangoLocalDatabase implements LocalDatabase {
 
     /** The audit rule of a statement the read-only gate refused. */
     public static final String GATE_RULE = "arango-plan";
+    /** The audit rule of a statement that reads outside the login's selection or a system collection. */
+    public static final String SELECTION_RULE = "arango-selection";
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -44,10 +47,13 @@ public final class ArangoLocalDatabase implements LocalDatabase {
     /** Where statements run: owned by whoever serves this database, which shuts it down. */
     private final ExecutorService statements;
     private final ArangoQuestions questions;
+    private final LoginPolicies policies;
     private final Map<String, String> parameterStatus;
 
-    ArangoLocalDatabase(ArangoBridge bridge, ArangoQuestions questions, ExecutorService statements) {
+    ArangoLocalDatabase(ArangoBridge bridge, ArangoQuestions questions, LoginPolicies policies,
+                        ExecutorService statements) {
         this.bridge = bridge;
+        this.policies = policies;
         this.statements = statements;
         this.questions = questions;
         Map<String, String> status = new LinkedHashMap<>();
@@ -64,10 +70,20 @@ public final class ArangoLocalDatabase implements LocalDatabase {
 
     @Override
     public CompletionStage<Verdict.Answer> execute(Statement statement) {
+        return submit(() -> run(statement, null));
+    }
+
+    /** AQL's rows go to the client batch by batch (the cursor's batches); pgward's own answers come whole. */
+    @Override
+    public CompletionStage<Verdict.Answer> stream(Statement statement, ResultStream out) {
+        return submit(() -> run(statement, out));
+    }
+
+    private CompletionStage<Verdict.Answer> submit(java.util.concurrent.Callable<Verdict.Answer> statement) {
         CompletableFuture<Verdict.Answer> answer = new CompletableFuture<>();
         Future<?> work = statements.submit(() -> {
             try {
-                answer.complete(run(statement));
+                answer.complete(statement.call());
             } catch (Throwable e) {
                 answer.completeExceptionally(e);
             }
@@ -96,7 +112,12 @@ public final class ArangoLocalDatabase implements LocalDatabase {
         return bridge;
     }
 
-    private Verdict.Answer run(Statement statement) {
+    /** @param out where rows stream to, or null to collect them into the answer */
+    private Verdict.Answer run(Statement statement, ResultStream out) {
+        Optional<Verdict.Answer> setting = ClientSettings.answer(statement.sql());
+        if (setting.isPresent()) {
+            return setting.get();
+        }
         Optional<Verdict.Answer> function = questions.answer(statement);
         if (function.isPresent()) {
             return function.get();
@@ -104,9 +125,11 @@ public final class ArangoLocalDatabase implements LocalDatabase {
         AqlText.Prepared prepared = AqlText.prepare(statement.sql());
         Map<String, Object> bindVars = bindVars(prepared, statement);
         ExecutionMode mode = statement.readOnly() ? ExecutionMode.READ_ONLY : ExecutionMode.RAW;
-        Rows rows = new Rows();
+        Rows rows = out == null ? new Rows() : new StreamedRows(out, bridge.config().limits().batchSize());
         try {
-            AqlCompletion completion = bridge.run(prepared.aql(), bindVars, mode, rows);
+            AqlCompletion completion = bridge.run(prepared.aql(), bindVars, mode,
+                    policies.of(statement.login(), statement.policy()), rows);
+            rows.finish();
             return new Verdict.Answer(rows.columns, rows.rows, completion.commandTag(), completion.warnings());
         } catch (AqlException e) {
             throw asLocalError(e);
@@ -115,9 +138,13 @@ public final class ArangoLocalDatabase implements LocalDatabase {
 
     static LocalDatabaseException asLocalError(AqlException e) {
         String detail = e.errorNum() == 0 ? null : "ArangoDB error " + e.errorNum();
-        boolean refused = e.reason() == AqlException.Reason.REFUSED;
-        return new LocalDatabaseException(e.sqlState(), e.getMessage(), detail, null, refused ? "refuse" : "error",
-                refused ? GATE_RULE : null);
+        String rule = switch (e.reason()) {
+            case REFUSED -> GATE_RULE;
+            case NOT_SELECTED -> SELECTION_RULE;
+            default -> null;
+        };
+        return new LocalDatabaseException(e.sqlState(), e.getMessage(), detail, null,
+                rule == null ? "error" : "refuse", rule);
     }
 
     private static Map<String, Object> bindVars(AqlText.Prepared prepared, Statement statement) {
@@ -155,7 +182,7 @@ public final class ArangoLocalDatabase implements LocalDatabase {
     }
 
     /** Keeps the rows of one statement; the row cap of the bridge bounds how many. */
-    static final class Rows implements RowSink {
+    static class Rows implements RowSink {
         List<String> columns = List.of();
         final List<List<String>> rows = new ArrayList<>();
 
@@ -167,6 +194,48 @@ public final class ArangoLocalDatabase implements LocalDatabase {
         @Override
         public void row(List<String> values) {
             rows.add(Collections.unmodifiableList(new ArrayList<>(values)));
+        }
+
+        /** After the last row. */
+        void finish() {
+        }
+    }
+
+    /**
+     * Hands rows on to the client in batches of the cursor's batch size, keeping none of them: the answer ends
+     * with the command tag only. The columns are remembered, empty or not, so the answer says whether the
+     * statement had a result set.
+     */
+    static final class StreamedRows extends Rows {
+        private final ResultStream out;
+        private final int batchSize;
+        private final List<List<String>> batch = new ArrayList<>();
+
+        StreamedRows(ResultStream out, int batchSize) {
+            this.out = out;
+            this.batchSize = batchSize;
+        }
+
+        @Override
+        public void columns(List<String> names) {
+            super.columns(names);
+            out.columns(columns);
+        }
+
+        @Override
+        public void row(List<String> values) {
+            batch.add(Collections.unmodifiableList(new ArrayList<>(values)));
+            if (batch.size() >= batchSize) {
+                finish();
+            }
+        }
+
+        @Override
+        void finish() {
+            if (!batch.isEmpty()) {
+                out.rows(List.copyOf(batch));
+                batch.clear();
+            }
         }
     }
 }

@@ -36,11 +36,14 @@ final class ArangoQuestions {
     private final NlSettings settings;
     private final ChatModel model;
     private final Map<String, PgwardConfig.Login> logins;
+    private final LoginPolicies policies;
     private final Map<String, AqlAssistant> assistants = new ConcurrentHashMap<>();
 
     /** @param model the shared chat model, or null to make one from {@code settings} (none without a provider) */
-    ArangoQuestions(ArangoBridge bridge, NlSettings settings, ChatModel model, Map<String, PgwardConfig.Login> logins) {
+    ArangoQuestions(ArangoBridge bridge, NlSettings settings, ChatModel model, Map<String, PgwardConfig.Login> logins,
+                    LoginPolicies policies) {
         this.bridge = bridge;
+        this.policies = policies;
         this.settings = settings;
         this.model = model;
         this.logins = logins;
@@ -58,7 +61,7 @@ final class ArangoQuestions {
             return Optional.empty();
         }
         try {
-            return Optional.of(answer(call.get(), assistant(statement.login())));
+            return Optional.of(answer(call.get(), assistant(statement.login(), statement.policy())));
         } catch (NlException e) {
             throw LocalDatabaseException.error(e.sqlState(), e.getMessage());
         } catch (AqlException e) {
@@ -110,9 +113,10 @@ final class ArangoQuestions {
                 + "ArangoDB database; use " + instead);
     }
 
-    private AqlAssistant assistant(String loginName) {
+    private AqlAssistant assistant(String loginName, PgwardConfig.Policy policy) {
         return assistants.computeIfAbsent(loginName, name -> {
-            AqlAssistant.Builder builder = AqlAssistant.builder(name, bridge, settings);
+            AqlAssistant.Builder builder = AqlAssistant.builder(name, bridge, settings)
+                    .policy(policies.of(name, policy));
             if (model != null) {
                 builder.chatModel(model);
             }

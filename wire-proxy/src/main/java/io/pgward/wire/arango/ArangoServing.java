@@ -1,6 +1,7 @@
 package io.pgward.wire.arango;
 
 import io.pgward.arango.AqlLimits;
+import io.pgward.arango.AqlPolicy;
 import io.pgward.arango.ArangoBridge;
 import io.pgward.arango.ArangoConfig;
 import io.pgward.arango.ArangoDatabases;
@@ -39,8 +40,16 @@ public final class ArangoServing implements AutoCloseable {
         logins.forEach(login -> byLogin.put(login.name(), login));
         Map<String, LocalDatabase> local = new LinkedHashMap<>();
         for (ArangoBridge bridge : databases.all()) {
+            for (String account : bridge.config().loginAuth().keySet()) {
+                if (!byLogin.containsKey(account)) {
+                    throw new IllegalArgumentException("arango." + bridge.config().name() + ".logins." + account
+                            + ": there is no login " + account);
+                }
+            }
+            LoginPolicies policies = new LoginPolicies(bridge);
+            logins.forEach(policies::check);
             local.put(bridge.config().name(), new ArangoLocalDatabase(bridge,
-                    new ArangoQuestions(bridge, nl, model, Map.copyOf(byLogin)), statements));
+                    new ArangoQuestions(bridge, nl, model, Map.copyOf(byLogin), policies), policies, statements));
         }
         this.byName = Map.copyOf(local);
     }
@@ -49,6 +58,7 @@ public final class ArangoServing implements AutoCloseable {
      * Connects to every entry and runs its startup probe, then logs what is served.
      *
      * @throws io.pgward.arango.ArangoStartupException naming the entry and the part of it that is wrong
+     * @throws IllegalArgumentException naming a login setting that cannot apply to an ArangoDB database
      */
     public static ArangoServing start(List<ArangoConfig> configs, Collection<PgwardConfig.Login> logins) {
         return start(configs, logins, NlSettings.defaults(), null);
@@ -60,7 +70,14 @@ public final class ArangoServing implements AutoCloseable {
      */
     public static ArangoServing start(List<ArangoConfig> configs, Collection<PgwardConfig.Login> logins,
                                       NlSettings nl, ChatModel model) {
-        ArangoServing serving = new ArangoServing(ArangoDatabases.start(configs), logins, nl, model);
+        ArangoDatabases databases = ArangoDatabases.start(configs);
+        ArangoServing serving;
+        try {
+            serving = new ArangoServing(databases, logins, nl, model);
+        } catch (RuntimeException e) {
+            databases.close();
+            throw e;
+        }
         serving.logServed(logins);
         return serving;
     }
@@ -85,6 +102,18 @@ public final class ArangoServing implements AutoCloseable {
                     limits.maxRuntime(), limits.memoryLimitBytes(), limits.maxRows());
             log.info("database \"{}\": read-only logins {} run AQL through the plan gate; read-write logins {} "
                     + "run AQL as written", config.name(), readOnly, raw);
+            config.loginAuth().forEach((login, account) -> log.info("database \"{}\": login \"{}\" runs as {}",
+                    config.name(), login, account.describe()));
+            for (PgwardConfig.Login login : logins) {
+                if (login.mode() == PgwardConfig.Mode.READ_ONLY) {
+                    AqlPolicy policy = LoginPolicies.translate(config.name(), login.name(), login.policy());
+                    AqlLimits applied = policy.applyTo(limits);
+                    Object reads = policy.selection().map(s -> (Object) new java.util.TreeSet<>(s))
+                            .orElse("every collection and view");
+                    log.info("database \"{}\": login \"{}\" reads {}, no system collections; runtime {}, {} rows",
+                            config.name(), login.name(), reads, applied.maxRuntime(), applied.maxRows());
+                }
+            }
         }
     }
 

@@ -6,6 +6,7 @@ import io.pgward.arango.ArangoConfig;
 import io.pgward.arango.DriverProtocol;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -45,7 +46,7 @@ final class ArangoSection {
             ArangoConfig config = new ArangoConfig(name, ArangoConfig.parseEndpoint(endpoint),
                     section.string("database", null), auth(section),
                     protocol(section), limits(section.section("limits")), section.string("description", null),
-                    section.readableFile("root_certificate"));
+                    section.readableFile("root_certificate"), loginAccounts(section));
             section.done();
             return config;
         } catch (IllegalArgumentException e) {
@@ -78,6 +79,20 @@ final class ArangoSection {
                 yield new ArangoAuth.Token(token);
             }
         };
+    }
+
+    /**
+     * {@code logins.<login>}: the ArangoDB account a pgward login runs as on this database, with the same keys
+     * as the entry's own ({@code auth}, {@code user}, {@code password}, {@code token}).
+     */
+    private static Map<String, ArangoAuth> loginAccounts(ConfigSection section) {
+        Map<String, ArangoAuth> accounts = new LinkedHashMap<>();
+        for (Map.Entry<String, ConfigSection> login : section.sections("logins").entrySet()) {
+            ConfigSection account = login.getValue();
+            accounts.put(login.getKey(), auth(account));
+            account.done();
+        }
+        return accounts;
     }
 
     private static DriverProtocol protocol(ConfigSection section) {

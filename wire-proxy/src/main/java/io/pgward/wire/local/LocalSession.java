@@ -8,6 +8,7 @@ import io.netty.util.ReferenceCountUtil;
 import io.pgward.guard.Verdict;
 import io.pgward.wire.audit.AuditLog;
 import io.pgward.wire.audit.ConnectionLog;
+import io.pgward.wire.config.PgwardConfig;
 import io.pgward.wire.protocol.FrontendMessage;
 import io.pgward.wire.protocol.Messages;
 import io.pgward.wire.protocol.PgError;
@@ -21,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,13 +46,16 @@ public final class LocalSession extends ChannelInboundHandlerAdapter {
     private final String connection;
     private final String login;
     private final String databaseName;
-    private final boolean readOnly;
+    /** The login's policy: its mode, and what the database applies of its selection, row cap and timeout. */
+    private final PgwardConfig.Policy policy;
     private final AuditLog audit;
     private final Runnable onEnd;
     private final Deque<FrontendMessage> queue = new ArrayDeque<>();
     private final Map<String, Prepared> statements = new HashMap<>();
     private final Map<String, Portal> portals = new HashMap<>();
     private CompletableFuture<Verdict.Answer> running;
+    /** The simple Query whose rows are streaming, for writability changes. */
+    private volatile ClientStream streaming;
     private boolean skippingToSync;
     private boolean ended;
 
@@ -75,12 +80,18 @@ public final class LocalSession extends ChannelInboundHandlerAdapter {
 
     public LocalSession(String connection, Channel client, LocalDatabase database, String login, String databaseName,
                         boolean readOnly, AuditLog audit, Runnable onEnd) {
+        this(connection, client, database, login, databaseName, PgwardConfig.Policy.of(readOnly
+                ? PgwardConfig.Mode.READ_ONLY : PgwardConfig.Mode.READ_WRITE), audit, onEnd);
+    }
+
+    public LocalSession(String connection, Channel client, LocalDatabase database, String login, String databaseName,
+                        PgwardConfig.Policy policy, AuditLog audit, Runnable onEnd) {
         this.connection = connection;
         this.client = client;
         this.database = database;
         this.login = login;
         this.databaseName = databaseName;
-        this.readOnly = readOnly;
+        this.policy = policy;
         this.audit = audit;
         this.onEnd = onEnd;
     }
@@ -119,6 +130,15 @@ public final class LocalSession extends ChannelInboundHandlerAdapter {
     }
 
     @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        ClientStream stream = streaming;
+        if (stream != null) {
+            stream.signal();
+        }
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         Throwable root = cause.getCause() != null && !(cause instanceof ProtocolException) ? cause.getCause() : cause;
         PgError error = root instanceof ProtocolException p ? PgError.fatal(p.sqlState(), p.getMessage())
@@ -138,6 +158,10 @@ public final class LocalSession extends ChannelInboundHandlerAdapter {
         queue.clear();
         if (running != null) {
             running.cancel(false);
+        }
+        ClientStream stream = streaming;
+        if (stream != null) {
+            stream.close();
         }
         client.close();
         onEnd.run();
@@ -197,14 +221,104 @@ public final class LocalSession extends ChannelInboundHandlerAdapter {
             ready();
             return;
         }
-        run(sql, List.of(), List.of(), answer -> {
-            // No columns: a write that returned no rows, which has only its command tag, as an INSERT does.
-            LocalAnswer.write(client, answer, !answer.columns().isEmpty());
+        ClientStream stream = new ClientStream();
+        streaming = stream;
+        run(statement -> database.stream(statement, stream), sql, List.of(), List.of(), answer -> {
+            stream.close();
+            streaming = null;
+            if (stream.started) {
+                answer.notices().forEach(notice -> client.write(LocalAnswer.notice(client.alloc(), notice)));
+                client.write(LocalAnswer.commandComplete(client.alloc(), answer.commandTag()));
+            } else {
+                // No columns: a write that returned no rows, which has only its command tag, as an INSERT does.
+                LocalAnswer.write(client, answer, !answer.columns().isEmpty());
+            }
             ready();
         }, error -> {
+            stream.close();
+            streaming = null;
             client.write(error.encode(client.alloc()));
             ready();
         });
+    }
+
+    /**
+     * A simple Query's rows on their way to the client while the statement still runs. The statement's thread
+     * hands each batch to the event loop and then waits while the channel is not writable, so the outbound
+     * buffer, not the heap, holds what the client has not read yet; rows that arrive after the statement ended
+     * for the client (a cancel) are dropped.
+     */
+    private final class ClientStream implements LocalDatabase.ResultStream {
+
+        private final Object writable = new Object();
+        /** Confined to the event loop: RowDescription went out. */
+        private boolean started;
+        private volatile boolean open = true;
+
+        @Override
+        public void columns(List<String> names) {
+            onLoop(() -> {
+                started = true;
+                client.write(LocalAnswer.rowDescription(client.alloc(), names));
+            });
+        }
+
+        @Override
+        public void rows(List<List<String>> batch) {
+            List<List<String>> rows = List.copyOf(batch);
+            onLoop(() -> {
+                for (List<String> row : rows) {
+                    client.write(LocalAnswer.dataRow(client.alloc(), row));
+                }
+                client.flush();
+            });
+            awaitWritable();
+        }
+
+        private void onLoop(Runnable write) {
+            if (!open) {
+                throw new java.util.concurrent.CancellationException("the statement is over for the client");
+            }
+            if (client.eventLoop().inEventLoop()) {
+                write.run();
+            } else {
+                client.eventLoop().execute(() -> {
+                    if (open && !ended) {
+                        write.run();
+                    }
+                });
+            }
+        }
+
+        private void awaitWritable() {
+            if (client.eventLoop().inEventLoop()) {
+                return;
+            }
+            synchronized (writable) {
+                while (open && client.isActive() && !client.isWritable()) {
+                    try {
+                        writable.wait(1_000);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        throw new java.util.concurrent.CancellationException("interrupted");
+                    }
+                }
+            }
+            if (!open || !client.isActive()) {
+                throw new java.util.concurrent.CancellationException("the statement is over for the client");
+            }
+        }
+
+        void signal() {
+            synchronized (writable) {
+                writable.notifyAll();
+            }
+        }
+
+        void close() {
+            open = false;
+            signal();
+        }
     }
 
     // ---------------------------------------------------------------- extended protocol
@@ -380,11 +494,16 @@ public final class LocalSession extends ChannelInboundHandlerAdapter {
     /** Runs a statement off the event loop; nothing else is handled until it is done. */
     private void run(String sql, List<String> parameters, List<Integer> parameterTypes,
                      java.util.function.Consumer<Verdict.Answer> onAnswer, java.util.function.Consumer<PgError> onError) {
+        run(database::execute, sql, parameters, parameterTypes, onAnswer, onError);
+    }
+
+    private void run(java.util.function.Function<LocalDatabase.Statement, CompletionStage<Verdict.Answer>> how,
+                     String sql, List<String> parameters, List<Integer> parameterTypes,
+                     java.util.function.Consumer<Verdict.Answer> onAnswer, java.util.function.Consumer<PgError> onError) {
         long started = System.nanoTime();
         CompletableFuture<Verdict.Answer> stage;
         try {
-            stage = database.execute(new LocalDatabase.Statement(sql, parameters, parameterTypes, login, readOnly,
-                            connection))
+            stage = how.apply(new LocalDatabase.Statement(sql, parameters, parameterTypes, login, policy, connection))
                     .toCompletableFuture();
         } catch (RuntimeException e) {
             stage = CompletableFuture.failedFuture(e);

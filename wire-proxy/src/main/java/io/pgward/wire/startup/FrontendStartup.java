@@ -367,7 +367,7 @@ public final class FrontendStartup extends ChannelInboundHandlerAdapter {
         CancelRegistry keys = server.cancelKeys();
         CancelRegistry.Key key = keys.newKey();
         LocalSession session = new LocalSession(connection, ctx.channel(), local, user, database,
-                entry.login().mode() == PgwardConfig.Mode.READ_ONLY, server.audit(), unregistering(keys, key));
+                entry.login().policy(), server.audit(), unregistering(keys, key));
         keys.register(key, session::cancel);
         ctx.write(Messages.authenticationOk(ctx.alloc()));
         Map<String, String> status = new LinkedHashMap<>(local.parameterStatus());

@@ -115,6 +115,13 @@ class ConfigLoaderTest {
                     auth: userpass
                     user: pgward_reader
                     password: ${ARANGO_PASSWORD}
+                    logins:
+                      analyst:
+                        user: analyst_ro
+                        password: ${ANALYST_PASSWORD}
+                      agent:
+                        auth: token
+                        token: ${ARANGO_JWT}
                 """.formatted(ca), "pgward.yaml");
 
         assertEquals(2, config.arango().size());
@@ -135,10 +142,16 @@ class ConfigLoaderTest {
         assertEquals(new ArangoAuth.UserPassword("pgward_reader", "pw"), graphs.auth());
         assertEquals(DriverProtocol.HTTP1_JSON, graphs.protocol());
         assertEquals(AqlLimits.DEFAULTS, graphs.limits());
+        assertEquals(Map.of("analyst", new ArangoAuth.UserPassword("analyst_ro", "s3cret"),
+                "agent", new ArangoAuth.Token("eyJ.token")), graphs.loginAuth());
+        assertEquals(new ArangoAuth.UserPassword("analyst_ro", "s3cret"), graphs.authFor("analyst"));
+        assertEquals(graphs.auth(), graphs.authFor("someone_else"), "a login without an account uses the entry's");
+        assertEquals(Map.of(), shop.loginAuth());
         assertEquals(new AqlLimits(Duration.ofSeconds(30), 1L << 30, 25_000, 1_000), AqlLimits.DEFAULTS,
                 "30 s, 1 GiB and 25,000 rows unless configured");
         assertFalse(config.toString().contains("eyJ.token"), "the token never shows");
         assertFalse(config.toString().contains("=pw"), "the password never shows");
+        assertFalse(config.toString().contains("s3cret"), "a login account's password never shows");
     }
 
     @Test
@@ -181,6 +194,10 @@ class ConfigLoaderTest {
                 + "arango: {docs: {endpoint: 'http://h', limits: {rows: 0}}}");
         assertError("arango.docs.limits.runtime: must be a positive duration, was PT0S", MINIMAL
                 + "arango: {docs: {endpoint: 'http://h', limits: {runtime: 0s}}}");
+        assertError("arango.docs.logins.analyst.token: applies to auth token only", MINIMAL
+                + "arango: {docs: {endpoint: 'http://h', logins: {analyst: {user: a, token: t}}}}");
+        assertError("arango.docs.logins.analyst.role: is not a setting pgward knows", MINIMAL
+                + "arango: {docs: {endpoint: 'http://h', logins: {analyst: {user: a, role: ro}}}}");
         assertError("arango.docs.limits.timeout: is not a setting pgward knows", MINIMAL
                 + "arango: {docs: {endpoint: 'http://h', limits: {timeout: 5s}}}");
         assertError("arango.docs.pasword: is not a setting pgward knows", MINIMAL

@@ -46,11 +46,31 @@ class LocalSessionTest {
                     LocalDatabaseException.error(SqlState.SYNTAX_ERROR, "unexpected statement " + statement.sql()));
         }
 
+        /** {@code STREAM}: two batches, the second only when the test releases it; anything else as execute. */
+        @Override
+        public CompletionStage<Verdict.Answer> stream(Statement statement, ResultStream out) {
+            if (!statement.sql().equals("STREAM")) {
+                return execute(statement);
+            }
+            asked.add(statement);
+            return java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                out.columns(List.of("n"));
+                out.rows(List.of(List.of("1"), List.of("2")));
+                secondBatch.join();
+                out.rows(List.of(List.of("3")));
+                return new Verdict.Answer(List.of("n"), List.of(), "SELECT 3", List.of("7: a warning"));
+            }, statementThreads);
+        }
+
         @Override
         public Map<String, String> parameterStatus() {
             return Map.of();
         }
     };
+    private final java.util.concurrent.CompletableFuture<Void> secondBatch =
+            new java.util.concurrent.CompletableFuture<>();
+    private final java.util.concurrent.ExecutorService statementThreads =
+            java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor();
     private final List<EmbeddedChannel> clients = new ArrayList<>();
     private final List<String> ended = new CopyOnWriteArrayList<>();
 
@@ -126,6 +146,35 @@ class LocalSessionTest {
                 asked);
         assertTrue(client.isOpen());
         assertEquals(List.of(), ended);
+    }
+
+    @Test
+    void aStreamedResultReachesTheClientBatchByBatchWhileTheStatementRuns() throws Exception {
+        EmbeddedChannel client = client("c1");
+
+        client.writeInbound(Unpooled.wrappedBuffer(bytes('Q', 0, 0, 0, 11, "STREAM", 0)));
+        List<byte[]> first = new ArrayList<>();
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+        while (first.size() < 3 && System.nanoTime() < deadline) {
+            client.runPendingTasks();
+            first.addAll(sentTo(client));
+            Thread.onSpinWait();
+        }
+
+        assertWire(List.of(
+                bytes('T', 0, 0, 0, 26, 0, 1, "n", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 25, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+                        0, 0),
+                bytes('D', 0, 0, 0, 11, 0, 1, 0, 0, 0, 1, "1"),
+                bytes('D', 0, 0, 0, 11, 0, 1, 0, 0, 0, 1, "2")), first);
+        secondBatch.complete(null);
+        List<byte[]> rest = new ArrayList<>();
+        while (rest.size() < 4 && System.nanoTime() < deadline) {
+            client.runPendingTasks();
+            rest.addAll(sentTo(client));
+            Thread.onSpinWait();
+        }
+        assertEquals(List.of('D', 'N', 'C', 'Z'), rest.stream().map(m -> (char) m[0]).toList());
+        assertBytes(bytes('C', 0, 0, 0, 13, "SELECT 3", 0), Unpooled.wrappedBuffer(rest.get(2)));
     }
 
     @Test
