@@ -10,7 +10,6 @@ import io.pgward.testkit.TestDatabase;
 import io.pgward.wire.config.PgwardConfig;
 import java.net.ServerSocket;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.sql.Connection;
@@ -18,8 +17,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.function.UnaryOperator;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -30,7 +27,6 @@ import org.junit.jupiter.api.Test;
 @PostgresTest
 class MetricsIT {
 
-    private static final HttpClient HTTP = HttpClient.newBuilder().proxy(HttpClient.Builder.NO_PROXY).build();
     private static final String SECRET_LITERAL = "metrics_never_show_this_literal";
 
     private static UnaryOperator<PgwardConfig> withMetrics(UnaryOperator<PgwardConfig> before) {
@@ -38,18 +34,11 @@ class MetricsIT {
     }
 
     private static HttpResponse<String> get(ProxyFixture proxy, String path) throws Exception {
-        int port = proxy.server().metricsPort().orElseThrow();
-        return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
-                HttpResponse.BodyHandlers.ofString());
+        return Scrape.get(proxy, path);
     }
 
-    /** The value of the one sample whose name and labels match {@code sample} (a regular expression). */
     private static double value(String scrape, String sample) {
-        Matcher m = Pattern.compile("(?m)^" + sample + " (\\S+)$").matcher(scrape);
-        assertTrue(m.find(), "no sample " + sample + " in\n" + scrape);
-        double value = Double.parseDouble(m.group(1));
-        assertFalse(m.find(), "more than one sample " + sample);
-        return value;
+        return Scrape.value(scrape, sample);
     }
 
     @Test
@@ -100,6 +89,7 @@ class MetricsIT {
             double decisions = value(after, "pgward_guard_decision_seconds_count\\{path=\"immediate\"\\}")
                     + value(after, "pgward_guard_decision_seconds_count\\{path=\"waited\"\\}");
             assertTrue(decisions >= 8, after);
+            assertTrue(value(after, "pgward_catalog_check_connections\\{state=\"idle\"\\}") >= 0);
             assertFalse(after.contains(SECRET_LITERAL), "a statement's text shows in the metrics");
             assertFalse(after.contains(ProxyFixture.PASSWORD), "a password shows in the metrics");
         }
@@ -113,7 +103,7 @@ class MetricsIT {
             assertEquals(200, get(proxy, "/readyz").statusCode());
             assertEquals(404, get(proxy, "/admin").statusCode());
             int port = proxy.server().metricsPort().orElseThrow();
-            HttpResponse<String> post = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+            HttpResponse<String> post = Scrape.HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
                     + "/metrics")).POST(HttpRequest.BodyPublishers.ofString("x")).build(),
                     HttpResponse.BodyHandlers.ofString());
             assertEquals(405, post.statusCode());

@@ -104,7 +104,8 @@ class NaturalLanguageIT {
                             policy.statementTimeout(), ROW_CAP, SELECTION, RULES)));
                     return new PgwardConfig(config.listen(), config.startupTimeout(), config.tls(), config.backend(),
                             config.pool(), logins, new PgwardConfig.Audit(PgwardConfig.AuditTarget.FILE, auditFile),
-                            config.arango(), Optional.of(settings));
+                            config.arango(), Optional.of(settings))
+                            .withMetrics(new PgwardConfig.Listen("127.0.0.1", 0));
                 });
     }
 
@@ -165,6 +166,22 @@ class NaturalLanguageIT {
                 assertTrue(notices.contains(TOP_CUSTOMERS_SQL), mode + ": " + notices);
             }
         }
+    }
+
+    @Test
+    void questionsAndTheirAttemptsAreCounted() throws Exception {
+        try (Connection c = proxy.connect("analyst"); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT * FROM pgward.ask('" + TOP_CUSTOMERS + "')")) {
+            assertEquals(3, rows(rs).size());
+        }
+        String scrape = Scrape.metrics(proxy);
+        assertTrue(Scrape.value(scrape, "pgward_nl_questions_total\\{login=\"analyst\",outcome=\"valid-sql\"\\}")
+                >= 1, scrape);
+        assertTrue(Scrape.value(scrape, "pgward_nl_attempts_total\\{login=\"analyst\",result=\"passed\"\\}")
+                >= 1, scrape);
+        assertTrue(Scrape.value(scrape, "pgward_catalog_check_connections\\{state=\"idle\"\\}")
+                + Scrape.value(scrape, "pgward_catalog_check_connections\\{state=\"active\"\\}") >= 1, scrape);
+        assertFalse(scrape.contains(TOP_CUSTOMERS), "a question shows in the metrics");
     }
 
     @Test

@@ -113,6 +113,11 @@ public final class CatalogCheck implements AutoCloseable {
      * A control pool as the check needs it: autocommit, and every statement sent as one extended-protocol Parse
      * ({@code preferQueryMode=extended}), which is what lets PostgreSQL prove a text is one statement.
      */
+    /** The check's connection pool as Hikari counts it, or null before the pool has started. */
+    public com.zaxxer.hikari.HikariPoolMXBean poolStats() {
+        return pool.getHikariPoolMXBean();
+    }
+
     public static HikariDataSource controlPool(String jdbcUrl, String user, String password, int size) {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(jdbcUrl);

@@ -239,6 +239,32 @@ public final class GuardPipeline implements AutoCloseable {
     }
 
     /**
+     * The catalog check's connections, summed over every (backend role, database) it serves, for metrics.
+     *
+     * @param active connections running a check now
+     * @param idle connections open and free
+     * @param waiting checks waiting for a connection
+     */
+    public record ControlPoolStats(int active, int idle, int waiting) {
+    }
+
+    public ControlPoolStats controlPoolStats() {
+        int active = 0;
+        int idle = 0;
+        int waiting = 0;
+        for (CompletableFuture<Pools> made : pools.values()) {
+            Pools p = made.getNow(null);
+            com.zaxxer.hikari.HikariPoolMXBean bean = p == null ? null : p.check().poolStats();
+            if (bean != null) {
+                active += bean.getActiveConnections();
+                idle += bean.getIdleConnections();
+                waiting += bean.getThreadsAwaitingConnection();
+            }
+        }
+        return new ControlPoolStats(active, idle, waiting);
+    }
+
+    /**
      * A read-write login ran DDL: every check drops its verdicts now, and the selections are resolved again on
      * the pipeline's executor; a statement proven meanwhile waits for its login's new selection. Returns at once
      * and takes no connection, so an event loop may call it.

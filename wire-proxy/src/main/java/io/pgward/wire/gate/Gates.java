@@ -5,6 +5,7 @@ import io.pgward.guard.policy.GuardPipeline;
 import io.pgward.nl.NlSettings;
 import io.pgward.wire.audit.AuditLog;
 import io.pgward.wire.config.PgwardConfig;
+import io.pgward.wire.metrics.PgwardMetrics;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -70,6 +71,19 @@ public final class Gates implements SessionGates {
                 yield new GuardGate(pipeline, deciders, loop, login, functions);
             }
         };
+    }
+
+    @Override
+    public void countIn(PgwardMetrics metrics) {
+        if (pipeline.checksCatalog()) {
+            metrics.catalogCheck(() -> {
+                GuardPipeline.ControlPoolStats stats = pipeline.controlPoolStats();
+                return new int[] {stats.active(), stats.idle(), stats.waiting()};
+            });
+        }
+        if (nl != null) {
+            nl.countIn(metrics);
+        }
     }
 
     @Override

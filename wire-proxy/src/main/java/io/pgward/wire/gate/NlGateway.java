@@ -24,6 +24,7 @@ import io.pgward.nl.SqlGuard;
 import io.pgward.nl.SqlResult;
 import io.pgward.nl.StatementValidator;
 import io.pgward.wire.audit.AuditLog;
+import io.pgward.wire.metrics.PgwardMetrics;
 import io.pgward.wire.config.PgwardConfig;
 import io.pgward.wire.protocol.SqlState;
 import java.util.ArrayList;
@@ -64,6 +65,7 @@ final class NlGateway implements NlFunctions, AutoCloseable {
             Thread.ofVirtual().name("pgward-nl-", 0).factory());
     private final ConcurrentHashMap<String, LoginNl> logins = new ConcurrentHashMap<>();
     private final AuditLog audit;
+    private volatile PgwardMetrics metrics;
 
     /** Writes questions, attempts and verdicts to {@code audit} (none when null). */
     NlGateway(NlSettings settings, AuditLog audit) {
@@ -254,6 +256,11 @@ final class NlGateway implements NlFunctions, AutoCloseable {
         return resolved.relations().stream().map(SelectedRelation::oid).collect(Collectors.toUnmodifiableSet());
     }
 
+    /** Counts questions and attempts in {@code metrics} from now on. */
+    void countIn(PgwardMetrics metrics) {
+        this.metrics = metrics;
+    }
+
     /** Audit lines for questions: the question, each attempt with its SQL and outcome, the verdict. */
     private final class NlAudit implements NlAuditListener {
         private final String database;
@@ -269,6 +276,10 @@ final class NlGateway implements NlFunctions, AutoCloseable {
 
         @Override
         public void attempt(String login, String question, Attempt attempt) {
+            PgwardMetrics counted = metrics;
+            if (counted != null) {
+                counted.forLogin(login).nlAttempt(attempt.passed());
+            }
             write(login, "nl-attempt", attempt.passed() ? "passed" : "rejected", "-- attempt " + attempt.number()
                     + (attempt.error().map(e -> ": " + e.replace('\n', ' ')).orElse("")) + "\n" + attempt.sql());
         }
@@ -281,6 +292,10 @@ final class NlGateway implements NlFunctions, AutoCloseable {
                 case Generation.Exhausted e -> "all-attempts-failed";
                 case Generation.ProviderFailed p -> "provider-failed";
             };
+            PgwardMetrics counted = metrics;
+            if (counted != null) {
+                counted.forLogin(login).nlQuestion(outcome);
+            }
             write(login, "nl-verdict", outcome, question);
         }
 

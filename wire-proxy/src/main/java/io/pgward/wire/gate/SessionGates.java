@@ -1,6 +1,7 @@
 package io.pgward.wire.gate;
 
 import io.pgward.wire.config.PgwardConfig;
+import io.pgward.wire.metrics.PgwardMetrics;
 import java.util.concurrent.Executor;
 import java.util.function.Function;
 
@@ -9,6 +10,10 @@ public interface SessionGates extends AutoCloseable {
 
     /** The gate of one session of {@code login}, whose state {@code loop} (the session's event loop) owns. */
     StatementGate forSession(PgwardConfig.Login login, Executor loop);
+
+    /** Registers what these gates count (the catalog check's connections, questions) with {@code metrics}. */
+    default void countIn(PgwardMetrics metrics) {
+    }
 
     @Override
     default void close() {

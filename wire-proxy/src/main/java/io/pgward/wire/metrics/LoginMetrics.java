@@ -18,7 +18,7 @@ public class LoginMetrics {
     private final Counter opened;
     private final Counter allowed;
     private final Counter rowCapStops;
-    /** By verdict and rule, beside the common allow. */
+    /** By verdict and rule beside the common allow, and questions and attempts by outcome. */
     private final ConcurrentHashMap<String, Counter> statements = new ConcurrentHashMap<>();
 
     private LoginMetrics() {
@@ -79,6 +79,25 @@ public class LoginMetrics {
             statements.computeIfAbsent(verdict + '\0' + r, k -> statement(verdict, r)).increment();
         }
         (waited ? metrics.waitedDecisions : metrics.immediateDecisions).record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** A question answered; {@code outcome} as the audit's nl-verdict rule (valid-sql, not-about-database, ...). */
+    public void nlQuestion(String outcome) {
+        if (metrics != null) {
+            statements.computeIfAbsent("nl-question\0" + outcome, k -> Counter.builder("pgward.nl.questions")
+                    .description("Questions in plain language, by outcome").tags("login", login, "outcome", outcome)
+                    .register(metrics.registry())).increment();
+        }
+    }
+
+    /** One SQL the model wrote for a question; {@code passed}: the guard allowed it. */
+    public void nlAttempt(boolean passed) {
+        if (metrics != null) {
+            String result = passed ? "passed" : "rejected";
+            statements.computeIfAbsent("nl-attempt\0" + result, k -> Counter.builder("pgward.nl.attempts")
+                    .description("SQL the model wrote for questions, by whether the guard allowed it")
+                    .tags("login", login, "result", result).register(metrics.registry())).increment();
+        }
     }
 
     public void rowCapStop() {

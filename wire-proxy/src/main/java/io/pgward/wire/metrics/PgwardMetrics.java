@@ -79,6 +79,22 @@ public final class PgwardMetrics {
         Gauge.builder(name, pool, value).description(description).tag(tag, tagValue).register(registry);
     }
 
+    /**
+     * The catalog check's connections over every database it serves: {@code stats} gives active, idle and waiting.
+     * Held strongly: a gauge holds its object weakly, and nothing else holds this one.
+     */
+    public PgwardMetrics catalogCheck(java.util.function.Supplier<int[]> stats) {
+        Gauge.builder("pgward.catalog.check.connections", stats, s -> s.get()[0])
+                .description("Catalog check connections running a check").tag("state", "active")
+                .strongReference(true).register(registry);
+        Gauge.builder("pgward.catalog.check.connections", stats, s -> s.get()[1])
+                .description("Catalog check connections open and free").tag("state", "idle")
+                .strongReference(true).register(registry);
+        Gauge.builder("pgward.catalog.check.waiting", stats, s -> s.get()[2])
+                .description("Catalog checks waiting for a connection").strongReference(true).register(registry);
+        return this;
+    }
+
     /** Lines the audit log lost because its writer could not keep up. */
     public PgwardMetrics audit(AuditLog audit) {
         FunctionCounter.builder("pgward.audit.dropped.lines", audit, AuditLog::droppedLines)

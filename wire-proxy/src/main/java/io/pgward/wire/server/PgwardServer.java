@@ -70,6 +70,7 @@ public final class PgwardServer implements AutoCloseable {
         if (audit != null) {
             metrics.audit(audit);
         }
+        this.gates.countIn(metrics);
         this.context = new ServerContext(config, ssl, pool, this.gates, audit, localDatabases, metrics);
         log.info("pgward using {} transport with {} I/O threads", transport.name(), threads);
     }
