@@ -44,8 +44,9 @@ public final class RunCommand implements Callable<Integer> {
                 + loaded.backend().port() + arangoSummary(loaded));
         spec.commandLine().getOut().flush();
         CountDownLatch stopped = new CountDownLatch(1);
+        // SIGTERM and SIGINT: running statements finish within drain_timeout.
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            server.close();
+            server.drain(loaded.drainTimeout());
             arango.close();
             stopped.countDown();
         }, "pgward-stop"));

@@ -82,7 +82,8 @@ public final class ConfigLoader {
         ConfigSection top = new ConfigSection("", root, environment);
         PgwardConfig config = new PgwardConfig(listen(top), top.duration("startup_timeout", Duration.ofSeconds(10)),
                 tls(top.section("tls")), backend(top.section("backend")), pool(top.section("pool")), logins(top),
-                audit(top.section("audit")), ArangoSection.read(top), NlConfig.read(top), metrics(top.section("metrics")));
+                audit(top.section("audit")), ArangoSection.read(top), NlConfig.read(top), metrics(top.section("metrics")),
+                top.duration("drain_timeout", PgwardConfig.DEFAULT_DRAIN_TIMEOUT));
         top.done();
         return config;
     }

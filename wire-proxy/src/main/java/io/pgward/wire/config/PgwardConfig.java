@@ -24,7 +24,16 @@ import java.util.Optional;
  */
 public record PgwardConfig(Listen listen, Duration startupTimeout, Tls tls, Backend backend, Pool pool,
                            Map<String, Login> logins, Audit audit, List<ArangoConfig> arango,
-                           Optional<NlSettings> nl, Optional<Listen> metrics) {
+                           Optional<NlSettings> nl, Optional<Listen> metrics, Duration drainTimeout) {
+
+    /** How long a stopping pgward lets running statements finish ({@code drain_timeout}). */
+    public static final Duration DEFAULT_DRAIN_TIMEOUT = Duration.ofSeconds(10);
+
+    public PgwardConfig(Listen listen, Duration startupTimeout, Tls tls, Backend backend, Pool pool,
+                        Map<String, Login> logins, Audit audit, List<ArangoConfig> arango,
+                        Optional<NlSettings> nl, Optional<Listen> metrics) {
+        this(listen, startupTimeout, tls, backend, pool, logins, audit, arango, nl, metrics, DEFAULT_DRAIN_TIMEOUT);
+    }
 
     public PgwardConfig {
         arango = List.copyOf(arango);
@@ -42,7 +51,7 @@ public record PgwardConfig(Listen listen, Duration startupTimeout, Tls tls, Back
     /** Serves metrics and health over HTTP on {@code address} ({@code metrics.listen}). */
     public PgwardConfig withMetrics(Listen address) {
         return new PgwardConfig(listen, startupTimeout, tls, backend, pool, logins, audit, arango, nl,
-                Optional.of(address));
+                Optional.of(address), drainTimeout);
     }
 
     /** A configuration without ArangoDB databases and without an {@code nl:} section. */
@@ -53,7 +62,7 @@ public record PgwardConfig(Listen listen, Duration startupTimeout, Tls tls, Back
 
     public PgwardConfig withNl(NlSettings settings) {
         return new PgwardConfig(listen, startupTimeout, tls, backend, pool, logins, audit, arango,
-                Optional.of(settings), metrics);
+                Optional.of(settings), metrics, drainTimeout);
     }
 
     /** A configuration without an audit log (tests, embedding). */
@@ -63,11 +72,13 @@ public record PgwardConfig(Listen listen, Duration startupTimeout, Tls tls, Back
     }
 
     public PgwardConfig withArango(List<ArangoConfig> databases) {
-        return new PgwardConfig(listen, startupTimeout, tls, backend, pool, logins, audit, databases, nl, metrics);
+        return new PgwardConfig(listen, startupTimeout, tls, backend, pool, logins, audit, databases, nl, metrics,
+                drainTimeout);
     }
 
     public PgwardConfig withAudit(Audit changed) {
-        return new PgwardConfig(listen, startupTimeout, tls, backend, pool, logins, changed, arango, nl, metrics);
+        return new PgwardConfig(listen, startupTimeout, tls, backend, pool, logins, changed, arango, nl, metrics,
+                drainTimeout);
     }
 
     public enum AuditTarget { STDOUT, FILE, OFF }

@@ -120,6 +120,10 @@ public final class Session {
     /** The login's row cap, null when it has none. */
     private final RowCap rowCap;
     private final LoginMetrics metrics;
+    /** pgward is stopping: see {@link #endWhenIdle}. */
+    private boolean draining;
+    private static final PgError SHUTTING_DOWN = PgError.fatal(SqlState.ADMIN_SHUTDOWN,
+            "terminating connection due to administrator command");
     private final SearchPath searchPath;
     private final ReportedSettings settings;
     private final SchemaWatch schemaWatch;
@@ -382,7 +386,29 @@ public final class Session {
      * reply (its SHOW search_path, a local answer) must come first.
      */
     private boolean clientWaits() {
-        return awaitingGate || (rowCap != null && rowCap.holdsClient()) || inFlight.waitsForPgward();
+        return awaitingGate || draining || (rowCap != null && rowCap.holdsClient()) || inFlight.waitsForPgward();
+    }
+
+    /**
+     * pgward is stopping: what the client already sent runs to its ReadyForQuery, nothing it sends later is
+     * forwarded, and then the session ends with PostgreSQL's FATAL for a shutdown (57P01). Returns at once.
+     */
+    public void endWhenIdle() {
+        client.eventLoop().execute(() -> {
+            draining = true;
+            endIfDrained();
+        });
+    }
+
+    /** The drain time is over: ends the session now, cancelling whatever still runs. Returns at once. */
+    public void endNow() {
+        client.eventLoop().execute(() -> end(SHUTTING_DOWN));
+    }
+
+    private void endIfDrained() {
+        if (draining && !ended && !awaitingGate && !inFlight.owesReady()) {
+            end(SHUTTING_DOWN);
+        }
     }
 
     /**
@@ -495,6 +521,7 @@ public final class Session {
     private void deliverReady(ByteBuf ready) {
         client.write(ready, clientWrites);
         answerWhenIdle();
+        endIfDrained();
     }
 
     private void answerWhenIdle() {

@@ -50,6 +50,7 @@ public final class PgwardServer implements AutoCloseable {
     private final PgwardMetrics metrics;
     private Channel listener;
     private MetricsServer metricsServer;
+    private boolean closed;
 
     private PgwardServer(PgwardConfig config, Function<AuditLog, SessionGates> gates,
                          Map<String, LocalDatabase> localDatabases, int threads) {
@@ -162,8 +163,48 @@ public final class PgwardServer implements AutoCloseable {
         return context.sessions();
     }
 
+    /**
+     * Stops as PostgreSQL's smart shutdown would for statements: accepts no more clients, lets each session's
+     * running statements reach their ReadyForQuery (nothing sent later is forwarded), then ends the session with
+     * 57P01; after {@code timeout} it ends the sessions left, cancelling what they run. Then {@link #close}s.
+     * Sessions pgward answers itself (ArangoDB) end at the close.
+     */
+    public void drain(java.time.Duration timeout) {
+        if (listener != null) {
+            listener.close().syncUninterruptibly();
+        }
+        context.relayedSessions().forEach(io.pgward.wire.relay.Session::endWhenIdle);
+        log.info("pgward stopping: {} sessions finish their statements, for at most {}",
+                context.relayedSessions().size(), timeout);
+        awaitNoSessions(timeout);
+        java.util.Collection<io.pgward.wire.relay.Session> left = context.relayedSessions();
+        if (!left.isEmpty()) {
+            log.warn("pgward stopping: ending {} sessions whose statements did not finish in {}", left.size(),
+                    timeout);
+            left.forEach(io.pgward.wire.relay.Session::endNow);
+            awaitNoSessions(java.time.Duration.ofSeconds(2));
+        }
+        close();
+    }
+
+    private void awaitNoSessions(java.time.Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!context.relayedSessions().isEmpty() && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
     @Override
-    public void close() {
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
         if (metricsServer != null) {
             metricsServer.close();
         }

@@ -347,6 +347,7 @@ public final class FrontendStartup extends ChannelInboundHandlerAdapter {
         Session session = new Session(new Session.Identity(connection, user, database), rules, ctx.channel(),
                 backend, server.pool(), keys.nonce(), unregistering(keys, key));
         keys.register(key, session::cancel);
+        server.opened(key, session);
         ctx.write(Messages.authenticationOk(ctx.alloc()));
         backend.parameters().forEach((name, value) -> ctx.write(Messages.parameterStatus(ctx.alloc(), name, value)));
         ctx.write(Messages.backendKeyData(ctx.alloc(), key.processId(), key.secretKey()));
@@ -391,8 +392,11 @@ public final class FrontendStartup extends ChannelInboundHandlerAdapter {
      * its client, and a lambda that captured {@code this} would keep the whole login exchange (startup packet,
      * SCRAM state, the cancelled timer) in memory for as long, about 0.8 KB per idle session.
      */
-    private static Runnable unregistering(CancelRegistry keys, CancelRegistry.Key key) {
-        return () -> keys.unregister(key);
+    private Runnable unregistering(CancelRegistry keys, CancelRegistry.Key key) {
+        return () -> {
+            keys.unregister(key);
+            server.closed(key);
+        };
     }
 
     @Override

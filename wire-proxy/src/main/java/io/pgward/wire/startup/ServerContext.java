@@ -25,6 +25,9 @@ public final class ServerContext {
     private final AuditLog audit;
     private final Map<String, LocalDatabase> localDatabases;
     private final PgwardMetrics metrics;
+    /** Relayed sessions past startup, for a drain on shutdown. */
+    private final Map<CancelRegistry.Key, io.pgward.wire.relay.Session> sessions =
+            new java.util.concurrent.ConcurrentHashMap<>();
 
     /**
      * @param sslContext     null when clients cannot use TLS
@@ -76,6 +79,19 @@ public final class ServerContext {
 
     byte[] mockSecret() {
         return mockSecret;
+    }
+
+    /** The relayed sessions open now. */
+    public java.util.Collection<io.pgward.wire.relay.Session> relayedSessions() {
+        return java.util.List.copyOf(sessions.values());
+    }
+
+    void opened(CancelRegistry.Key key, io.pgward.wire.relay.Session session) {
+        sessions.put(key, session);
+    }
+
+    void closed(CancelRegistry.Key key) {
+        sessions.remove(key);
     }
 
     PgwardMetrics metrics() {
