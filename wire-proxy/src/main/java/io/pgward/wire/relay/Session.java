@@ -136,7 +136,7 @@ public final class Session {
         this.searchPath = new SearchPath(gate.wantsSearchPath(), backend, inFlight);
         this.settings = new ReportedSettings(who, backend, searchPath);
         this.schemaWatch = new SchemaWatch(gate);
-        this.judge = new Judge(who, rules, backend, searchPath);
+        this.judge = new Judge(who, rules, backend, searchPath, pool);
         this.replacements = new Replacements(who, client, backend, inFlight, nonce);
     }
 
