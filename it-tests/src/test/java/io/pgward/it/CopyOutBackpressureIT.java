@@ -1,0 +1,139 @@
+package io.pgward.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.pgward.testkit.PostgresTest;
+import io.pgward.testkit.TestDatabase;
+import io.pgward.wire.config.PgwardConfig;
+import io.pgward.wire.net.SelfSignedCertificate;
+import java.io.ByteArrayOutputStream;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.Properties;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.postgresql.PGConnection;
+import org.postgresql.copy.CopyOut;
+
+/**
+ * A large binary {@code COPY (SELECT ...) TO STDOUT} read by a client that stops reading for a while must arrive
+ * whole, byte for byte, and end. While the client does not read, its socket buffers and pgward's fill up (the
+ * COPY is larger than both), pgward's write to the client stalls, and the relay stops reading the server (the
+ * server's connection shows a full receive queue); when the client reads again the relay must resume, for the
+ * last bytes too (CopyDone, CommandComplete, ReadyForQuery), or the client waits forever while the server sits
+ * idle having sent everything. Each round pauses at another row, so the stall meets the stream at a different
+ * place each time; 100 rounds per transport, each compared with the bytes PostgreSQL sends directly. A round that
+ * stalls fails on the socket timeout instead of hanging.
+ */
+@PostgresTest
+class CopyOutBackpressureIT {
+
+    private static final int ROUNDS = 100;
+    private static final int ROWS = 1800;
+    /**
+     * About 5.8 MB in binary: more than the client's receive buffer (64 kB), pgward's write buffer (64 kB) and
+     * the kernel's send buffer of pgward's client socket (up to 4 MB) hold together.
+     */
+    private static final String COPY = "copy (select i, repeat(md5(i::text), 99 + i % 3), i * 0.5::float8"
+            + " from generate_series(1, " + ROWS + ") i) to stdout (format binary)";
+    /** Long enough for every buffer between the server and the paused client to fill. */
+    private static final long PAUSE_MILLIS = 120;
+
+    @TempDir
+    static Path certificates;
+    private static TestDatabase database;
+    private static ProxyFixture plain;
+    private static ProxyFixture tls;
+    private static byte[] direct;
+
+    @BeforeAll
+    static void start(TestDatabase db) throws Exception {
+        database = db;
+        plain = ProxyFixture.start(db);
+        SelfSignedCertificate.PemFiles pem = SelfSignedCertificate.write(certificates);
+        tls = ProxyFixture.start(db, ProxyFixture.STANDARD_GATES, new Path[] {pem.certificate(), pem.key()},
+                PgwardConfig.TlsMode.REQUIRE, 4);
+        try (Connection c = db.connect()) {
+            direct = copyOut(c, new Random(0), false);
+        }
+    }
+
+    @AfterAll
+    static void stop() {
+        plain.close();
+        tls.close();
+    }
+
+    @Test
+    void aSlowlyReadCopyArrivesWholeEveryTime() throws Exception {
+        rounds(plain, "disable");
+    }
+
+    @Test
+    void aSlowlyReadCopyArrivesWholeEveryTimeOverTls() throws Exception {
+        rounds(tls, "require");
+    }
+
+    private static void rounds(ProxyFixture proxy, String sslmode) throws Exception {
+        Properties props = new Properties();
+        props.setProperty("sslmode", sslmode);
+        props.setProperty("sslfactory", "org.postgresql.ssl.NonValidatingFactory");
+        // A fixed receive buffer: the kernel's autotuning would otherwise let the client's socket take megabytes.
+        props.setProperty("receiveBufferSize", "65536");
+        props.setProperty("socketTimeout", "15");
+        Random pace = new Random(17);
+        for (int round = 1; round <= ROUNDS; round++) {
+            // A new session each round, as psycopg's leak test does, so each starts from a fresh backend lease.
+            try (Connection c = proxy.connect("app", props)) {
+                byte[] received;
+                try {
+                    received = copyOut(c, pace, true);
+                } catch (SQLException e) {
+                    throw new AssertionError("round " + round + " over sslmode=" + sslmode + " did not end", e);
+                }
+                assertSameBytes(round, received);
+            }
+        }
+    }
+
+    /**
+     * Reads the COPY's CopyData messages one at a time; when {@code slowly}, stops reading once, in the first half, for {@link
+     * #PAUSE_MILLIS}, after a row chosen by {@code pace}.
+     */
+    private static byte[] copyOut(Connection c, Random pace, boolean slowly) throws SQLException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        CopyOut copy = c.unwrap(PGConnection.class).getCopyAPI().copyOut(COPY);
+        // In the first half: the rest is more than the buffers hold, so the server finishes while the relay waits.
+        int pauseAfter = slowly ? pace.nextInt(ROWS / 2) : -1;
+        int read = 0;
+        byte[] data;
+        while ((data = copy.readFromCopy()) != null) {
+            out.writeBytes(data);
+            if (read++ == pauseAfter) {
+                // The reader, not the network, sets the pace: this is the slow client, not a wait for a condition.
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(PAUSE_MILLIS));
+            }
+        }
+        assertEquals(ROWS, copy.getHandledRowCount());
+        return out.toByteArray();
+    }
+
+    private static void assertSameBytes(int round, byte[] received) throws Exception {
+        if (!Arrays.equals(direct, received)) {
+            int at = Arrays.mismatch(direct, received);
+            MessageDigest sha = MessageDigest.getInstance("SHA-256");
+            throw new AssertionError("round " + round + ": " + received.length + " bytes (sha-256 "
+                    + HexFormat.of().formatHex(sha.digest(received)) + ") differ from PostgreSQL's " + direct.length
+                    + " at byte " + at);
+        }
+    }
+}
