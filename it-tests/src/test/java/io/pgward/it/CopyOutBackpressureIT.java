@@ -13,6 +13,8 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Arrays;
 import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
@@ -31,13 +33,16 @@ import org.postgresql.copy.CopyOut;
  * server's connection shows a full receive queue); when the client reads again the relay must resume, for the
  * last bytes too (CopyDone, CommandComplete, ReadyForQuery), or the client waits forever while the server sits
  * idle having sent everything. Each round pauses at another row, so the stall meets the stream at a different
- * place each time; 100 rounds per transport, each compared with the bytes PostgreSQL sends directly. A round that
- * stalls fails on the socket timeout instead of hanging.
+ * place each time; 100 rounds over TCP and 50 over TLS, each compared with the bytes PostgreSQL sends directly.
+ * A round that stalls fails on the socket timeout instead of hanging.
  */
 @PostgresTest
 class CopyOutBackpressureIT {
 
+    /** Rounds over plain TCP; TLS costs more per round, and the TLS relay has the same flow control under it. */
     private static final int ROUNDS = 100;
+    private static final int TLS_ROUNDS = 50;
+    private static final int PSYCOPG_ROUNDS = 25;
     private static final int ROWS = 1800;
     /**
      * About 5.8 MB in binary: more than the client's receive buffer (64 kB), pgward's write buffer (64 kB) and
@@ -75,15 +80,30 @@ class CopyOutBackpressureIT {
 
     @Test
     void aSlowlyReadCopyArrivesWholeEveryTime() throws Exception {
-        rounds(plain, "disable");
+        rounds(plain, "disable", ROUNDS);
     }
 
     @Test
     void aSlowlyReadCopyArrivesWholeEveryTimeOverTls() throws Exception {
-        rounds(tls, "require");
+        rounds(tls, "require", TLS_ROUNDS);
     }
 
-    private static void rounds(ProxyFixture proxy, String sslmode) throws Exception {
+    /**
+     * The shape of psycopg's own {@code test_copy_to_leaks}, which once stalled through pgward: a new async
+     * connection per round, executemany in pipeline mode, then a small binary COPY read four ways.
+     */
+    @Test
+    void psycopgAsyncCopiesEndRoundAfterRound() throws Exception {
+        var python = RealClients.requirePython("psycopg", "python3-psycopg");
+        RealClients.Result result = RealClients.run(List.of(python.toString(), "async_copy_rounds.py",
+                tls.uri("app") + "?sslmode=require", String.valueOf(PSYCOPG_ROUNDS)),
+                ClientScript.clientsDirectory().resolve("python"), Map.of());
+        assertEquals(0, result.exit(), result.out() + result.err());
+        assertEquals("{\"rounds\": " + PSYCOPG_ROUNDS + ", \"rows\": " + PSYCOPG_ROUNDS * 200 + "}",
+                result.out().strip());
+    }
+
+    private static void rounds(ProxyFixture proxy, String sslmode, int rounds) throws Exception {
         Properties props = new Properties();
         props.setProperty("sslmode", sslmode);
         props.setProperty("sslfactory", "org.postgresql.ssl.NonValidatingFactory");
@@ -91,7 +111,7 @@ class CopyOutBackpressureIT {
         props.setProperty("receiveBufferSize", "65536");
         props.setProperty("socketTimeout", "15");
         Random pace = new Random(17);
-        for (int round = 1; round <= ROUNDS; round++) {
+        for (int round = 1; round <= rounds; round++) {
             // A new session each round, as psycopg's leak test does, so each starts from a fresh backend lease.
             try (Connection c = proxy.connect("app", props)) {
                 byte[] received;
@@ -106,8 +126,8 @@ class CopyOutBackpressureIT {
     }
 
     /**
-     * Reads the COPY's CopyData messages one at a time; when {@code slowly}, stops reading once, in the first half, for {@link
-     * #PAUSE_MILLIS}, after a row chosen by {@code pace}.
+     * Reads the COPY's CopyData messages one at a time; when {@code slowly}, stops reading once for {@link
+     * #PAUSE_MILLIS}, after a row of the first half chosen by {@code pace}.
      */
     private static byte[] copyOut(Connection c, Random pace, boolean slowly) throws SQLException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
