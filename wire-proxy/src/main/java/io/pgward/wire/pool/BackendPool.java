@@ -142,8 +142,9 @@ public final class BackendPool {
     public CompletableFuture<Void> closeIdleTo(Set<String> databases) {
         List<BackendConnection> closing = new ArrayList<>();
         synchronized (this) {
-            long until = System.nanoTime() + FREEING_WINDOW.toNanos();
-            databases.forEach(database -> freeing.put(database, until));
+            long now = System.nanoTime();
+            freeing.values().removeIf(until -> until - now <= 0);
+            databases.forEach(database -> freeing.put(database, now + FREEING_WINDOW.toNanos()));
             for (Map.Entry<BackendTarget.PoolKey, Slot> entry : slots.entrySet()) {
                 if (databases.contains(entry.getKey().database())) {
                     closing.addAll(entry.getValue().idle);
