@@ -1,6 +1,7 @@
 package io.pgward.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.pgward.testkit.PostgresTest;
 import io.pgward.testkit.TestDatabase;
@@ -11,6 +12,7 @@ import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
@@ -101,6 +103,46 @@ class CopyOutBackpressureIT {
         assertEquals(0, result.exit(), result.out() + result.err());
         assertEquals("{\"rounds\": " + PSYCOPG_ROUNDS + ", \"rows\": " + PSYCOPG_ROUNDS * 200 + "}",
                 result.out().strip());
+    }
+
+    /**
+     * The server ends the session (idle_session_timeout) while a slow client is still reading the COPY it sent
+     * before: as directly, the client gets the whole COPY and then the server's FATAL, not a connection cut short
+     * with the tail of the result still in pgward's write buffer.
+     */
+    @Test
+    void whatTheServerSentBeforeItsFatalReachesASlowClient() throws Exception {
+        Properties props = new Properties();
+        props.setProperty("receiveBufferSize", "65536");
+        props.setProperty("socketTimeout", "15");
+        try (Connection c = plain.connect("app", props)) {
+            try (Statement s = c.createStatement()) {
+                s.execute("set idle_session_timeout = '200ms'");
+            }
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            CopyOut copy = c.unwrap(PGConnection.class).getCopyAPI().copyOut(COPY);
+            int read = 0;
+            byte[] data;
+            try {
+                while ((data = copy.readFromCopy()) != null) {
+                    out.writeBytes(data);
+                    if (++read % 2 == 0) {
+                        // About 3 MB/s: the server is done and idle long before the client has read it all.
+                        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+                    }
+                }
+            } catch (SQLException e) {
+                throw new AssertionError("the COPY was cut short after " + out.size() + " of " + direct.length
+                        + " bytes", e);
+            }
+            assertSameBytes(1, out.toByteArray());
+            SQLException fatal = assertThrows(SQLException.class, () -> {
+                try (Statement s = c.createStatement()) {
+                    s.execute("select 1");
+                }
+            });
+            assertEquals("57P05", fatal.getSQLState(), fatal.toString());
+        }
     }
 
     private static void rounds(ProxyFixture proxy, String sslmode, int rounds) throws Exception {
