@@ -126,8 +126,11 @@ class CopyOutBackpressureIT {
             try {
                 while ((data = copy.readFromCopy()) != null) {
                     out.writeBytes(data);
-                    if (++read % 2 == 0) {
-                        // About 3 MB/s: the server is done and idle long before the client has read it all.
+                    if (++read == 300) {
+                        // The server sends the rest into the buffers, goes idle and ends the session meanwhile.
+                        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1000));
+                    } else if (read > 300) {
+                        // Then slowly (about 3 MB/s), so that pgward's buffers are full when it reads the end.
                         LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
                     }
                 }
