@@ -144,7 +144,8 @@ public final class ConfigLoader {
 
     private static Pool pool(ConfigSection section) {
         Pool pool = new Pool(section.integer("max_size", 20, 1, 10_000),
-                section.duration("wait_timeout", Duration.ofSeconds(5)));
+                section.duration("wait_timeout", Duration.ofSeconds(5)),
+                section.duration("idle_timeout", Pool.DEFAULT_IDLE_TIMEOUT));
         section.done();
         return pool;
     }

@@ -135,7 +135,16 @@ public record PgwardConfig(Listen listen, Duration startupTimeout, Tls tls, Back
     }
 
     /** @param maxSize backend connections per (backend user, database) */
-    public record Pool(int maxSize, Duration waitTimeout) {
+    /**
+     * @param idleTimeout how long a backend connection may wait idle in the pool before it is closed; zero: forever
+     */
+    public record Pool(int maxSize, Duration waitTimeout, Duration idleTimeout) {
+
+        public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofMinutes(10);
+
+        public Pool(int maxSize, Duration waitTimeout) {
+            this(maxSize, waitTimeout, DEFAULT_IDLE_TIMEOUT);
+        }
     }
 
     public enum AuthMethod { SCRAM_SHA_256, MD5, TRUST }

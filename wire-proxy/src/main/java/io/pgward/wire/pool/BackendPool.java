@@ -1,5 +1,8 @@
 package io.pgward.wire.pool;
 
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoop;
@@ -9,6 +12,7 @@ import io.netty.util.concurrent.Promise;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.pgward.wire.config.PgwardConfig;
 import io.pgward.wire.protocol.BackendMessage;
+import io.pgward.wire.protocol.Messages;
 import io.pgward.wire.protocol.PgError;
 import io.pgward.wire.protocol.SqlState;
 import java.time.Duration;
@@ -19,6 +23,8 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,23 +36,41 @@ import org.slf4j.LoggerFactory;
  * an idle connection is reused only for an identical {@link BackendTarget} on the same event loop (so relaying
  * stays on one thread); returned connections were reset with {@code DISCARD ALL} by {@link BackendReset} and
  * are closed instead when that fails. A caller that finds the pool full waits in FIFO order up to
- * {@code wait_timeout}. Idle connections that PostgreSQL closes are forgotten.
+ * {@code wait_timeout}. Idle connections that PostgreSQL closes are forgotten; those idle longer than
+ * {@code idle_timeout} are closed.
+ *
+ * <p>An idle connection is a session PostgreSQL counts as "accessing" its database, so it would make DROP DATABASE,
+ * ALTER DATABASE ... RENAME and CREATE DATABASE ... TEMPLATE fail for a client that sees no other user. Before such
+ * a statement is relayed, {@link #closeIdleTo} closes the idle connections to the database it names, and for
+ * {@link #FREEING_WINDOW} afterwards connections to it that come back are closed instead of kept (a session whose
+ * client just left may still be on its way back; PostgreSQL itself waits up to 5 s for other sessions to leave).
+ * Connections to the template databases are never kept idle: any CREATE DATABASE may copy them.
  */
 public final class BackendPool {
 
     private static final Logger log = LoggerFactory.getLogger(BackendPool.class);
 
+    /** How long after a statement that needs a database unused connections to it are not kept idle. */
+    static final Duration FREEING_WINDOW = Duration.ofSeconds(10);
+
+    /** CREATE DATABASE copies template1 unless told otherwise; template0 takes no connections by default. */
+    private static final Set<String> TEMPLATES = Set.of("template0", "template1");
+
     private final BackendConnector connector;
     private final int maxSize;
     private final Duration waitTimeout;
+    private final Duration idleTimeout;
     private final java.util.concurrent.atomic.LongAdder waits = new java.util.concurrent.atomic.LongAdder();
     private final java.util.concurrent.atomic.LongAdder timeouts = new java.util.concurrent.atomic.LongAdder();
     private final Map<BackendTarget.PoolKey, Slot> slots = new HashMap<>();
+    /** Databases a statement that needs them unused was relayed for, with when (nanoTime) that stops mattering. */
+    private final Map<String, Long> freeing = new HashMap<>();
 
     public BackendPool(BackendConnector connector, PgwardConfig.Pool config) {
         this.connector = connector;
         this.maxSize = config.maxSize();
         this.waitTimeout = config.waitTimeout();
+        this.idleTimeout = config.idleTimeout();
     }
 
     public BackendConnector connector() {
@@ -91,6 +115,10 @@ public final class BackendPool {
 
     /** Takes back a connection that {@link BackendReset} left clean and idle. */
     public void release(BackendConnection connection) {
+        if (!keepsIdle(connection.target().database())) {
+            retire(connection);
+            return;
+        }
         Waiter waiter;
         synchronized (this) {
             Slot slot = slots.get(connection.target().key());
@@ -108,6 +136,69 @@ public final class BackendPool {
             connection.channel().close();
             open(waiter.loop, waiter.target, waiter.promise);
         }
+    }
+
+    /**
+     * Closes the idle connections to {@code databases}, whatever their role, and keeps none to them idle for
+     * {@link #FREEING_WINDOW}; completes (never exceptionally) once they are closed.
+     */
+    public CompletableFuture<Void> closeIdleTo(Set<String> databases) {
+        List<BackendConnection> closing = new ArrayList<>();
+        synchronized (this) {
+            long now = System.nanoTime();
+            freeing.values().removeIf(until -> until - now <= 0);
+            databases.forEach(database -> freeing.put(database, now + FREEING_WINDOW.toNanos()));
+            for (Map.Entry<BackendTarget.PoolKey, Slot> entry : slots.entrySet()) {
+                if (databases.contains(entry.getKey().database())) {
+                    closing.addAll(entry.getValue().idle);
+                    entry.getValue().idle.clear();
+                }
+            }
+        }
+        CompletableFuture<?>[] closed = new CompletableFuture<?>[closing.size()];
+        for (int i = 0; i < closed.length; i++) {
+            BackendConnection connection = closing.get(i);
+            CompletableFuture<Void> done = new CompletableFuture<>();
+            retire(connection).addListener(f -> done.complete(null));
+            closed[i] = done;
+        }
+        if (!closing.isEmpty()) {
+            log.debug("closed {} idle connection(s) to {} before a statement that needs them unused",
+                    closing.size(), databases);
+        }
+        return CompletableFuture.allOf(closed);
+    }
+
+    /** Whether a connection to {@code database} that comes back clean may wait idle for its next client. */
+    private synchronized boolean keepsIdle(String database) {
+        if (TEMPLATES.contains(database)) {
+            return false;
+        }
+        Long until = freeing.get(database);
+        if (until == null) {
+            return true;
+        }
+        if (until - System.nanoTime() > 0) {
+            return false;
+        }
+        freeing.remove(database);
+        return true;
+    }
+
+    /**
+     * Closes a connection that no session holds (no longer idle, or never put there) with Terminate, so that its
+     * server process ends at once rather than when it notices the closed socket; frees its place.
+     */
+    private ChannelFuture retire(BackendConnection connection) {
+        Channel channel = connection.channel();
+        ChannelFuture closed = channel.closeFuture();
+        if (channel.isActive()) {
+            channel.writeAndFlush(Messages.terminate(channel.alloc())).addListener(ChannelFutureListener.CLOSE);
+        } else {
+            channel.close();
+        }
+        freePlace(connection.target().key());
+        return closed;
     }
 
     /** Closes a connection that cannot be reused and frees its place. */
@@ -260,14 +351,42 @@ public final class BackendPool {
     }
 
     /**
-     * Sits on an idle connection: drops asynchronous messages (a ParameterStatus, a notice) and forgets the
-     * connection when PostgreSQL closes it, e.g. after pg_terminate_backend or a restart.
+     * Sits on an idle connection: drops asynchronous messages (a ParameterStatus, a notice), forgets the
+     * connection when PostgreSQL closes it (e.g. after pg_terminate_backend or a restart), and closes it once it
+     * has been idle for {@code idle_timeout}.
      */
     private final class IdleWatch extends ChannelInboundHandlerAdapter {
         private final BackendConnection connection;
+        private ScheduledFuture<?> expiry;
 
         IdleWatch(BackendConnection connection) {
             this.connection = connection;
+        }
+
+        @Override
+        public void handlerAdded(ChannelHandlerContext ctx) {
+            if (!idleTimeout.isZero()) {
+                expiry = ctx.executor().schedule(this::expire, idleTimeout.toMillis(), TimeUnit.MILLISECONDS);
+            }
+        }
+
+        @Override
+        public void handlerRemoved(ChannelHandlerContext ctx) {
+            if (expiry != null) {
+                expiry.cancel(false);
+            }
+        }
+
+        private void expire() {
+            boolean wasIdle;
+            synchronized (BackendPool.this) {
+                wasIdle = slots.get(connection.target().key()).idle.remove(connection);
+            }
+            // Not idle any more: a client took it just now, and hand() removes this watch.
+            if (wasIdle) {
+                log.debug("{} closed after {} idle", connection, idleTimeout);
+                retire(connection);
+            }
         }
 
         @Override

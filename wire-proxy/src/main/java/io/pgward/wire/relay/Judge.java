@@ -3,8 +3,10 @@ package io.pgward.wire.relay;
 import io.pgward.guard.Verdict;
 import io.pgward.wire.gate.GateRequest;
 import io.pgward.wire.pool.BackendConnection;
+import io.pgward.wire.pool.BackendPool;
 import io.pgward.wire.protocol.FrontendMessage;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -18,12 +20,15 @@ final class Judge {
     private final Session.Rules rules;
     private final BackendConnection backend;
     private final SearchPath searchPath;
+    private final BackendPool pool;
 
-    Judge(Session.Identity who, Session.Rules rules, BackendConnection backend, SearchPath searchPath) {
+    Judge(Session.Identity who, Session.Rules rules, BackendConnection backend, SearchPath searchPath,
+          BackendPool pool) {
         this.who = who;
         this.rules = rules;
         this.backend = backend;
         this.searchPath = searchPath;
+        this.pool = pool;
     }
 
     Judgement ask(FrontendMessage message, GateRequest.Kind kind, String sql, int[] parameterTypes) {
@@ -41,7 +46,27 @@ final class Judge {
         } catch (RuntimeException e) {
             verdict = CompletableFuture.failedFuture(e);
         }
-        return new Judgement(verdict, audited(message, sql), started);
+        return new Judgement(freeDatabases(message, sql, verdict), audited(message, sql), started);
+    }
+
+    /**
+     * A read-write login's DROP DATABASE, ALTER DATABASE ... RENAME or CREATE DATABASE ... TEMPLATE is relayed only
+     * once pgward's idle connections to the database it names are closed ({@link DatabaseCommands}); a read-only
+     * login's never runs.
+     */
+    private CompletableFuture<Verdict> freeDatabases(FrontendMessage message, String sql,
+                                                     CompletableFuture<Verdict> verdict) {
+        if (backend.target().pins() != null
+                || !(message instanceof FrontendMessage.Query || message instanceof FrontendMessage.Parse)) {
+            return verdict;
+        }
+        Set<String> databases = DatabaseCommands.databasesToFree(sql, standardConformingStrings(backend));
+        if (databases.isEmpty()) {
+            return verdict;
+        }
+        return verdict.thenCompose(v -> v instanceof Verdict.Allow
+                ? pool.closeIdleTo(databases).thenApply(closed -> v)
+                : CompletableFuture.completedFuture(v));
     }
 
     /** The text the audit records; unaudited sessions skip looking at the message's bytes again. */

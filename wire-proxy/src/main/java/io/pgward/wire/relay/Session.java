@@ -1,10 +1,12 @@
 package io.pgward.wire.relay;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.VoidChannelPromise;
 import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.ScheduledFuture;
 import io.pgward.guard.Verdict;
 import io.pgward.guard.catalog.CatalogRefusals;
 import io.pgward.wire.audit.AuditLog;
@@ -20,10 +22,12 @@ import io.pgward.wire.protocol.Messages;
 import io.pgward.wire.protocol.PgError;
 import io.pgward.wire.protocol.ProtocolException;
 import io.pgward.wire.protocol.SqlState;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One client session relayed to one backend connection. Confined to the client channel's event loop, which is
@@ -102,6 +106,8 @@ public final class Session {
     /** The name of the session's handler in both pipelines. */
     static final String HANDLER = "session";
     private static final int BACKLOG_READ_LIMIT = 64;
+    /** How long the last words to a client that stopped reading may keep its connection open. */
+    static final Duration CLOSE_WAIT = Duration.ofSeconds(10);
 
     private final Identity who;
     private final StatementGate gate;
@@ -150,7 +156,7 @@ public final class Session {
         this.searchPath = new SearchPath(gate.wantsSearchPath(), backend, inFlight);
         this.settings = new ReportedSettings(who, backend, searchPath);
         this.schemaWatch = new SchemaWatch(gate);
-        this.judge = new Judge(who, rules, backend, searchPath);
+        this.judge = new Judge(who, rules, backend, searchPath, pool);
         this.replacements = new Replacements(who, client, backend, inFlight, nonce);
     }
 
@@ -604,11 +610,28 @@ public final class Session {
             rowCap.release();
         }
         if (error != null && client.isActive()) {
-            client.writeAndFlush(error.encode(client.alloc())).addListener(f -> client.close());
+            closeClientAfter(error.encode(client.alloc()));
+        } else if (backendSentFatal && client.isActive()) {
+            closeClientAfter(Unpooled.EMPTY_BUFFER);
         } else {
             client.close();
         }
         lease.giveBack(inFlight.owesReady());
         onEnd.run();
+    }
+
+    /**
+     * Writes {@code last} and closes the client once everything written before it has gone out. A plain close
+     * would drop what a slow client has not yet taken from pgward's write buffer: the tail of the last result and
+     * the server's own FATAL, which PostgreSQL, exiting, leaves in its socket to be delivered. A client that has
+     * stopped reading altogether is closed after {@link #CLOSE_WAIT}.
+     */
+    private void closeClientAfter(ByteBuf last) {
+        ScheduledFuture<?> bound = client.eventLoop().schedule(() -> client.close(), CLOSE_WAIT.toMillis(),
+                TimeUnit.MILLISECONDS);
+        client.writeAndFlush(last).addListener(f -> {
+            bound.cancel(false);
+            client.close();
+        });
     }
 }

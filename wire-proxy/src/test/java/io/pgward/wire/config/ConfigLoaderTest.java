@@ -42,6 +42,7 @@ class ConfigLoaderTest {
         assertEquals(5432, config.backend().port());
         assertEquals(SslMode.DISABLE, config.backend().sslmode());
         assertEquals(20, config.pool().maxSize());
+        assertEquals(Duration.ofMinutes(10), config.pool().idleTimeout());
         assertEquals(PgwardConfig.Audit.STDOUT, config.audit(), "decisions are audited on stdout by default");
         Login analyst = config.logins().get("analyst");
         assertEquals(Mode.READ_ONLY, analyst.mode(), "a login is read-only unless it says otherwise");
@@ -62,6 +63,7 @@ class ConfigLoaderTest {
                 pool:
                   max_size: 4
                   wait_timeout: 2m
+                  idle_timeout: 90s
                 logins:
                   app:
                     auth: md5
@@ -79,6 +81,7 @@ class ConfigLoaderTest {
         assertEquals(Duration.ofMillis(2500), config.startupTimeout());
         assertEquals(SslMode.VERIFY_FULL, config.backend().sslmode());
         assertEquals(Duration.ofMinutes(2), config.pool().waitTimeout());
+        assertEquals(Duration.ofSeconds(90), config.pool().idleTimeout());
         Login app = config.logins().get("app");
         assertEquals(Mode.READ_WRITE, app.mode());
         assertEquals("db-pass", app.backendPassword().value());
