@@ -50,17 +50,64 @@ final class JoinGraph {
             }
         }
         if (inferKeys) {
-            for (int a = 0; a < relations.size(); a++) {
-                for (int b = a + 1; b < relations.size(); b++) {
-                    if (!withForeignKeys.contains(a) && !withForeignKeys.contains(b)
-                            && joinable(relations.get(a), relations.get(b))) {
-                        neighbours.get(a).add(b);
-                        neighbours.get(b).add(a);
+            inferKeys(relations, withForeignKeys, neighbours);
+        }
+        return new JoinGraph(List.copyOf(neighbours));
+    }
+
+    /**
+     * Adds the inferred edges schema by schema through an index of column names, so the work grows with the
+     * matches, not with the square of the relations. A column name that more than half of a schema's relations
+     * (of five or more) have is an attribute such as a tenant or audit column, not a join key, and joins nothing.
+     */
+    private static void inferKeys(List<Relation> relations, Set<Integer> withForeignKeys,
+                                  List<TreeSet<Integer>> neighbours) {
+        Map<String, List<Integer>> bySchema = new HashMap<>();
+        for (int i = 0; i < relations.size(); i++) {
+            if (!withForeignKeys.contains(i)) {
+                bySchema.computeIfAbsent(relations.get(i).ref().schema(), s -> new ArrayList<>()).add(i);
+            }
+        }
+        List<Set<String>> keyColumns = relations.stream().map(JoinGraph::keyish).toList();
+        List<Set<String>> columns = relations.stream().map(JoinGraph::normalized).toList();
+        for (List<Integer> members : bySchema.values()) {
+            Map<String, List<Integer>> havingColumn = new HashMap<>();
+            for (int i : members) {
+                for (String column : columns.get(i)) {
+                    havingColumn.computeIfAbsent(column, c -> new ArrayList<>()).add(i);
+                }
+            }
+            int common = members.size() >= 5 ? members.size() / 2 : members.size();
+            for (int a : members) {
+                Relation relation = relations.get(a);
+                for (String column : keyColumns.get(a)) {
+                    List<Integer> others = havingColumn.getOrDefault(column, List.of());
+                    if (others.size() > common) {
+                        continue;
+                    }
+                    for (int b : others) {
+                        if (b != a && (keyLike(column) || keyColumns.get(b).contains(column))) {
+                            link(neighbours, a, b);
+                        }
+                    }
+                }
+                if (columns.get(a).contains("id")) {
+                    String name = normalize(relation.ref().name());
+                    for (String column : new TreeSet<>(List.of(name + "id", Words.stem(name) + "id"))) {
+                        for (int b : havingColumn.getOrDefault(column, List.of())) {
+                            if (b != a) {
+                                link(neighbours, a, b);
+                            }
+                        }
                     }
                 }
             }
         }
-        return new JoinGraph(List.copyOf(neighbours));
+    }
+
+    private static void link(List<TreeSet<Integer>> neighbours, int a, int b) {
+        neighbours.get(a).add(b);
+        neighbours.get(b).add(a);
     }
 
     /** The relations joined to relation {@code i}, in list order. */
@@ -70,31 +117,6 @@ final class JoinGraph {
 
     boolean joined(int a, int b) {
         return neighbours.get(a).contains(b);
-    }
-
-    static boolean joinable(Relation a, Relation b) {
-        if (!a.ref().schema().equals(b.ref().schema())) {
-            return false;
-        }
-        Set<String> keysOfA = keyish(a);
-        Set<String> columnsOfB = normalized(b);
-        for (String column : keysOfA) {
-            if (columnsOfB.contains(column) && (keyLike(column) || keyish(b).contains(column))) {
-                return true;
-            }
-        }
-        return namedAfter(a, b) || namedAfter(b, a);
-    }
-
-    /** {@code a} has a column {@code <b>id} or {@code <b singular>id} and {@code b} has an {@code id} column. */
-    private static boolean namedAfter(Relation a, Relation b) {
-        if (!normalized(b).contains("id")) {
-            return false;
-        }
-        String name = normalize(b.ref().name());
-        String singular = Words.stem(name);
-        Set<String> columns = normalized(a);
-        return columns.contains(name + "id") || columns.contains(singular + "id");
     }
 
     /** Columns that may be a key: key-like names and the primary key's columns, without a bare id. */

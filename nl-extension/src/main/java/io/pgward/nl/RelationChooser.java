@@ -13,8 +13,8 @@ import java.util.function.ToIntFunction;
  * <p>With {@link RetrievalSettings.Expansion#BRIDGES} a relation comes with the relations that join it to one taken
  * before it (when the two are not joined directly), the best-ranked bridge per pair. A relation and its bridges are
  * taken or left together: the budget can leave out a relation, never the join table between two that are shown.
- * With {@link RetrievalSettings.Expansion#NEIGHBOURS}, every neighbour of the top k follows them, best-ranked first,
- * until the budget is spent. The first relation is always shown, even over the budget: a prompt without a relation
+ * With {@link RetrievalSettings.Expansion#NEIGHBOURS}, the same, then every other neighbour of the top k,
+ * best-ranked first, until the budget is spent. With {@link RetrievalSettings.Expansion#NONE}, the top k alone. The first relation is always shown, even over the budget: a prompt without a relation
  * cannot answer anything.
  */
 final class RelationChooser {
@@ -40,7 +40,11 @@ final class RelationChooser {
                 }
             }
             case NEIGHBOURS -> {
-                top.forEach(i -> budget.tryTake(List.of(i)));
+                for (int candidate : top) {
+                    if (!budget.chosen.contains(candidate)) {
+                        budget.tryTake(withBridges(index.joins(), candidate, budget.chosen, rankOf));
+                    }
+                }
                 Set<Integer> neighbours = new java.util.TreeSet<>(
                         java.util.Comparator.comparingInt((Integer i) -> rankOf[i]));
                 top.forEach(i -> neighbours.addAll(index.joins().neighbours(i)));

@@ -15,9 +15,15 @@ import java.util.stream.IntStream;
  * Ranks the relations of a schema that does not fit the prompt for one question. Up to three rankings are fused by
  * reciprocal rank (score = sum of 1 / (60 + rank), the constant of Cormack et al.): cosine similarity between the
  * question and a short description of each relation (in-process embedding model), BM25 over the words of its names,
- * columns, comments and value samples ({@link LexicalIndex}), and the rank of its schema among the schemas
- * (each described by its name and its relations), so that the tables of the domain a question names come first.
- * Ties keep the reflected order (schema, then name): the same question always gets the same ranking.
+ * columns, comments and value samples ({@link LexicalIndex}).
+ *
+ * <p>With schema ranking, schemas are ranked first, the same two ways over a description of each (its name and its
+ * relations' names and columns), and the ranking is schema by schema: every relation of the best-matching schema,
+ * best first, then those of the next. A question usually stays within one domain, and a schema is how a warehouse
+ * names its domains; on the pooled BIRD schemas this is what lifts recall at ten relations from 0.97 to 0.99
+ * (docs/nl.md). A question that spans schemas gets the second schema's relations after the first's, and through
+ * the join tables the expansion adds; logins that mostly ask such questions turn schema ranking off. One schema:
+ * no effect. Ties keep the reflected order (schema, then name): the same question always gets the same ranking.
  * Built once per reflected schema; {@link RelationChooser} turns a ranking into the relations shown.
  */
 final class RelationIndex {
@@ -89,20 +95,23 @@ final class RelationIndex {
         if (settings.lexical()) {
             addReciprocalRanks(fused, lexical.scores(Words.of(question)));
         }
+        int[] schemaRank = new int[schemas.size()];
         if (!schemaVectors.isEmpty()) {
             double[] bySchema = new double[schemas.size()];
             addReciprocalRanks(bySchema, cosines(q, schemaVectors));
             if (settings.lexical()) {
                 addReciprocalRanks(bySchema, schemaLexical.scores(Words.of(question)));
             }
-            double[] schemaScores = new double[bySchema.length];
-            addReciprocalRanks(schemaScores, bySchema);
-            for (int i = 0; i < fused.length; i++) {
-                fused[i] += schemaScores[schemaOf[i]];
+            List<Integer> order = IntStream.range(0, schemas.size()).boxed()
+                    .sorted(Comparator.comparingDouble((Integer s) -> -bySchema[s]).thenComparingInt(s -> s))
+                    .toList();
+            for (int r = 0; r < order.size(); r++) {
+                schemaRank[order.get(r)] = r;
             }
         }
         return IntStream.range(0, relations.size()).boxed()
-                .sorted(Comparator.comparingDouble((Integer i) -> -fused[i]).thenComparingInt(i -> i))
+                .sorted(Comparator.comparingInt((Integer i) -> schemaRank[schemaOf[i]])
+                        .thenComparingDouble(i -> -fused[i]).thenComparingInt(i -> i))
                 .toList();
     }
 

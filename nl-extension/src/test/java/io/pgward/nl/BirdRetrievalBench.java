@@ -122,6 +122,7 @@ class BirdRetrievalBench {
                 }
                 yield rows;
             }
+            case "dev" -> List.of(new Setting("dev", all, Integer.getInteger("nl.bench.k", 10)));
             default -> List.of(new Setting("defaults, forced on", all, NlSettings.DEFAULT_TOP_K));
         };
     }
@@ -163,6 +164,10 @@ class BirdRetrievalBench {
             shown.forEach(r -> names.add(r.ref().schema() + "." + r.ref().name()));
             if (names.containsAll(question.gold())) {
                 recalled++;
+            } else if (Boolean.getBoolean("nl.bench.misses") && !questionOnly) {
+                System.err.println("miss " + question.id() + " " + question.db() + " missing "
+                        + question.gold().stream().filter(g -> !names.contains(g)).toList() + " shown " + names
+                        + " q: " + question.text());
             }
             shownTotal += shown.size();
             max = Math.max(max, shown.size());
