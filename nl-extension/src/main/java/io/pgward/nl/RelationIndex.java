@@ -115,7 +115,10 @@ final class RelationIndex {
                 .toList();
     }
 
-    /** Adds 1 / (k + rank) to each element's total, rank 1 being the highest score; ties share the better rank. */
+    /**
+     * Adds 1 / (k + rank) to each element's total, rank 1 being the highest score; ties share the better rank. A
+     * score of zero adds nothing: a relation no question word matches must not share a rank with the matches.
+     */
     private static void addReciprocalRanks(double[] totals, double[] scores) {
         Integer[] order = IntStream.range(0, scores.length).boxed()
                 .sorted(Comparator.comparingDouble((Integer i) -> -scores[i]).thenComparingInt(i -> i))
@@ -125,7 +128,9 @@ final class RelationIndex {
             if (position == 0 || scores[order[position]] != scores[order[position - 1]]) {
                 rank = position + 1;
             }
-            totals[order[position]] += 1 / (RRF_K + rank);
+            if (scores[order[position]] > 0) {
+                totals[order[position]] += 1 / (RRF_K + rank);
+            }
         }
     }
 
