@@ -8,6 +8,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.stream.Collectors;
 
 /**
  * Which relations join which, by position in the reflected list: declared foreign keys in both directions and,
@@ -19,10 +20,19 @@ import java.util.TreeSet;
  * key: part of either primary key, or ending in id, code, key, no or num; a bare {@code id} is left out, since it
  * would join every table with every other. Or a column named after the other relation plus id
  * ({@code customer_id} beside {@code customers.id}).
+ *
+ * <p>A relation that takes part in a declared foreign key gets no inferred join: where a schema declares its keys,
+ * the declaration is the better evidence.
  */
 final class JoinGraph {
 
     private static final List<String> KEY_ENDINGS = List.of("id", "code", "key", "no", "num");
+
+    /**
+     * Above this many relations sharing a key column, only the relations whose primary key holds it (the
+     * dimension) are joined to the others, not every pair of the others: the edges stay linear in the schema's size.
+     */
+    private static final int MANY = 50;
 
     private final List<TreeSet<Integer>> neighbours;
 
@@ -70,7 +80,10 @@ final class JoinGraph {
         }
         List<Set<String>> keyColumns = relations.stream().map(JoinGraph::keyish).toList();
         List<Set<String>> columns = relations.stream().map(JoinGraph::normalized).toList();
+        List<Set<String>> primaryKeys = relations.stream()
+                .map(r -> r.primaryKey().stream().map(JoinGraph::normalize).collect(Collectors.toSet())).toList();
         for (List<Integer> members : bySchema.values()) {
+            Map<String, List<Integer>> holders = new HashMap<>();
             Map<String, List<Integer>> havingColumn = new HashMap<>();
             for (int i : members) {
                 for (String column : columns.get(i)) {
@@ -85,7 +98,10 @@ final class JoinGraph {
                     if (others.size() > common) {
                         continue;
                     }
-                    for (int b : others) {
+                    List<Integer> partners = others.size() <= MANY || primaryKeys.get(a).contains(column) ? others
+                            : holders.computeIfAbsent(column, c -> others.stream()
+                                    .filter(b -> primaryKeys.get(b).contains(c)).toList());
+                    for (int b : partners) {
                         if (b != a && (keyLike(column) || keyColumns.get(b).contains(column))) {
                             link(neighbours, a, b);
                         }

@@ -92,6 +92,23 @@ class RetrievalTest {
     }
 
     @Test
+    void aKeyColumnInVeryManyRelationsJoinsThemToItsDimensionOnly() {
+        List<Relation> all = new ArrayList<>();
+        all.add(table("dw", "dim_customer", List.of("customer_key", "label"), List.of("customer_key")));
+        for (int i = 0; i < 60; i++) {
+            all.add(table("dw", "fact_" + i, List.of("fact_" + i + "_id", "customer_key"), List.of()));
+        }
+        all.add(table("dw", "other", List.of("other_id"), List.of("other_id")));
+        for (int i = 0; i < 60; i++) {
+            all.add(table("dw", "other_" + i, List.of("row_no", "other_id"), List.of()));
+        }
+        JoinGraph graph = JoinGraph.build(all, true);
+        assertEquals(60, graph.neighbours(0).size(), "the dimension joins every fact");
+        assertEquals(java.util.Set.of(0), graph.neighbours(1), "a fact joins its dimension, not the other facts");
+        assertEquals(java.util.Set.of(61), graph.neighbours(62), "row_no is in many relations and in no primary key");
+    }
+
+    @Test
     void declaredForeignKeysStopInferenceForTheRelationsTheyJoin() {
         Relation customers = table("dw", "customers", List.of("customer_id"), List.of("customer_id"));
         Relation orders = new Relation(ref("dw", "orders"), Relation.Kind.TABLE, Optional.empty(),
