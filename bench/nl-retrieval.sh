@@ -10,7 +10,7 @@
 #
 # Settings (environment):
 #   NL_BENCH_SET=steps           steps: each retrieval step of docs/nl.md; sweep: top_k 4 to 12 with everything
-#                                on; defaults: the default settings only
+#                                on; ablation: the defaults with one switch changed; defaults: the defaults only
 #   PGWARD_SHARED=../shared      the directory holding nl-bench/bird
 #   BENCH_RESULTS=bench/results  where the report goes
 set -euo pipefail

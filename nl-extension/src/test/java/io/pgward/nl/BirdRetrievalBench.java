@@ -34,7 +34,7 @@ import org.junit.jupiter.api.Test;
  * the embedding model runs in process.
  *
  * <p>Not a test (its name does not end in Test): bench/nl-retrieval.sh runs it and writes its report, a Markdown
- * table, to {@code -Dnl.bench.out}. {@code -Dnl.bench.set=steps|defaults|sweep} chooses the rows.
+ * table, to {@code -Dnl.bench.out}. {@code -Dnl.bench.set=steps|sweep|ablation|defaults} chooses the rows.
  */
 @PostgresTest
 class BirdRetrievalBench {
@@ -91,6 +91,8 @@ class BirdRetrievalBench {
                 System.err.print(row);
             }
         }
+        report.append('\n').append(inferredAgainstDeclared(variants.get("bird (foreign keys)"),
+                variants.get("bird without foreign keys"))).append('\n');
         Files.createDirectories(out.toAbsolutePath().getParent());
         Files.writeString(out, report);
         for (String name : List.of("nlbench_fk", "nlbench_nofk", "nlbench_comments")) {
@@ -122,9 +124,52 @@ class BirdRetrievalBench {
                 }
                 yield rows;
             }
+            case "ablation" -> List.of(
+                    new Setting("defaults", all, 10),
+                    new Setting("defaults, lexical off", new RetrievalSettings(0, false,
+                            RetrievalSettings.Expansion.BRIDGES, true, true), 10),
+                    new Setting("defaults, expansion neighbours", new RetrievalSettings(0, true,
+                            RetrievalSettings.Expansion.NEIGHBOURS, true, true), 10),
+                    new Setting("defaults, expansion none", new RetrievalSettings(0, true,
+                            RetrievalSettings.Expansion.NONE, true, true), 10),
+                    new Setting("defaults, inferred keys off", new RetrievalSettings(0, true,
+                            RetrievalSettings.Expansion.BRIDGES, false, true), 10),
+                    new Setting("defaults, inferred keys off", new RetrievalSettings(0, true,
+                            RetrievalSettings.Expansion.BRIDGES, false, true), 6),
+                    new Setting("defaults", all, 6),
+                    new Setting("defaults, schema ranking off", new RetrievalSettings(0, true,
+                            RetrievalSettings.Expansion.BRIDGES, true, false), 10));
             case "dev" -> List.of(new Setting("dev", all, Integer.getInteger("nl.bench.k", 10)));
             default -> List.of(new Setting("defaults, forced on", all, NlSettings.DEFAULT_TOP_K));
         };
+    }
+
+    /** How many of BIRD's declared joins the inferred keys find once the foreign keys are dropped, and what else. */
+    private static String inferredAgainstDeclared(JdbcConnections withKeys, JdbcConnections withoutKeys)
+            throws Exception {
+        Set<String> declared = pairs(SchemaCatalog.builder(withKeys).build().snapshot().relations(), false);
+        Set<String> inferred = pairs(SchemaCatalog.builder(withoutKeys).build().snapshot().relations(), true);
+        long found = declared.stream().filter(inferred::contains).count();
+        if (Boolean.getBoolean("nl.bench.misses")) {
+            declared.stream().filter(p -> !inferred.contains(p)).forEach(p -> System.err.println("not inferred " + p));
+            inferred.stream().filter(p -> !declared.contains(p)).forEach(p -> System.err.println("extra " + p));
+        }
+        return "Inferred join keys with BIRD's foreign keys dropped: %d of the %d joined pairs of tables the foreign "
+                .formatted(found, declared.size())
+                + "keys declare are found, with %d further pairs.".formatted(inferred.size() - found);
+    }
+
+    private static Set<String> pairs(List<Relation> relations, boolean infer) {
+        JoinGraph graph = JoinGraph.build(relations, infer);
+        Set<String> pairs = new TreeSet<>();
+        for (int a = 0; a < relations.size(); a++) {
+            for (int b : graph.neighbours(a)) {
+                String x = relations.get(a).qualifiedName();
+                String y = relations.get(b).qualifiedName();
+                pairs.add(x.compareTo(y) < 0 ? x + " " + y : y + " " + x);
+            }
+        }
+        return pairs;
     }
 
     private static Figures perDatabase(JdbcConnections connections, EmbeddingModel model, Setting setting,

@@ -92,6 +92,23 @@ class RetrievalTest {
     }
 
     @Test
+    void aColumnNamedAfterARelationAndItsKeyReferencesIt() {
+        Relation colour = table("dw", "colour", List.of("id", "colour"), List.of("id"));
+        Relation hero = table("dw", "hero", List.of("hero_key", "eye_colour_id", "home_team_api_id"),
+                List.of("hero_key"));
+        Relation team = table("dw", "team", List.of("team_api_id", "label"), List.of("team_api_id"));
+        Relation sets = table("dw", "sets", List.of("code", "label"), List.of("code"));
+        Relation translations = table("dw", "set_translations", List.of("row_key", "setCode", "language"),
+                List.of("row_key"));
+        Relation notes = table("dw", "notes", List.of("row_key", "barcode", "text"), List.of("row_key"));
+        JoinGraph graph = JoinGraph.build(List.of(colour, hero, team, sets, translations, notes), true);
+        assertTrue(graph.joined(0, 1), "eye_colour_id: colour plus its key id, with a prefix");
+        assertTrue(graph.joined(1, 2), "home_team_api_id ends in team's key team_api_id");
+        assertTrue(graph.joined(3, 4), "setCode: set plus its key code");
+        assertFalse(graph.joined(3, 5), "barcode ends in code, too short a key to match as an ending");
+    }
+
+    @Test
     void aKeyColumnInVeryManyRelationsJoinsThemToItsDimensionOnly() {
         List<Relation> all = new ArrayList<>();
         all.add(table("dw", "dim_customer", List.of("customer_key", "label"), List.of("customer_key")));
