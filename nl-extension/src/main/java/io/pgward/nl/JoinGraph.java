@@ -14,8 +14,8 @@ import java.util.TreeSet;
  * all (a warehouse loaded without constraints, views). Neighbours are kept sorted, so every walk over the graph is
  * deterministic.
  *
- * <p>How keys are inferred: {@link InferredKeys}. A relation that takes part in a declared foreign key gets no inferred join: where a schema declares its keys,
- * the declaration is the better evidence.
+ * <p>How keys are inferred: {@link InferredKeys}. A relation that takes part in a declared foreign key gets no
+ * inferred join: where a schema declares its keys, the declaration is the better evidence.
  */
 final class JoinGraph {
 
