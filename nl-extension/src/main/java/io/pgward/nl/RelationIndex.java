@@ -30,6 +30,7 @@ final class RelationIndex {
 
     /** Cormack, Clarke and Buettcher's k for reciprocal rank fusion; damps the difference between top ranks. */
     private static final double RRF_K = 60;
+    private static final int SCHEMA_TEXT_CHARS = 2_000;
 
     private final EmbeddingModel model;
     private final List<Relation> relations;
@@ -159,11 +160,17 @@ final class RelationIndex {
         return text.toString();
     }
 
+    /**
+     * The schema's name and its relations' names and comments, cut at {@link #SCHEMA_TEXT_CHARS}: the model reads
+     * only its first few hundred tokens anyway, and a schema of thousands of relations must not cost thousands of
+     * model passes.
+     */
     private static String describe(String schema, List<Relation> members) {
-        return "schema " + schema.replace('_', ' ') + ": " + members.stream()
+        String text = "schema " + schema.replace('_', ' ') + ": " + members.stream()
                 .map(r -> r.ref().name().replace('_', ' ') + r.comment().map(c -> " (" + SchemaText.oneLine(c) + ")")
                         .orElse(""))
                 .collect(Collectors.joining(", "));
+        return text.length() > SCHEMA_TEXT_CHARS ? text.substring(0, SCHEMA_TEXT_CHARS) : text;
     }
 
     /**
