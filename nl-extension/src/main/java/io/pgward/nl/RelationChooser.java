@@ -1,20 +1,24 @@
 package io.pgward.nl;
 
-import java.util.ArrayList;
+import java.util.ArrayDeque;
+import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.ToIntFunction;
 
 /**
  * Turns a ranking into the relations a prompt shows: the top k, each taken together with the join partners the
  * expansion adds for it, while the schema text stays within the character budget.
  *
- * <p>With {@link RetrievalSettings.Expansion#BRIDGES} a relation comes with the relations that join it to one taken
- * before it (when the two are not joined directly), the best-ranked bridge per pair. A relation and its bridges are
- * taken or left together: the budget can leave out a relation, never the join table between two that are shown.
- * With {@link RetrievalSettings.Expansion#NEIGHBOURS}, the same, then every other neighbour of the top k,
- * best-ranked first, until the budget is spent. With {@link RetrievalSettings.Expansion#NONE}, the top k alone. The first relation is always shown, even over the budget: a prompt without a relation
+ * <p>With {@link RetrievalSettings.Expansion#BRIDGES} a relation comes with the relations that join it to each one
+ * taken before it that it does not already reach (directly or through relations taken), the best-ranked bridge per
+ * pair. A relation and its bridges are taken or left together: the budget can leave out a relation, never the join
+ * table between two that are shown. {@link RetrievalSettings.Expansion#NEIGHBOURS} does the same, then adds every
+ * other neighbour of the top k, best-ranked first, while the budget lasts; {@link RetrievalSettings.Expansion#NONE}
+ * takes the top k alone. The first relation is always shown, even over the budget: a prompt without a relation
  * cannot answer anything.
  */
 final class RelationChooser {
@@ -31,36 +35,29 @@ final class RelationChooser {
         }
         List<Integer> top = ranking.subList(0, Math.min(topK, ranking.size()));
         Budget budget = new Budget(index.relations(), budgetChars, size);
-        switch (index.settings().expansion()) {
-            case BRIDGES -> {
-                for (int candidate : top) {
-                    if (!budget.chosen.contains(candidate)) {
-                        budget.tryTake(withBridges(index.joins(), candidate, budget.chosen, rankOf));
-                    }
-                }
+        RetrievalSettings.Expansion expansion = index.settings().expansion();
+        for (int candidate : top) {
+            if (expansion == RetrievalSettings.Expansion.NONE) {
+                budget.tryTake(List.of(candidate));
+            } else if (!budget.chosen.contains(candidate)) {
+                budget.tryTake(withBridges(index.joins(), candidate, budget.chosen, rankOf));
             }
-            case NEIGHBOURS -> {
-                for (int candidate : top) {
-                    if (!budget.chosen.contains(candidate)) {
-                        budget.tryTake(withBridges(index.joins(), candidate, budget.chosen, rankOf));
-                    }
-                }
-                Set<Integer> neighbours = new java.util.TreeSet<>(
-                        java.util.Comparator.comparingInt((Integer i) -> rankOf[i]));
-                top.forEach(i -> neighbours.addAll(index.joins().neighbours(i)));
-                neighbours.forEach(i -> budget.tryTake(List.of(i)));
-            }
-            case NONE -> top.forEach(i -> budget.tryTake(List.of(i)));
+        }
+        if (expansion == RetrievalSettings.Expansion.NEIGHBOURS) {
+            Set<Integer> neighbours = new TreeSet<>(Comparator.comparingInt((Integer i) -> rankOf[i]));
+            top.forEach(i -> neighbours.addAll(index.joins().neighbours(i)));
+            neighbours.forEach(i -> budget.tryTake(List.of(i)));
         }
         return budget.chosen.stream().map(index.relations()::get).toList();
     }
 
-    /** The candidate, then for each relation already chosen that it does not join directly, the best bridge. */
+    /** The candidate, then for each chosen relation it does not reach yet, the best-ranked bridge to it. */
     private static List<Integer> withBridges(JoinGraph joins, int candidate, Set<Integer> chosen, int[] rankOf) {
-        List<Integer> group = new ArrayList<>();
-        group.add(candidate);
+        Set<Integer> group = new LinkedHashSet<>(List.of(candidate));
         for (int other : chosen) {
-            if (connected(joins, candidate, other, chosen)) {
+            Set<Integer> through = new HashSet<>(chosen);
+            through.addAll(group);
+            if (connected(joins, candidate, other, through)) {
                 continue;
             }
             Integer best = null;
@@ -69,23 +66,23 @@ final class RelationChooser {
                     best = bridge;
                 }
             }
-            if (best != null && !chosen.contains(best) && !group.contains(best)) {
+            if (best != null) {
                 group.add(best);
             }
         }
-        return group;
+        return List.copyOf(group);
     }
 
-    /** Whether {@code a} reaches {@code b} directly or through relations already chosen. */
-    private static boolean connected(JoinGraph joins, int a, int b, Set<Integer> chosen) {
-        Set<Integer> seen = new java.util.HashSet<>(List.of(a));
-        java.util.ArrayDeque<Integer> queue = new java.util.ArrayDeque<>(List.of(a));
+    /** Whether {@code a} reaches {@code b} directly or through the relations of {@code through}. */
+    private static boolean connected(JoinGraph joins, int a, int b, Set<Integer> through) {
+        Set<Integer> seen = new HashSet<>(List.of(a));
+        ArrayDeque<Integer> queue = new ArrayDeque<>(List.of(a));
         while (!queue.isEmpty()) {
             for (int next : joins.neighbours(queue.poll())) {
                 if (next == b) {
                     return true;
                 }
-                if (chosen.contains(next) && seen.add(next)) {
+                if (through.contains(next) && seen.add(next)) {
                     queue.add(next);
                 }
             }
