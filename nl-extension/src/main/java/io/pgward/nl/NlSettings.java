@@ -16,10 +16,11 @@ import java.util.Optional;
  * @param defaultRowLimit rows {@code pgward.ask} returns when the call names no limit
  * @param maxRowLimit the most rows {@code pgward.ask} returns, before the login's row cap
  * @param explainTimeout statement timeout of each EXPLAIN
+ * @param retrieval how relations are chosen per question for a large schema
  */
 public record NlSettings(Optional<ProviderConfig> provider, String description, int maxAttempts,
                          int promptBudgetChars, int topK, int defaultRowLimit, int maxRowLimit,
-                         Duration explainTimeout) {
+                         Duration explainTimeout, RetrievalSettings retrieval) {
 
     public static final int DEFAULT_MAX_ATTEMPTS = 5;
     public static final int MAX_MAX_ATTEMPTS = 20;
@@ -33,6 +34,7 @@ public record NlSettings(Optional<ProviderConfig> provider, String description, 
         Objects.requireNonNull(provider, "provider");
         Objects.requireNonNull(description, "description");
         Objects.requireNonNull(explainTimeout, "explainTimeout");
+        Objects.requireNonNull(retrieval, "retrieval");
         check(maxAttempts >= 1 && maxAttempts <= MAX_MAX_ATTEMPTS, "nl.max_attempts",
                 "must be between 1 and " + MAX_MAX_ATTEMPTS + ", was " + maxAttempts);
         check(promptBudgetChars >= 1_000, "nl.prompt_budget_chars", "must be at least 1000, was " + promptBudgetChars);
@@ -44,6 +46,13 @@ public record NlSettings(Optional<ProviderConfig> provider, String description, 
         check(explainTimeout.isPositive(), "nl.explain_timeout", "must be positive, was " + explainTimeout);
     }
 
+    /** With the default retrieval settings. */
+    public NlSettings(Optional<ProviderConfig> provider, String description, int maxAttempts, int promptBudgetChars,
+                      int topK, int defaultRowLimit, int maxRowLimit, Duration explainTimeout) {
+        this(provider, description, maxAttempts, promptBudgetChars, topK, defaultRowLimit, maxRowLimit,
+                explainTimeout, RetrievalSettings.defaults());
+    }
+
     /** No provider, no description, every default. */
     public static NlSettings defaults() {
         return new NlSettings(Optional.empty(), "", DEFAULT_MAX_ATTEMPTS, DEFAULT_PROMPT_BUDGET_CHARS, DEFAULT_TOP_K,
@@ -52,17 +61,17 @@ public record NlSettings(Optional<ProviderConfig> provider, String description, 
 
     public NlSettings withProvider(ProviderConfig config) {
         return new NlSettings(Optional.of(config), description, maxAttempts, promptBudgetChars, topK,
-                defaultRowLimit, maxRowLimit, explainTimeout);
+                defaultRowLimit, maxRowLimit, explainTimeout, retrieval);
     }
 
     public NlSettings withDescription(String text) {
         return new NlSettings(provider, text, maxAttempts, promptBudgetChars, topK, defaultRowLimit, maxRowLimit,
-                explainTimeout);
+                explainTimeout, retrieval);
     }
 
     public NlSettings withMaxAttempts(int attempts) {
         return new NlSettings(provider, description, attempts, promptBudgetChars, topK, defaultRowLimit,
-                maxRowLimit, explainTimeout);
+                maxRowLimit, explainTimeout, retrieval);
     }
 
     private static void check(boolean ok, String key, String problem) {

@@ -28,6 +28,7 @@ public final class SchemaCatalog {
     private final Supplier<EmbeddingModel> embeddings;
     private final int promptBudgetChars;
     private final int topK;
+    private final RetrievalSettings retrieval;
     private volatile Loaded loaded;
 
     private SchemaCatalog(Builder builder) {
@@ -36,6 +37,7 @@ public final class SchemaCatalog {
         this.embeddings = builder.embeddings;
         this.promptBudgetChars = builder.promptBudgetChars;
         this.topK = builder.topK;
+        this.retrieval = builder.retrieval;
     }
 
     public static Builder builder(JdbcConnections connections) {
@@ -68,17 +70,8 @@ public final class SchemaCatalog {
         if (current.index.isEmpty()) {
             return new PromptSchema(all, 0);
         }
-        List<Relation> candidates = current.index.get().choose(question, k);
-        List<Relation> shown = new java.util.ArrayList<>();
-        int used = 0;
-        for (Relation relation : candidates) {
-            int size = SchemaText.render(relation).length();
-            if (!shown.isEmpty() && used + size > promptBudgetChars) {
-                break;
-            }
-            shown.add(relation);
-            used += size;
-        }
+        List<Relation> shown = RelationChooser.choose(current.index.get(), question, k, promptBudgetChars,
+                relation -> SchemaText.render(relation).length());
         return new PromptSchema(shown, all.size() - shown.size());
     }
 
@@ -102,10 +95,19 @@ public final class SchemaCatalog {
 
     private Loaded reflect() throws SQLException {
         SchemaSnapshot snapshot = reflector.reflect();
-        Optional<RelationIndex> index = SchemaText.render(snapshot.relations()).length() > promptBudgetChars
-                ? Optional.of(RelationIndex.build(embeddings.get(), snapshot.relations()))
+        Optional<RelationIndex> index = retrieves(snapshot.relations())
+                ? Optional.of(RelationIndex.build(embeddings.get(), snapshot.relations(), retrieval))
                 : Optional.empty();
         return new Loaded(snapshot, index);
+    }
+
+    /**
+     * Whether relations are chosen per question: when the schema text is over the budget, or when there are more
+     * relations than the limit (a model reads a long list of tables worse than a short one, even when it fits).
+     */
+    private boolean retrieves(List<Relation> relations) {
+        return relations.size() > retrieval.relationLimit()
+                || SchemaText.render(relations).length() > promptBudgetChars;
     }
 
     public static final class Builder {
@@ -116,6 +118,7 @@ public final class SchemaCatalog {
         private Supplier<EmbeddingModel> embeddings = Embeddings::shared;
         private int promptBudgetChars = NlSettings.DEFAULT_PROMPT_BUDGET_CHARS;
         private int topK = NlSettings.DEFAULT_TOP_K;
+        private RetrievalSettings retrieval = RetrievalSettings.defaults();
         private Clock clock = Clock.systemUTC();
 
         private Builder(JdbcConnections connections) {
@@ -150,7 +153,13 @@ public final class SchemaCatalog {
 
         /** The prompt budget and top k of the {@code nl:} settings. */
         public Builder settings(NlSettings settings) {
-            return promptBudgetChars(settings.promptBudgetChars()).topK(settings.topK());
+            return promptBudgetChars(settings.promptBudgetChars()).topK(settings.topK()).retrieval(settings.retrieval());
+        }
+
+        /** How relations are chosen per question, and above how many relations that starts. */
+        public Builder retrieval(RetrievalSettings retrieval) {
+            this.retrieval = Objects.requireNonNull(retrieval, "retrieval");
+            return this;
         }
 
         /** Size of the schema part of a prompt, in characters, above which relations are chosen per question. */

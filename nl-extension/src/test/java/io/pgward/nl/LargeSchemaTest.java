@@ -16,7 +16,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** 500 tables: the prompt holds the ones a question is about, their foreign-key neighbours, and no others. */
+/** 500 tables: the prompt holds the ones a question is about, the join tables between them, and no others. */
 @PostgresTest
 class LargeSchemaTest {
 
@@ -28,6 +28,7 @@ class LargeSchemaTest {
             "stat", "plan", "draft", "report", "status", "type", "group", "member");
 
     private static SchemaCatalog catalog;
+    private static SchemaCatalog withNeighbours;
 
     @BeforeAll
     static void createSchema(TestDatabase db) throws Exception {
@@ -50,6 +51,10 @@ class LargeSchemaTest {
         }
         NlAssistantTest.execute(db, ddl.toArray(String[]::new));
         catalog = SchemaCatalog.builder(db::connect).promptBudgetChars(4_000).topK(3).build();
+        withNeighbours = SchemaCatalog.builder(db::connect).promptBudgetChars(4_000).topK(3)
+                .retrieval(new RetrievalSettings(RetrievalSettings.DEFAULT_RELATION_LIMIT, true,
+                        RetrievalSettings.Expansion.NEIGHBOURS, true, true))
+                .build();
     }
 
     @Test
@@ -75,11 +80,22 @@ class LargeSchemaTest {
     }
 
     @Test
-    void foreignKeyNeighboursOfTheBestMatchesAreShown() throws Exception {
-        List<String> shown = catalog.forQuestion("how many bookings per flight?", 1).shown().stream()
+    void theJoinTableBetweenTwoChosenTablesIsShownAndNoOtherNeighbour() throws Exception {
+        List<String> shown = catalog.forQuestion("Full names beside IATA codes", 2).shown()
+                .stream().map(Relation::qualifiedName).toList();
+        assertEquals(3, shown.size(), shown.toString());
+        assertTrue(shown.containsAll(List.of("big.airports", "big.passengers", "big.flight_bookings")),
+                shown.toString());
+    }
+
+    @Test
+    void withNeighbourExpansionTheForeignKeyNeighboursOfTheBestMatchesAreShown() throws Exception {
+        List<String> shown = withNeighbours.forQuestion("how many bookings per flight?", 1).shown().stream()
                 .map(Relation::qualifiedName).toList();
         assertEquals("big.flight_bookings", shown.getFirst());
         assertTrue(shown.containsAll(List.of("big.airports", "big.passengers")), shown.toString());
         assertEquals(3, shown.size(), shown.toString());
+        assertEquals(List.of("big.flight_bookings"), catalog.forQuestion("how many bookings per flight?", 1).shown()
+                .stream().map(Relation::qualifiedName).toList(), "bridges only: a single table needs no join");
     }
 }

@@ -68,6 +68,29 @@ class SchemaCatalogTest {
     }
 
     @Test
+    void moreRelationsThanTheLimitSwitchRetrievalOnWhateverTheirSize() throws Exception {
+        int count = RetrievalSettings.DEFAULT_RELATION_LIMIT + 1;
+        String[] ddl = new String[count + 1];
+        ddl[0] = "CREATE SCHEMA nl_many";
+        for (int i = 1; i <= count; i++) {
+            ddl[i] = "CREATE TABLE nl_many.t" + i + " (id integer PRIMARY KEY)";
+        }
+        NlAssistantTest.execute(db, ddl);
+        SchemaCatalog.Builder builder = SchemaCatalog.builder(db::connect).selection(r -> r.schema().equals("nl_many"));
+        assertTrue(SchemaText.render(builder.build().snapshot().relations()).length()
+                < NlSettings.DEFAULT_PROMPT_BUDGET_CHARS, "small enough to fit the budget");
+
+        SchemaCatalog.PromptSchema retrieved = builder.build().forQuestion("what is in t3?");
+        assertEquals(NlSettings.DEFAULT_TOP_K, retrieved.shown().size());
+        assertEquals(count - NlSettings.DEFAULT_TOP_K, retrieved.omitted());
+
+        SchemaCatalog.PromptSchema whole = builder.retrieval(RetrievalSettings.defaults().withRelationLimit(count))
+                .build().forQuestion("what is in t3?");
+        assertEquals(count, whole.shown().size());
+        assertEquals(0, whole.omitted());
+    }
+
+    @Test
     void relationsWithoutSelectPrivilegeAreNotReflected() throws Exception {
         NlAssistantTest.execute(db, "CREATE ROLE nl_nothing NOLOGIN");
         SchemaCatalog catalog = SchemaCatalog.builder(db::connect).role("nl_nothing").build();

@@ -2,6 +2,7 @@ package io.pgward.wire.config;
 
 import io.pgward.nl.NlSettings;
 import io.pgward.nl.ProviderConfig;
+import io.pgward.nl.RetrievalSettings;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
@@ -45,7 +46,21 @@ final class NlConfig {
                 section.integer("default_row_limit", Math.min(NlSettings.DEFAULT_ROW_LIMIT, maxRowLimit), 1,
                         NlSettings.MAX_ROW_LIMIT),
                 maxRowLimit,
-                positive(section, "explain_timeout", NlSettings.DEFAULT_EXPLAIN_TIMEOUT));
+                positive(section, "explain_timeout", NlSettings.DEFAULT_EXPLAIN_TIMEOUT),
+                retrieval(section.section("retrieval")));
+        section.done();
+        return settings;
+    }
+
+    /** {@code nl.retrieval}: every key optional, each default the one docs/nl.md measures. */
+    private static RetrievalSettings retrieval(ConfigSection section) {
+        RetrievalSettings defaults = RetrievalSettings.defaults();
+        RetrievalSettings settings = new RetrievalSettings(
+                section.integer("relation_limit", defaults.relationLimit(), 0, Integer.MAX_VALUE),
+                bool(section, "lexical", defaults.lexical()),
+                section.choice("expansion", RetrievalSettings.Expansion.class, defaults.expansion()),
+                bool(section, "inferred_keys", defaults.inferredKeys()),
+                bool(section, "schema_ranking", defaults.schemaRanking()));
         section.done();
         return settings;
     }

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgward.nl.NlSettings;
 import io.pgward.nl.ProviderConfig;
+import io.pgward.nl.RetrievalSettings;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Map;
@@ -77,6 +78,35 @@ class NlConfigTest {
         assertFalse(openAi.toString().contains("sk-from-env"), "the key never shows");
         assertEquals(new NlSettings(settings.provider(), "The EU webshop.", 3, 5000, 4, 100, 1000,
                 Duration.ofSeconds(2)), settings);
+    }
+
+    @Test
+    void readsTheRetrievalSwitches() {
+        assertEquals(RetrievalSettings.defaults(), nl("nl:\n").retrieval());
+        assertEquals(new RetrievalSettings(0, false, RetrievalSettings.Expansion.NEIGHBOURS, false, false), nl("""
+                nl:
+                  retrieval:
+                    relation_limit: 0
+                    lexical: false
+                    expansion: neighbours
+                    inferred_keys: false
+                    schema_ranking: false
+                """).retrieval());
+        assertEquals(RetrievalSettings.Expansion.NONE,
+                nl("nl:\n  retrieval: { expansion: none }\n").retrieval().expansion());
+        assertEquals(new RetrievalSettings(40, true, RetrievalSettings.Expansion.BRIDGES, true, true),
+                nl("nl:\n  retrieval: { relation_limit: 40 }\n").retrieval());
+    }
+
+    @Test
+    void refusesRetrievalSettingsItCannotUse() {
+        assertEquals("nl.retrieval.expansion: must be one of bridges, neighbours, none, was \"all\"",
+                error("nl:\n  retrieval: { expansion: all }\n"));
+        assertEquals("nl.retrieval.relation_limit: must be a whole number from 0 to 2147483647, was \"-1\"",
+                error("nl:\n  retrieval: { relation_limit: -1 }\n"));
+        assertEquals("nl.retrieval.lexical: must be true or false, was \"sometimes\"",
+                error("nl:\n  retrieval: { lexical: sometimes }\n"));
+        assertEquals("nl.retrieval.top_k: is not a setting pgward knows", error("nl:\n  retrieval: { top_k: 3 }\n"));
     }
 
     @Test
