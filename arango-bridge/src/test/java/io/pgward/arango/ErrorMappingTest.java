@@ -1,8 +1,6 @@
 package io.pgward.arango;
 
 import com.arangodb.ArangoDBException;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -14,22 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** ArangoDB's errors as the client's SQLSTATE, with the error bodies ArangoDB sends. */
-class ErrorMappingTest {
-
-    private FakeArango fake;
-    private ArangoBridge bridge;
-
-    @BeforeEach
-    void start() {
-        fake = FakeArango.start();
-        bridge = BridgeFixture.start(fake);
-    }
-
-    @AfterEach
-    void stop() {
-        bridge.close();
-        fake.close();
-    }
+class ErrorMappingTest extends FakeBridgeTest {
 
     @ParameterizedTest(name = "errorNum {1} -> {3}")
     @CsvSource(delimiter = '|', value = {

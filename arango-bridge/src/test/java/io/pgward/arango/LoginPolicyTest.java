@@ -2,8 +2,6 @@ package io.pgward.arango;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.pgward.guard.SqlStates;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -24,25 +22,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * A login's policy on AQL: its selection of collections and views (checked against every data source the plan
  * names), no system collections for any read-only login, and its row cap and timeout lowering the database's.
  */
-class LoginPolicyTest {
+class LoginPolicyTest extends FakeBridgeTest {
 
     private static final AqlPolicy ANALYST = new AqlPolicy("analyst", Optional.of(Set.of("users", "knows")), 0,
             null);
-
-    private FakeArango fake;
-    private ArangoBridge bridge;
-
-    @BeforeEach
-    void start() {
-        fake = FakeArango.start();
-        bridge = BridgeFixture.start(fake);
-    }
-
-    @AfterEach
-    void stop() {
-        bridge.close();
-        fake.close();
-    }
 
     private AqlException refused(String aql, AqlPolicy policy) {
         AqlException e = assertThrows(AqlException.class, () -> bridge.run(aql, ExecutionMode.READ_ONLY, policy));

@@ -1,8 +1,6 @@
 package io.pgward.arango;
 
 import io.pgward.guard.SqlStates;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -24,22 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The gate on what a read-only login's plan may contain besides writes: user-defined functions in any node at
  * any depth, node and expression types pgward does not know, and 3.12's spliced subqueries and cluster plans.
  */
-class PlanGateTest {
-
-    private FakeArango fake;
-    private ArangoBridge bridge;
-
-    @BeforeEach
-    void start() {
-        fake = FakeArango.start();
-        bridge = BridgeFixture.start(fake);
-    }
-
-    @AfterEach
-    void stop() {
-        bridge.close();
-        fake.close();
-    }
+class PlanGateTest extends FakeBridgeTest {
 
     private AqlException refused(String aql) {
         AqlException e = assertThrows(AqlException.class, () -> bridge.run(aql, ExecutionMode.READ_ONLY));

@@ -1,8 +1,6 @@
 package io.pgward.arango;
 
 import io.pgward.guard.SqlStates;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -18,7 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The read-only gate against execution plans in the shape ArangoDB 3.12 returns them from
  * {@code POST /_api/explain}, single server and cluster.
  */
-class ReadOnlyGateTest {
+class ReadOnlyGateTest extends FakeBridgeTest {
 
     static final String READ_USERS = """
             {"nodes":[
@@ -96,21 +94,6 @@ class ReadOnlyGateTest {
              "rules":["optimize-cluster-single-document-operations"],
              "collections":[{"name":"users","type":"read"}],"variables":[{"id":0,"name":"u"}],
              "estimatedCost":3,"estimatedNrItems":1,"isModificationQuery":false}""";
-
-    private FakeArango fake;
-    private ArangoBridge bridge;
-
-    @BeforeEach
-    void start() {
-        fake = FakeArango.start();
-        bridge = BridgeFixture.start(fake);
-    }
-
-    @AfterEach
-    void stop() {
-        bridge.close();
-        fake.close();
-    }
 
     @Test
     void aReadPlanRunsAndItsRowsComeBack() {
