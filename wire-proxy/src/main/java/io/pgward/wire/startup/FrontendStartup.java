@@ -345,7 +345,7 @@ public final class FrontendStartup extends ChannelInboundHandlerAdapter {
         Session.Rules rules = new Session.Rules(server.gateFor(entry.login(), ctx.channel().eventLoop()),
                 server.audit(), entry.login().policy().rowCap(), server.metrics().forLogin(entry.login().name()));
         Session session = new Session(new Session.Identity(connection, user, database), rules, ctx.channel(),
-                backend, server.pool(), keys.nonce(), unregistering(keys, key));
+                backend, server.pool(), keys.nonce(), unregistering(server, keys, key));
         keys.register(key, session::cancel);
         server.opened(key, session);
         ctx.write(Messages.authenticationOk(ctx.alloc()));
@@ -368,7 +368,7 @@ public final class FrontendStartup extends ChannelInboundHandlerAdapter {
         CancelRegistry keys = server.cancelKeys();
         CancelRegistry.Key key = keys.newKey();
         LocalSession session = new LocalSession(connection, ctx.channel(), local, user, database,
-                entry.login().policy(), server.audit(), unregistering(keys, key));
+                entry.login().policy(), server.audit(), unregistering(server, keys, key));
         keys.register(key, session::cancel);
         ctx.write(Messages.authenticationOk(ctx.alloc()));
         Map<String, String> status = new LinkedHashMap<>(local.parameterStatus());
@@ -392,7 +392,8 @@ public final class FrontendStartup extends ChannelInboundHandlerAdapter {
      * its client, and a lambda that captured {@code this} would keep the whole login exchange (startup packet,
      * SCRAM state, the cancelled timer) in memory for as long, about 0.8 KB per idle session.
      */
-    private Runnable unregistering(CancelRegistry keys, CancelRegistry.Key key) {
+    /** Static, so that a session's end action keeps nothing of its login exchange alive (IdleSessionMemoryIT). */
+    private static Runnable unregistering(ServerContext server, CancelRegistry keys, CancelRegistry.Key key) {
         return () -> {
             keys.unregister(key);
             server.closed(key);

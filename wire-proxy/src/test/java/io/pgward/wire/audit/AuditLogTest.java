@@ -64,6 +64,7 @@ class AuditLogTest {
         Outcome outcome = recordWhileStalled(total, i -> "SELECT " + i);
         assertEquals(total, outcome.lines().size() + outcome.dropped(), "every line is either written or counted");
         assertTrue(outcome.dropped() > 0, "lines were lost: " + outcome.dropped());
+        assertEquals(outcome.dropped(), outcome.counted(), "the metric counts every lost line");
     }
 
     @Test
@@ -94,7 +95,8 @@ class AuditLogTest {
                 logged);
     }
 
-    private record Outcome(List<String> lines, long dropped) {
+    /** @param counted {@link AuditLog#droppedLines()} after the close, what the metric shows */
+    private record Outcome(List<String> lines, long dropped, long counted) {
     }
 
     /** Records {@code total} statements while the output blocks, then releases it and closes the log. */
@@ -136,6 +138,6 @@ class AuditLogTest {
             }
         }
         assertEquals(1, overflow.size(), "one line says lines were lost");
-        return new Outcome(lines, overflow.getFirst().get("dropped").asLong());
+        return new Outcome(lines, overflow.getFirst().get("dropped").asLong(), audit.droppedLines());
     }
 }
