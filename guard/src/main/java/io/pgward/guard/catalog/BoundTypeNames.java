@@ -124,7 +124,7 @@ public final class BoundTypeNames {
 
     private static Verdict.Refuse unreadable(int parameter) {
         return new Verdict.Refuse(SqlStates.INSUFFICIENT_PRIVILEGE, Verdict.Refuse.PREFIX + "the value bound to $"
-                + parameter + " (regtype) must be a type's OID or its plain name (an identifier, qualified at most by "
+                + parameter + " as a type name must be a type's OID or its plain name (an identifier, qualified at most by "
                 + "its schema, with integer modifiers and [] at most) while a table selection is set.", 0,
                 CatalogRefusals.TYPE_NAME_PARAMETER);
     }
