@@ -7,8 +7,9 @@
 #   base-root.sh OUT_DIR
 #
 # The Debian packages are downloaded once with `apt-get download` (apt checks them against the signed
-# archive index) and kept in ${PGWARD_CACHE:-~/.cache/pgward}/image-debs; later builds use them offline. The
-# versions that went in are written to OUT_DIR/usr/share/pgward/base-packages.
+# archive index) and kept in ${PGWARD_CACHE:-~/.cache/pgward}/image-debs, the jlinked runtime in
+# .../image-runtime; later builds use them offline. To take newer Debian packages (a glibc security fix),
+# delete image-debs. The versions that went in are written to OUT_DIR/usr/share/pgward/base-packages.
 set -euo pipefail
 
 out=${1:?usage: base-root.sh OUT_DIR}
@@ -59,8 +60,17 @@ done
 # The JVM's program interpreter is /lib64/ld-linux-x86-64.so.2.
 cp "$out/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2" "$out/lib64/"
 
-"$java_home/bin/jlink" --add-modules "$modules" --strip-debug --no-header-files --no-man-pages \
-    --compress zip-6 --output "$out/opt/java"
+# jlink takes most of this script's time, and its output depends only on the JDK and the modules: keep it.
+runtime_key=$( (cat "$java_home/release"; echo "$modules") | sha256sum | cut -c1-16)
+runtime=${PGWARD_CACHE:-$HOME/.cache/pgward}/image-runtime/$runtime_key
+if [ ! -x "$runtime/bin/java" ]; then
+    rm -rf "$runtime" "$runtime.partial"
+    mkdir -p "$(dirname "$runtime")"
+    "$java_home/bin/jlink" --add-modules "$modules" --strip-debug --no-header-files --no-man-pages \
+        --compress zip-6 --output "$runtime.partial"
+    mv "$runtime.partial" "$runtime"
+fi
+cp -a "$runtime" "$out/opt/java"
 
 # A numeric user without a shell or a home of its own: Java reads its name and home from /etc/passwd.
 cat >"$out/etc/passwd" <<'PASSWD'

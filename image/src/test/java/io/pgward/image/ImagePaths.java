@@ -17,6 +17,10 @@ final class ImagePaths {
         return existing("pgward.wire-proxy.target");
     }
 
+    static Path deployDirectory() {
+        return existing("pgward.deploy.dir");
+    }
+
     static Path buildDirectory() {
         return existing("pgward.build.dir");
     }
