@@ -42,15 +42,21 @@ for pkg in "${packages[@]}"; do
 done
 
 rm -rf "$out"
-mkdir -p "$out"/{lib/x86_64-linux-gnu,lib64,etc,tmp,opt,usr/share/pgward,etc/pgward}
+mkdir -p "$out"/{lib/x86_64-linux-gnu,lib64,etc,tmp,opt,usr/share/pgward}
 unpacked=$(mktemp -d)
 trap 'rm -rf "$unpacked"' EXIT
 : >"$out/usr/share/pgward/base-packages"
+# Image scanners (Trivy, Grype) find Debian packages in /var/lib/dpkg/status.d, one control file per package,
+# and the distribution in /etc/os-release: without them the glibc in the image would go unreported.
+mkdir -p "$out/var/lib/dpkg/status.d"
 for pkg in "${packages[@]}"; do
     deb=$(ls "$cache/${pkg}"_*_amd64.deb | sort -V | tail -1)
     dpkg-deb -x "$deb" "$unpacked"
     basename "$deb" .deb >>"$out/usr/share/pgward/base-packages"
+    { dpkg-deb -f "$deb"; echo "Status: install ok installed"; } >"$out/var/lib/dpkg/status.d/$pkg"
 done
+# apt-get downloaded them from this machine's distribution.
+grep -E '^(PRETTY_NAME|NAME|ID|VERSION_ID|VERSION_CODENAME)=' /etc/os-release >"$out/etc/os-release"
 for lib in "${libs[@]}"; do
     # -L: Debian ships some of these as symbolic links to the versioned file; the image holds plain files.
     src=$(find "$unpacked" -name "$lib" \( -type f -o -type l \) | head -1)

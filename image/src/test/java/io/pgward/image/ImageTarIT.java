@@ -141,6 +141,20 @@ class ImageTarIT {
     }
 
     @Test
+    void declaresItsDebianPackagesWhereImageScannersLook() throws IOException {
+        String packages = new String(image.read("usr/share/pgward/base-packages"), StandardCharsets.UTF_8);
+        for (String pkg : List.of("libc6", "libstdc++6", "libgcc-s1")) {
+            String control = new String(image.read("var/lib/dpkg/status.d/" + pkg), StandardCharsets.UTF_8);
+            assertTrue(control.lines().anyMatch(line -> line.equals("Package: " + pkg)), control);
+            String version = control.lines().filter(line -> line.startsWith("Version: ")).findFirst()
+                    .orElseThrow().substring("Version: ".length());
+            assertTrue(packages.lines().anyMatch(line -> line.equals(pkg + "_" + version + "_amd64")), packages);
+        }
+        String osRelease = new String(image.read("etc/os-release"), StandardCharsets.UTF_8);
+        assertTrue(osRelease.lines().anyMatch(line -> line.startsWith("ID=")), osRelease);
+    }
+
+    @Test
     void everyLayerMatchesTheDigestTheManifestGivesIt() throws IOException {
         for (String digest : image.layerDigests()) {
             assertEquals(digest, image.sha256Of(digest));
