@@ -1,16 +1,20 @@
 package io.pgward.image;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
+import io.pgward.testkit.PostgresTest;
+import io.pgward.testkit.TestDatabase;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,6 +22,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -25,9 +31,11 @@ import org.junit.jupiter.api.Test;
 /**
  * Runs the image the way a container runtime does, without one: its layers unpacked into a directory, its
  * entrypoint and command started there with chroot as the image's user, with /proc mounted in a mount and
- * PID namespace of its own (the JVM finds its libraries through /proc/self/exe). Needs root for chroot and
+ * PID namespace of its own (the JVM finds its libraries through /proc/self/exe), in front of a real PostgreSQL.
+ * Needs root for chroot and
  * unshare; elsewhere it is skipped, and ImageTarIT still checks the image's contents.
  */
+@PostgresTest
 class ImageRunsIT {
 
     private static Path root;
@@ -61,43 +69,56 @@ class ImageRunsIT {
     }
 
     @Test
-    void theCommandReadsTheMountedConfigurationAndServes() throws Exception {
+    void theCommandReadsTheMountedConfigurationAndGuardsARealDatabase(TestDatabase database) throws Exception {
         int port;
         try (ServerSocket free = new ServerSocket(0)) {
             port = free.getLocalPort();
         }
-        // No PostgreSQL is needed to listen: the backend is reached per client session.
+        // Secrets come from the environment, as deploy/ gives them from a Secret.
         Files.writeString(root.resolve("etc/pgward/pgward.yaml"), """
                 listen: 127.0.0.1:%d
                 backend:
-                  host: 127.0.0.1
-                  port: 1
+                  host: %s
+                  port: %d
                 logins:
                   analyst:
-                    auth: trust
-                """.formatted(port));
-        Process process = start(strings(runConfig.path("Cmd")));
+                    password: ${ANALYST_PASSWORD}
+                    backend_user: %s
+                    backend_password: ${ANALYST_DB_PASSWORD}
+                    mode: read-only
+                """.formatted(port, database.host(), database.port(), database.user()));
+        Process process = start(strings(runConfig.path("Cmd")),
+                Map.of("ANALYST_PASSWORD", "analyst-secret", "ANALYST_DB_PASSWORD", database.password()));
         try {
-            // SSLRequest: int32 8 | int32 80877103. Without tls, pgward answers 'N', as PostgreSQL does.
-            Instant deadline = Instant.now().plusSeconds(90);
-            while (true) {
-                try (Socket socket = new Socket()) {
-                    socket.connect(new InetSocketAddress("127.0.0.1", port), 1000);
-                    socket.setSoTimeout(10_000);
-                    DataOutputStream out = new DataOutputStream(socket.getOutputStream());
-                    out.writeInt(8);
-                    out.writeInt(80877103);
-                    out.flush();
-                    assertEquals('N', new DataInputStream(socket.getInputStream()).readByte());
-                    break;
-                } catch (java.net.ConnectException notYet) {
-                    assertTrue(process.isAlive(), () -> "pgward exited: " + output(process));
-                    assertTrue(Instant.now().isBefore(deadline), "pgward did not listen within 90 s");
-                    process.waitFor(200, TimeUnit.MILLISECONDS);
+            Properties props = new Properties();
+            props.setProperty("user", "analyst");
+            props.setProperty("password", "analyst-secret");
+            String url = "jdbc:postgresql://127.0.0.1:" + port + "/" + database.name();
+            try (Connection c = connectWhenListening(url, props, process); Statement s = c.createStatement()) {
+                try (ResultSet rs = s.executeQuery("SHOW default_transaction_read_only")) {
+                    rs.next();
+                    assertEquals("on", rs.getString(1));
                 }
+                SQLException refused = assertThrows(SQLException.class, () -> s.execute("CREATE TABLE t (a int)"));
+                assertEquals("42501", refused.getSQLState(), refused.getMessage());
             }
         } finally {
             stop(process);
+        }
+    }
+
+    private static Connection connectWhenListening(String url, Properties props, Process process) throws Exception {
+        Instant deadline = Instant.now().plusSeconds(90);
+        while (true) {
+            try {
+                return DriverManager.getConnection(url, props);
+            } catch (SQLException e) {
+                // 08001: nothing listens yet. Anything else is pgward's answer, and a failure.
+                if (!"08001".equals(e.getSQLState()) || Instant.now().isAfter(deadline) || !process.isAlive()) {
+                    throw new AssertionError("could not connect through the image: " + e + "\n" + output(process), e);
+                }
+                process.waitFor(200, TimeUnit.MILLISECONDS);
+            }
         }
     }
 
@@ -135,6 +156,10 @@ class ImageRunsIT {
 
     /** The image's entrypoint with {@code args}, as its user, in its file system, with only its environment. */
     private static Process start(List<String> args) throws IOException {
+        return start(args, Map.of());
+    }
+
+    private static Process start(List<String> args, Map<String, String> secrets) throws IOException {
         List<String> command = new ArrayList<>(List.of(unshare, "--mount", "--pid", "--fork",
                 "--mount-proc=" + root.resolve("proc"), chroot, "--userspec=" + runConfig.path("User").asText(),
                 root.toString()));
@@ -146,6 +171,7 @@ class ImageRunsIT {
             String[] kv = pair.asText().split("=", 2);
             builder.environment().put(kv[0], kv[1]);
         });
+        builder.environment().putAll(secrets);
         builder.redirectOutput(root.resolveSibling("image-run.log").toFile());
         return builder.start();
     }
