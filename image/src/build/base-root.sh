@@ -32,12 +32,17 @@ if [ "$(uname -m)" != x86_64 ]; then
     exit 1
 fi
 
+# Builds of several checkouts share the cache: everything lands in a directory of its own first and is moved in
+# whole, so no build sees another's half-written file.
 mkdir -p "$cache"
 for pkg in "${packages[@]}"; do
     if ! compgen -G "$cache/${pkg}_*_amd64.deb" >/dev/null; then
         command -v apt-get >/dev/null || { echo "base-root.sh: $pkg is not in $cache and there is no apt-get to download it" >&2; exit 1; }
-        (cd "$cache" && apt-get download -q "$pkg:amd64" >/dev/null 2>&1) \
-            || { echo "base-root.sh: apt-get download $pkg failed (try apt-get update)" >&2; exit 1; }
+        download=$(mktemp -d "$cache/.download.XXXXXX")
+        (cd "$download" && apt-get download -q "$pkg:amd64" >/dev/null 2>&1) \
+            || { rm -rf "$download"; echo "base-root.sh: apt-get download $pkg failed (try apt-get update)" >&2; exit 1; }
+        mv "$download"/*.deb "$cache"/
+        rm -rf "$download"
     fi
 done
 
@@ -70,11 +75,13 @@ cp "$out/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2" "$out/lib64/"
 runtime_key=$( (cat "$java_home/release"; echo "$modules") | sha256sum | cut -c1-16)
 runtime=${PGWARD_CACHE:-$HOME/.cache/pgward}/image-runtime/$runtime_key
 if [ ! -x "$runtime/bin/java" ]; then
-    rm -rf "$runtime" "$runtime.partial"
     mkdir -p "$(dirname "$runtime")"
+    partial=$(mktemp -d "$runtime.partial.XXXXXX")
     "$java_home/bin/jlink" --add-modules "$modules" --strip-debug --no-header-files --no-man-pages \
-        --compress zip-6 --output "$runtime.partial"
-    mv "$runtime.partial" "$runtime"
+        --compress zip-6 --output "$partial/java"
+    # Another build may have got there first; its runtime is the same.
+    mv -T "$partial/java" "$runtime" 2>/dev/null || [ -x "$runtime/bin/java" ]
+    rm -rf "$partial"
 fi
 cp -a "$runtime" "$out/opt/java"
 
