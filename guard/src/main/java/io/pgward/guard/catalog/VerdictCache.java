@@ -1,9 +1,7 @@
 package io.pgward.guard.catalog;
 
 import io.pgward.guard.Verdict;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Verdicts by request, least recently used dropped first, and an epoch that every schema change advances. A
@@ -11,8 +9,8 @@ import java.util.Map;
  *
  * <p>Beside the verdicts by request (the statement's text), allows by {@link ShapeKey}: the same request with the
  * text replaced by its {@link ConstantShape} key. Only an allow that {@link ShapeSharing} found to hold for every
- * statement of its shape is stored there. Both maps share the epoch, are bounded by the same capacity and are
- * dropped together.
+ * statement of its shape is stored there. Both maps share the epoch, are bounded by the same capacity and the same
+ * budget of characters ({@link BoundedLru}), and are dropped together.
  *
  * <p>And the {@link Served} texts of statements served filtered, by the client's request: what the statement became
  * ({@link CatalogRewrite}, fenced or not) and L3's verdict on it, so that a catalog statement seen before costs a
@@ -32,25 +30,43 @@ final class VerdictCache {
         }
     }
 
-    private final int capacity;
-    private final LinkedHashMap<CheckRequest, Verdict> entries;
-    private final LinkedHashMap<ShapeKey, Verdict> byShape;
-    private final LinkedHashMap<CheckRequest, Served> served;
+    /**
+     * Characters each of the three maps may hold in its keys' texts and parameter types and its served texts:
+     * 8 Mi characters, some 16 MiB of strings per map and per catalog check, where 10,000 entries of the largest
+     * statements would be gigabytes.
+     */
+    static final long DEFAULT_BUDGET = 8L << 20;
+
+    private final BoundedLru<CheckRequest, Verdict> entries;
+    private final BoundedLru<ShapeKey, Verdict> byShape;
+    private final BoundedLru<CheckRequest, Served> served;
     private long epoch;
 
     VerdictCache(int capacity) {
-        this.capacity = capacity;
-        this.entries = lru();
-        this.byShape = lru();
-        this.served = lru();
+        this(capacity, DEFAULT_BUDGET);
     }
 
-    private <K, V> LinkedHashMap<K, V> lru() {
-        return new LinkedHashMap<>(16, 0.75f, true) {
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<K, V> eldest) {
-                return size() > VerdictCache.this.capacity;
-            }
+    /** @param budget characters each map may hold ({@link #DEFAULT_BUDGET}) */
+    VerdictCache(int capacity, long budget) {
+        this.entries = new BoundedLru<>(capacity, budget, (request, verdict) -> weight(request) + weight(verdict));
+        this.byShape = new BoundedLru<>(capacity, budget, (shape, verdict) -> shape.shape().length()
+                + shape.searchPath().length() + shape.parameterTypes().size() + weight(verdict));
+        this.served = new BoundedLru<>(capacity, budget, (request, how) -> weight(request) + how.text().length()
+                + weight(how.verdict()));
+    }
+
+    private static long weight(CheckRequest request) {
+        return request.sql().length() + request.searchPath().length() + request.parameterTypes().size();
+    }
+
+    /** A refusal carries PostgreSQL's message, which may quote the statement; a rewrite carries its text. */
+    private static long weight(Verdict verdict) {
+        return switch (verdict) {
+            case Verdict.Refuse r -> r.message().length() + (r.detail() == null ? 0 : r.detail().length())
+                    + (r.hint() == null ? 0 : r.hint().length());
+            case Verdict.Rewrite r -> r.sql().length();
+            case Verdict.Answer a -> 64L + (long) a.rows().size() * Math.max(1, a.columns().size());
+            case Verdict.Allow a -> a.typeNameParameters().size();
         };
     }
 
