@@ -284,11 +284,8 @@ final class GatedUses {
      * nowhere else ({@link #keyedTypeNameTexts}).
      */
     private boolean boundTypeName(TreeValue argument) {
-        TreeValue at = argument;
-        while (at instanceof TreeValue.Node n && n.tag().equals("RELABELTYPE")) {
-            at = n.field("arg").orElse(null);
-        }
-        return !textParameters && at instanceof TreeValue.Node constant && nullText(constant);
+        return !textParameters && KeyMatch.unwrapped(argument) instanceof TreeValue.Node constant
+                && nullText(constant);
     }
 
     /** A NULL constant of text or varchar: a stand-in for a text parameter, or the client's own NULL. */
@@ -309,11 +306,7 @@ final class GatedUses {
         Set<TreeValue> keyed = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
         for (References.Call call : statement.calls) {
             if (matchesVisibleKey(call)) {
-                TreeValue at = arguments(call).get(0);
-                while (at instanceof TreeValue.Node n && n.tag().equals("RELABELTYPE")) {
-                    at = n.field("arg").orElse(null);
-                }
-                keyed.add(at);
+                keyed.add(KeyMatch.unwrapped(arguments(call).get(0)));
             }
         }
         return keyed.containsAll(statement.nullTexts);

@@ -47,7 +47,7 @@ final class KeyMatch {
     }
 
     /** The value under RelabelTypes (regtype to oid is one), which never change a value's bits. */
-    private static TreeValue unwrapped(TreeValue value) {
+    static TreeValue unwrapped(TreeValue value) {
         TreeValue at = value;
         while (at instanceof TreeValue.Node n && n.tag().equals("RELABELTYPE")) {
             at = n.field("arg").orElse(null);

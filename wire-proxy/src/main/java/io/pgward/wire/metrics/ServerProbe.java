@@ -1,5 +1,7 @@
 package io.pgward.wire.metrics;
 
+import io.netty.buffer.Unpooled;
+import io.pgward.wire.protocol.PgError;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -8,6 +10,7 @@ import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -55,9 +58,9 @@ final class ServerProbe {
             }
             byte[] body = new byte[length - 4];
             in.readFully(body);
-            String code = field(body, 'C');
-            return "57P03".equals(code)
-                    ? Optional.of(where() + " does not accept connections yet: " + field(body, 'M'))
+            Map<Character, String> fields = PgError.fields(Unpooled.wrappedBuffer(body));
+            return "57P03".equals(fields.get('C'))
+                    ? Optional.of(where() + " does not accept connections yet: " + fields.get('M'))
                     : Optional.empty();
         } catch (IOException e) {
             return Optional.of(where() + " cannot be reached: " + e.getMessage());
@@ -73,21 +76,5 @@ final class ServerProbe {
                 .getBytes(StandardCharsets.UTF_8);
         return ByteBuffer.allocate(8 + parameters.length).putInt(8 + parameters.length).putInt(PROTOCOL_3_0)
                 .put(parameters).array();
-    }
-
-    /** An ErrorResponse field's value, or null. */
-    private static String field(byte[] body, char type) {
-        int at = 0;
-        while (at < body.length && body[at] != 0) {
-            int end = at + 1;
-            while (end < body.length && body[end] != 0) {
-                end++;
-            }
-            if (body[at] == type) {
-                return new String(body, at + 1, end - at - 1, StandardCharsets.UTF_8);
-            }
-            at = end + 1;
-        }
-        return null;
     }
 }
