@@ -128,13 +128,24 @@ public sealed interface Verdict {
      *                        false when it has no parameters (a question's statement, an answer)
      * @param typeNameParameters as {@link Allow#typeNameParameters}: the session resolves the values bound to these
      *                           before each Bind of the statement
+     * @param callParameters the client's {@code $n} that are arguments of {@code pgward.*} calls: {@code sql} is
+     *                       the statement with each call's rows left empty (its shape, which Describe answers
+     *                       from), and each Bind asks the gate for the statement with the calls computed from the
+     *                       bound values (the proxy's {@code StatementGate.checkBoundCalls}); empty for every
+     *                       other statement
      */
     record Rewrite(String sql, List<String> notices, boolean keepsParameters,
-                   List<TypeNameParameter> typeNameParameters)
+                   List<TypeNameParameter> typeNameParameters, List<Integer> callParameters)
             implements Verdict {
 
         public Rewrite {
             typeNameParameters = List.copyOf(typeNameParameters);
+            callParameters = List.copyOf(callParameters);
+        }
+
+        public Rewrite(String sql, List<String> notices, boolean keepsParameters,
+                       List<TypeNameParameter> typeNameParameters) {
+            this(sql, notices, keepsParameters, typeNameParameters, List.of());
         }
 
         public Rewrite(String sql, List<String> notices, boolean keepsParameters) {

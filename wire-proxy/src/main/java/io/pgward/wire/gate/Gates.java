@@ -6,6 +6,10 @@ import io.pgward.nl.NlSettings;
 import io.pgward.wire.audit.AuditLog;
 import io.pgward.wire.config.PgwardConfig;
 import io.pgward.wire.metrics.PgwardMetrics;
+import io.pgward.nl.NlException;
+import io.pgward.nl.PgwardCall;
+import io.pgward.nl.PgwardCallSites;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -33,7 +37,6 @@ public final class Gates implements SessionGates {
      */
     private final ExecutorService deciders = Executors.newCachedThreadPool(Thread.ofPlatform().daemon()
             .name("pgward-guard-", 0).factory());
-    private final StatementGate readWrite;
     private final PgwardFunctions functions;
     private final NlGateway nl;
 
@@ -41,7 +44,6 @@ public final class Gates implements SessionGates {
         this.pipeline = pipeline;
         boolean catalog = pipeline.checksCatalog();
         this.nl = catalog ? nlSettings.map(settings -> new NlGateway(settings, audit)).orElse(null) : null;
-        this.readWrite = catalog ? new SchemaWatch(pipeline) : StatementGate.ALLOW_ALL;
         this.functions = catalog ? new PgwardFunctions(pipeline, nl == null ? NlFunctions.NOT_CONFIGURED : nl) : null;
     }
 
@@ -62,7 +64,8 @@ public final class Gates implements SessionGates {
     @Override
     public StatementGate forSession(PgwardConfig.Login login, Executor loop) {
         return switch (login.mode()) {
-            case READ_WRITE -> readWrite;
+            case READ_WRITE -> pipeline.checksCatalog() ? new SchemaWatch(pipeline, functions, login)
+                    : StatementGate.ALLOW_ALL;
             case READ_ONLY -> {
                 if (!pipeline.checksCatalog() && !login.policy().tables().isEmpty()) {
                     throw new IllegalStateException("login \"" + login.name() + "\" has a table selection, which "
@@ -95,13 +98,35 @@ public final class Gates implements SessionGates {
         pipeline.close();
     }
 
-    /** A read-write login's gate: everything passes; DDL tells the guard its verdicts may be stale. */
-    private record SchemaWatch(GuardPipeline pipeline) implements StatementGate {
+    /**
+     * A read-write login's gate: everything passes, but the {@code pgward.*} functions are answered (with what the
+     * login's role can read; a question's SQL is still checked by the read-only guard, so asking never writes); DDL
+     * tells the guard its verdicts may be stale.
+     */
+    private record SchemaWatch(GuardPipeline pipeline, PgwardFunctions functions, PgwardConfig.Login login)
+            implements StatementGate {
         private static final CompletionStage<Verdict> ALLOWED = CompletableFuture.completedFuture(Verdict.ALLOW);
 
         @Override
         public CompletionStage<Verdict> check(GateRequest request) {
-            return ALLOWED;
+            if (request.kind() == GateRequest.Kind.FUNCTION_CALL || !PgwardCallSites.mayCall(request.sql())) {
+                return ALLOWED;
+            }
+            try {
+                Optional<PgwardCall> call = PgwardFunctions.recognize(request);
+                if (call.isPresent()) {
+                    return functions.answer(call.get(), login, request);
+                }
+            } catch (NlException e) {
+                return PgwardFunctions.refusal(e);
+            }
+            CompletionStage<Verdict> spliced = functions.calls().check(request, login, written -> ALLOWED);
+            return spliced == null ? ALLOWED : spliced;
+        }
+
+        @Override
+        public CompletionStage<Verdict> checkBoundCalls(GateRequest prepared, Map<Integer, String> values) {
+            return functions.calls().bound(prepared, login, values, written -> ALLOWED);
         }
 
         @Override

@@ -79,7 +79,32 @@ final class GuardGate implements StatementGate {
             } catch (NlException e) {
                 return PgwardFunctions.refusal(e);
             }
+            CompletionStage<Verdict> spliced = functions.calls().check(request, login, this::judgeOnLoop);
+            if (spliced != null) {
+                return spliced;
+            }
         }
+        return guard(request);
+    }
+
+    @Override
+    public CompletionStage<Verdict> checkBoundCalls(GateRequest prepared, Map<Integer, String> values) {
+        if (functions == null) {
+            return StatementGate.super.checkBoundCalls(prepared, values);
+        }
+        return functions.calls().bound(prepared, login, values, this::judgeOnLoop);
+    }
+
+    /**
+     * A statement pgward wrote in place of the client's is judged by every layer, as the client's own would be; on
+     * the event loop, which owns the gate's state, whatever thread computed the calls.
+     */
+    private CompletionStage<Verdict> judgeOnLoop(GateRequest written) {
+        return CompletableFuture.supplyAsync(() -> guard(written), loop).thenCompose(verdict -> verdict);
+    }
+
+    /** Every layer of the guard for the text as it is. */
+    private CompletionStage<Verdict> guard(GateRequest request) {
         ReadOnlyGuard.Classification cached = pipeline.cached(request.sql(), request.standardConformingStrings(),
                 policy);
         if (cached != null) {

@@ -128,44 +128,24 @@ final class NlGateway implements NlFunctions, AutoCloseable {
         };
     }
 
-    /**
-     * Whether the text calls {@code pgward.ask}, {@code sql} or {@code schema} with a bound parameter
-     * ({@code pgward.ask($1)}): the question is needed to answer the Parse, before any Bind brings it.
-     */
-    static boolean bindsQuestion(String sql, boolean standardConformingStrings) {
-        List<Token> tokens;
-        try {
-            tokens = SqlLexer.tokenize(sql, standardConformingStrings);
-        } catch (LexerException e) {
-            return false;
-        }
-        for (int i = 0; i + 3 < tokens.size(); i++) {
-            if (isName(tokens.get(i), "pgward") && tokens.get(i + 1).text().equals(".")
-                    && Set.of("ask", "sql", "schema").contains(tokens.get(i + 2).value())
-                    && tokens.get(i + 3).text().equals("(")) {
-                return tokens.subList(i + 4, tokens.size()).stream()
-                        .anyMatch(t -> t.kind() == Token.Kind.PARAMETER);
-            }
-        }
-        return false;
-    }
-
-    private static boolean isName(Token token, String name) {
-        return token.isWord(name) || (token.kind() == Token.Kind.QUOTED_IDENTIFIER
-                && token.value().equals(name));
-    }
-
     /** Every guard layer of the login, then EXPLAIN, with this session's search_path. */
     private StatementValidator validator(PgwardConfig.Login login, GateRequest request, LoginGuard loginGuard)
             throws NlException {
-        if (request.searchPath() == null) {
+        String searchPath = request.searchPath();
+        if (searchPath == null && login.mode() == PgwardConfig.Mode.READ_WRITE) {
+            // A read-write login's session does not follow its search_path (nothing else it runs is checked): its
+            // question's statement is checked with the path PostgreSQL starts sessions with.
+            searchPath = DEFAULT_SEARCH_PATH;
+        }
+        if (searchPath == null) {
             throw new NlException(SqlState.INTERNAL_ERROR, "pgward cannot check a generated query: the session's "
                     + "search_path is not known");
         }
         boolean scs = request.standardConformingStrings();
-        SqlGuard layers = sql -> refusal(loginGuard.decideNow(sql, request.searchPath(), scs));
+        String path = searchPath;
+        SqlGuard layers = sql -> refusal(loginGuard.decideNow(sql, path, scs));
         return new ExplainValidator(loginGuard.control()::getConnection, Optional.of(login.backendUser()),
-                Optional.of(request.searchPath()), settings.explainTimeout()).after(failClosed(layers));
+                Optional.of(path), settings.explainTimeout()).after(failClosed(layers));
     }
 
     private static Optional<String> refusal(Verdict verdict) {

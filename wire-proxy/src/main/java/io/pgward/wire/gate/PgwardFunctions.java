@@ -33,6 +33,7 @@ final class PgwardFunctions {
 
     private final GuardPipeline pipeline;
     private final NlFunctions nl;
+    private final SplicedCalls calls = new SplicedCalls(this);
     private final ExecutorService executor = Executors.newThreadPerTaskExecutor(
             Thread.ofVirtual().name("pgward-functions-", 0).factory());
 
@@ -47,14 +48,7 @@ final class PgwardFunctions {
         if (!containsIgnoringCase(sql, "pgward") && !sql.contains("nl:")) {
             return Optional.empty();
         }
-        Optional<PgwardCall> call = PgwardCallParser.recognize(sql, request.standardConformingStrings());
-        if (call.isEmpty() && request.kind() == GateRequest.Kind.PARSE
-                && NlGateway.bindsQuestion(sql, request.standardConformingStrings())) {
-            throw new NlException(NlException.INVALID_PARAMETER, "pgward answers pgward.ask, pgward.sql and "
-                    + "pgward.schema when the statement is prepared, before its parameters are bound: write the "
-                    + "question into the statement as a string literal instead of $1");
-        }
-        return call;
+        return PgwardCallParser.recognize(sql, request.standardConformingStrings());
     }
 
     /**
@@ -74,6 +68,11 @@ final class PgwardFunctions {
             }
         }
         return false;
+    }
+
+    /** Calls of these functions anywhere in a statement. */
+    SplicedCalls calls() {
+        return calls;
     }
 
     CompletionStage<Verdict> answer(PgwardCall call, PgwardConfig.Login login, GateRequest request) {

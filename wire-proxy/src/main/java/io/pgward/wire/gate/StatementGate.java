@@ -47,6 +47,18 @@ public interface StatementGate {
                 Verdict.Refuse.PREFIX + "this login does not resolve type names bound to parameters"));
     }
 
+    /**
+     * Before a Bind of a statement whose verdict named {@link Verdict.Rewrite#callParameters}: {@code prepared} is the
+     * client's Parse (its text and parameter types, with the session's search_path now), {@code values} the text
+     * bound to each call parameter (null for NULL). The verdict is the statement to prepare and bind in place of the
+     * client's for this Bind, or a refusal in place of the Bind. Only a gate that gives such verdicts is asked; any
+     * other refuses (fail closed).
+     */
+    default CompletionStage<Verdict> checkBoundCalls(GateRequest prepared, java.util.Map<Integer, String> values) {
+        return java.util.concurrent.CompletableFuture.completedFuture(new Verdict.Refuse("42501",
+                Verdict.Refuse.PREFIX + "this login does not compute pgward functions from bound parameters"));
+    }
+
     /** For trusted read-write logins: everything is forwarded. */
     StatementGate ALLOW_ALL = request -> java.util.concurrent.CompletableFuture.completedFuture(Verdict.ALLOW);
 }

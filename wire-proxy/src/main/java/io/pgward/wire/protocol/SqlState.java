@@ -8,6 +8,7 @@ public final class SqlState {
     public static final String INVALID_AUTHORIZATION_SPECIFICATION = "28000";
     public static final String INVALID_PASSWORD = "28P01";
     public static final String INSUFFICIENT_PRIVILEGE = "42501";
+    public static final String INVALID_PARAMETER_VALUE = "22023";
     public static final String SYNTAX_ERROR = "42601";
     public static final String IN_FAILED_SQL_TRANSACTION = "25P02";
     public static final String FEATURE_NOT_SUPPORTED = "0A000";

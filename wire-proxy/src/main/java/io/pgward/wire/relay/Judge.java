@@ -93,6 +93,24 @@ final class Judge {
                 + values, started);
     }
 
+    /**
+     * Asks the gate for the statement a Bind of a statement with pgward calls runs ({@link TypeNameStatements.Calls});
+     * audited as that Bind, without its values.
+     */
+    Judgement askBoundCalls(FrontendMessage.Bind bind, TypeNameStatements.Calls calls, Map<Integer, String> values) {
+        long started = System.nanoTime();
+        CompletableFuture<Verdict> verdict;
+        try {
+            verdict = rules.gate().checkBoundCalls(new GateRequest(GateRequest.Kind.PARSE, calls.sql(),
+                    calls.parameterTypes(), who.login(), who.database(), standardConformingStrings(backend),
+                    searchPath.current()), values).toCompletableFuture();
+        } catch (RuntimeException e) {
+            verdict = CompletableFuture.failedFuture(e);
+        }
+        return new Judgement(verdict, "-- Bind of prepared statement \"" + bind.statement() + "\", pgward calls of "
+                + calls.sql(), started);
+    }
+
     /** A refusal of one value carries its parameter's number in its position, which a Bind's error never has. */
     private CompletableFuture<Verdict> ask(int parameter, String value, String path) {
         try {

@@ -115,6 +115,22 @@ final class Replacements {
         backend.channel().write(replacement);
     }
 
+    /**
+     * A Bind of a statement whose pgward calls take its values: the unnamed statement is prepared with the calls
+     * computed ({@code rewrite}), and the Bind binds its portal to that, with the client's values and formats. The
+     * ParseComplete of pgward's Parse is not the client's; the caller drops it.
+     */
+    void bindComputed(FrontendMessage.Bind bind, Verdict.Rewrite rewrite, int[] parameterTypes) {
+        for (String notice : rewrite.notices()) {
+            client.write(LocalAnswer.notice(client.alloc(), notice));
+        }
+        ByteBuf parse = Messages.parse(backend.channel().alloc(), "", rewrite.sql(), parameterTypes);
+        ByteBuf renamed = CallValues.renamed(backend.channel().alloc(), bind.frame(), "");
+        bind.release();
+        backend.channel().write(parse);
+        backend.channel().write(renamed);
+    }
+
     /** Parse of a statement pgward answers: the backend prepares the answer as a query under the same name. */
     void answerThroughBackend(FrontendMessage.Parse parse, Verdict.Answer answer) {
         rewrite(parse, new Verdict.Rewrite(LocalAnswer.asQuery(answer,

@@ -136,6 +136,7 @@ public final class Session {
     private final Judge judge;
     private final Replacements replacements;
     private final TypeNameStatements typeNames = new TypeNameStatements();
+    private final ParseCompletes parseCompletes = new ParseCompletes();
     private boolean awaitingGate;
     /** The server sent FATAL or PANIC: when it closes, that error has told the client why. */
     private boolean backendSentFatal;
@@ -275,6 +276,7 @@ public final class Session {
                     SqlState.INSUFFICIENT_PRIVILEGE, Verdict.Refuse.PREFIX + "after an error pgward cannot tell "
                     + "which statement \"" + bind.statement() + "\" is, and its parameters may take type names; "
                     + "prepare it again", 0, "type-name-parameter"), false);
+            case TypeNameStatements.Calls calls -> bindComputed(bind, calls);
             case TypeNameStatements.Parameters parameters -> {
                 Map<Integer, String> values = BoundValues.text(bind.frame(), parameters.parameters());
                 if (values.values().stream().allMatch(java.util.Objects::isNull)) {
@@ -311,11 +313,57 @@ public final class Session {
         }
     }
 
+    /**
+     * A Bind of a statement whose pgward calls take bound values: the gate computes the calls with this Bind's values
+     * and judges the statement that results, which the backend prepares as the unnamed statement and binds in place
+     * of the client's; a refusal takes the Bind's place.
+     */
+    private void bindComputed(FrontendMessage.Bind bind, TypeNameStatements.Calls calls) {
+        Map<Integer, String> values;
+        try {
+            values = CallValues.read(bind.frame(), calls);
+        } catch (CallValues.Unreadable e) {
+            replacements.refuse(bind, new Verdict.Refuse(SqlState.INVALID_PARAMETER_VALUE, e.getMessage(), 0,
+                    "pgward-function"), false);
+            return;
+        }
+        if (searchPath.mayHaveChangedInOpenRequest()) {
+            replacements.refuse(bind, new Verdict.Refuse(SqlState.INSUFFICIENT_PRIVILEGE, Verdict.Refuse.PREFIX
+                    + "pgward functions bound after a change of search_path in the same request cannot be checked; "
+                    + "send a Sync first", 0, "pgward-function"), false);
+            return;
+        }
+        await(bind, judge.askBoundCalls(bind, calls, values), verdict -> {
+            if (verdict instanceof Verdict.Rewrite rewrite && rewrite.typeNameParameters().isEmpty()) {
+                long request = inFlight.openId();
+                parseCompletes.sent(request, true);
+                typeNames.unnamedTaken(request);
+                replacements.bindComputed(bind, rewrite, calls.parameterTypes());
+            } else if (verdict instanceof Verdict.Refuse refusal) {
+                replacements.refuse(bind, refusal.at(0), false);
+            } else {
+                replacements.refuse(bind, new Verdict.Refuse(SqlState.FEATURE_NOT_SUPPORTED, "pgward cannot bind "
+                        + "this statement with pgward calls", 0, "pgward-function"), false);
+            }
+        });
+    }
+
     /** Notes what a Parse or Query does to the session's prepared statements, as if it ran. */
     private void follow(FrontendMessage message, Verdict verdict) {
         switch (message) {
-            case FrontendMessage.Parse p -> typeNames.parsed(p.statement(), p.sql(),
-                    verdict instanceof Verdict.Rewrite r ? r.typeNameParameters() : List.of(), inFlight.openId());
+            case FrontendMessage.Parse p -> {
+                if (verdict instanceof Verdict.Rewrite r && !r.callParameters().isEmpty()) {
+                    typeNames.parsed(p.statement(), p.sql(), r.typeNameParameters(), new TypeNameStatements.Calls(
+                            r.callParameters(), p.sql(), p.parameterTypes()), inFlight.openId());
+                } else {
+                    typeNames.parsed(p.statement(), p.sql(),
+                            verdict instanceof Verdict.Rewrite r ? r.typeNameParameters() : List.of(),
+                            inFlight.openId());
+                }
+                if (!(verdict instanceof Verdict.Refuse)) {
+                    parseCompletes.sent(inFlight.openId(), false);
+                }
+            }
             case FrontendMessage.Query q -> {
                 // A Query pgward answers itself never reaches the server, and drops nothing there.
                 if (!(verdict instanceof Verdict.Answer)) {
@@ -468,6 +516,10 @@ public final class Session {
     }
 
     private void fromBackend(BackendMessage.Frame frame) {
+        if (frame.type() == '1' && parseCompletes.arrivedIsPgwards()) {
+            frame.bytes().release();
+            return;
+        }
         if (rowCap != null && frame.type() != 'Z' && frame.type() != 'S' && rowCap.consumes(frame, client)) {
             capProgress();
             return;
@@ -512,6 +564,7 @@ public final class Session {
         InFlight.Request done = inFlight.retire();
         if (done != null && done.kind() == InFlight.Kind.CLIENT) {
             typeNames.retired(done.id(), done.errored());
+            parseCompletes.ended(done.id());
         }
         if (rowCap != null && rowCap.holdsReady(frame)) {
             capProgress();
@@ -539,6 +592,12 @@ public final class Session {
     }
 
     private void error(BackendMessage.Frame frame) {
+        InFlight.Request failed = inFlight.head();
+        if (failed == null) {
+            parseCompletes.ended(inFlight.openId());
+        } else if (failed.kind() == InFlight.Kind.CLIENT) {
+            parseCompletes.ended(failed.id());
+        }
         inFlight.errorArrived();
         Map<Character, String> fields = PgError.fields(frame.body());
         String severity = fields.getOrDefault('V', fields.get('S'));

@@ -41,7 +41,21 @@ final class TypeNameStatements {
     record Parameters(List<Verdict.TypeNameParameter> parameters) implements Lookup {
     }
 
-    private record Entry(List<Verdict.TypeNameParameter> parameters, long request, boolean uncertain) {
+    /**
+     * A statement whose {@code pgward.*} calls take the values bound to {@code parameters}
+     * ({@link Verdict.Rewrite#callParameters}): each Bind computes them and binds the statement pgward writes.
+     *
+     * @param sql the client's text
+     * @param parameterTypes the types its Parse declared
+     */
+    record Calls(List<Integer> parameters, String sql, int[] parameterTypes) implements Lookup {
+    }
+
+    private record Entry(List<Verdict.TypeNameParameter> parameters, Calls calls, long request, boolean uncertain) {
+
+        Entry(List<Verdict.TypeNameParameter> parameters, long request, boolean uncertain) {
+            this(parameters, null, request, uncertain);
+        }
     }
 
     private final Map<String, Entry> entries = new HashMap<>();
@@ -54,11 +68,29 @@ final class TypeNameStatements {
 
     /** A Parse of {@code name} was sent in the client request numbered {@code request}. */
     void parsed(String name, String sql, List<Verdict.TypeNameParameter> parameters, long request) {
-        entries.put(name, new Entry(List.copyOf(parameters), request, false));
-        if (!parameters.isEmpty()) {
+        parsed(name, sql, parameters, null, request);
+    }
+
+    /** As {@link #parsed(String, String, List, long)}, of a statement whose pgward calls take {@code calls}. */
+    void parsed(String name, String sql, List<Verdict.TypeNameParameter> parameters, Calls calls, long request) {
+        entries.put(name, new Entry(List.copyOf(parameters), calls, request, false));
+        if (!parameters.isEmpty() || calls != null) {
             typed.add(name);
         }
         dropsNamedStatements(sql);
+    }
+
+    /**
+     * pgward prepared the unnamed statement itself, in place of a Bind of a statement with pgward calls: whatever the
+     * client had prepared there is gone, so a later Bind of it (without a Parse) is refused; a statement with pgward
+     * calls that was the unnamed one stays, since each of its Binds prepares it again.
+     */
+    void unnamedTaken(long request) {
+        Entry entry = entries.get("");
+        if (entry == null || entry.calls() == null) {
+            entries.put("", new Entry(List.of(), null, request, true));
+            typed.add("");
+        }
     }
 
     /** A Close of the statement {@code name}: afterwards the name holds nothing. */
@@ -80,7 +112,7 @@ final class TypeNameStatements {
         String lower = sql.toLowerCase(Locale.ROOT);
         if (lower.contains("deallocate") || lower.contains("discard")) {
             entries.replaceAll((name, entry) -> name.isEmpty() ? entry
-                    : new Entry(entry.parameters(), entry.request(), true));
+                    : new Entry(entry.parameters(), entry.calls(), entry.request(), true));
         }
     }
 
@@ -89,7 +121,7 @@ final class TypeNameStatements {
         retiredThrough = Math.max(retiredThrough, request);
         if (errored) {
             entries.replaceAll((name, entry) -> entry.request() == request
-                    ? new Entry(entry.parameters(), entry.request(), true) : entry);
+                    ? new Entry(entry.parameters(), entry.calls(), entry.request(), true) : entry);
         }
     }
 
@@ -101,6 +133,9 @@ final class TypeNameStatements {
         }
         if (entry.uncertain() || entry.request() != openRequest && entry.request() > retiredThrough) {
             return Lookup.UNCERTAIN;
+        }
+        if (entry.calls() != null) {
+            return entry.calls();
         }
         return entry.parameters().isEmpty() ? Lookup.NONE : new Parameters(entry.parameters());
     }
