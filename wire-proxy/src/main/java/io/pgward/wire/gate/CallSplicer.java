@@ -133,8 +133,9 @@ final class CallSplicer {
     private static String expression(CallSite site, Result result) throws NlException {
         if (result instanceof Rows rows && rows.columns().size() == 1 && rows.rows().size() <= 1
                 && !site.bindsParameters()) {
-            return "(" + (rows.rows().isEmpty() ? "NULL" : literal(rows.rows().getFirst().getFirst()))
-                    + "::pg_catalog.text)";
+            // A scalar subquery: PostgreSQL names the select list's column after its column, as after the function.
+            return "(SELECT " + (rows.rows().isEmpty() ? "NULL" : literal(rows.rows().getFirst().getFirst()))
+                    + "::pg_catalog.text AS " + quoted(rows.columns().getFirst()) + ")";
         }
         throw new NlException("0A000", "pgward." + site.function() + "() returns rows: call it in FROM, as in "
                 + "select * from pgward." + site.function() + "(...); only pgward.dialect() and "
