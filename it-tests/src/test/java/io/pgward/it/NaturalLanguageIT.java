@@ -473,7 +473,7 @@ class NaturalLanguageIT {
             ps.setString(1, TOP_CUSTOMERS);
             SQLException e = assertThrows(SQLException.class, ps::executeQuery);
             assertEquals("22023", e.getSQLState());
-            assertTrue(e.getMessage().contains("as a string literal instead of $1"), e.getMessage());
+            assertTrue(e.getMessage().contains("as a string literal instead of $n"), e.getMessage());
         }
     }
 

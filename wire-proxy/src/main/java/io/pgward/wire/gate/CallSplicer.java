@@ -71,9 +71,9 @@ final class CallSplicer {
             List<String> columns = PgwardCallSites.columns(site.function());
             if (columns.isEmpty()) {
                 throw new NlException(NlException.INVALID_PARAMETER, "pgward." + site.function() + " with a "
-                        + "bound parameter cannot be prepared: its columns depend on the question; write the "
-                        + "question into the statement as a string literal, or call it as "
-                        + "select * from pgward.ask($1) alone");
+                        + "bound parameter cannot be prepared: its columns depend on the question, and a prepared "
+                        + "statement's columns are fixed before its parameters are bound; write the question into "
+                        + "the statement as a string literal instead of $n");
             }
             empty.add(new Rows(columns, List.of()));
         }
