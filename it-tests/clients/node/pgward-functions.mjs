@@ -46,6 +46,18 @@ const scenarios = {
     });
   },
 
+  // A bound question with a column definition list: three rows, then two of another question.
+  async ask(url) {
+    return withClient(url, async (client) => {
+      const text = 'select t.name, t.revenue from pgward.ask($1) as t(name text, revenue numeric) order by 2 desc';
+      const first = await client.query({ text, values: ['top 3 customers by revenue'], rowMode: 'array' });
+      const second = await client.query({
+        text, values: ['the 2 most expensive products'], rowMode: 'array', name: 'ask_named',
+      });
+      return { rows: [...first.rows, ...second.rows] };
+    });
+  },
+
   async unknown(url) {
     return withClient(url, async (client) => {
       try {

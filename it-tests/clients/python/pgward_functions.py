@@ -43,5 +43,14 @@ def unknown(url):
             return {"code": e.sqlstate, "message": e.diag.message_primary}
 
 
+def ask(url):
+    """A bound question with a column definition list: three rows, then two of another question."""
+    sql = "select t.name, t.revenue from pgward.ask(%s) as t(name text, revenue numeric) order by 2 desc"
+    with psycopg.connect(url, autocommit=True) as connection:
+        rows = connection.execute(sql, ["top 3 customers by revenue"]).fetchall()
+        rows += connection.execute(sql, ["the 2 most expensive products"], prepare=True).fetchall()
+        return {"rows": [[r[0], str(r[1])] for r in rows]}
+
+
 if __name__ == "__main__":
-    main({"describe": describe, "joined": joined, "unknown": unknown})
+    main({"describe": describe, "joined": joined, "unknown": unknown, "ask": ask})

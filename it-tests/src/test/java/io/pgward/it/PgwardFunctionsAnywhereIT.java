@@ -46,10 +46,17 @@ class PgwardFunctionsAnywhereIT {
     static final String TOP_CUSTOMERS_SQL = "SELECT c.name, sum(o.total) AS revenue FROM public.customers AS c "
             + "JOIN public.orders AS o ON o.customer_id = c.id GROUP BY c.name ORDER BY revenue DESC LIMIT 3";
 
+    static final String PRICIEST = "the 2 most expensive products";
+    static final String PRICIEST_SQL = "SELECT name, unit_price FROM public.products ORDER BY unit_price DESC, name "
+            + "LIMIT 2";
+    /** What pgward tells the model when the statement fixes a question's columns. */
+    static final String COLUMNS = "\n\nThe result must have exactly these columns, in this order: name text, "
+            + "revenue numeric.";
+
     static final ClientScript PSYCOPG = ClientScript.python("psycopg", "pgward_functions.py", "psycopg",
-            "python3-psycopg", "describe", "joined", "unknown");
+            "python3-psycopg", "describe", "joined", "unknown", "ask");
     static final ClientScript NODE_POSTGRES = ClientScript.node("node-postgres", "pgward-functions.mjs",
-            "describe", "joined", "unknown");
+            "describe", "joined", "unknown", "ask");
 
     private static ScriptedLlmServer llm;
     private static ProxyFixture proxy;
@@ -60,6 +67,8 @@ class PgwardFunctionsAnywhereIT {
         database = db;
         llm = new ScriptedLlmServer();
         llm.script(TOP_CUSTOMERS, ScriptedLlmServer.sql(TOP_CUSTOMERS_SQL));
+        llm.script(TOP_CUSTOMERS + COLUMNS, ScriptedLlmServer.sql(TOP_CUSTOMERS_SQL));
+        llm.script(PRICIEST + COLUMNS, ScriptedLlmServer.sql(PRICIEST_SQL));
         NlSettings settings = NlSettings.defaults()
                 .withProvider(new ProviderConfig.OpenAiCompatible(llm.baseUrl(), ScriptedLlmServer.MODEL,
                         Optional.empty(), Duration.ofSeconds(20), true));
@@ -317,6 +326,45 @@ class PgwardFunctionsAnywhereIT {
     }
 
     @Test
+    void aBoundQuestionWithAColumnDefinitionListIsAskedAgainForEachValue() throws SQLException, IOException {
+        List<List<String>> top = new ArrayList<>();
+        List<List<String>> priciest = new ArrayList<>();
+        try (Connection c = database.connect()) {
+            top.addAll(query(c, TOP_CUSTOMERS_SQL));
+            priciest.addAll(query(c, PRICIEST_SQL));
+        }
+        for (String login : LOGINS) {
+            try (Connection c = proxy.connect(login); PreparedStatement ps = c.prepareStatement(
+                    "select t.name, t.revenue from pgward.ask(?) as t(name text, revenue numeric) order by 2 desc")) {
+                assertEquals(List.of("name", "revenue"), List.of(ps.getMetaData().getColumnName(1),
+                        ps.getMetaData().getColumnName(2)), login);
+                for (int i = 0; i < 8; i++) {
+                    boolean even = i % 2 == 0;
+                    ps.setString(1, even ? TOP_CUSTOMERS : PRICIEST);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        assertEquals(even ? top : priciest, rows(rs), login + ", execution " + i);
+                    }
+                }
+            }
+            try (Connection c = proxy.connect(login); PreparedStatement ps = c.prepareStatement(
+                    "select * from pgward.ask(?)")) {
+                ps.setString(1, TOP_CUSTOMERS);
+                SQLException e = assertThrows(SQLException.class, ps::executeQuery);
+                assertEquals("42601", e.getSQLState(), login);
+                assertTrue(e.getMessage().contains("column definition list"), e.getMessage());
+            }
+        }
+        for (ClientScript driver : List.of(PSYCOPG, NODE_POSTGRES)) {
+            for (String login : LOGINS) {
+                JsonNode asked = driver.output("ask", target(login)).get("rows");
+                assertEquals(5, asked.size(), driver + " as " + login + ": " + asked);
+                assertEquals(top.getFirst().getFirst(), asked.get(0).get(0).asText(), driver + " as " + login);
+                assertEquals(priciest.getFirst().getFirst(), asked.get(3).get(0).asText(), driver + " as " + login);
+            }
+        }
+    }
+
+    @Test
     void valuesAreQuotedSafelyWhateverStandardConformingStringsSays() throws SQLException {
         String table = "public.\"it's\\ pgward\"";
         try (Connection owner = database.connect(); Statement s = owner.createStatement()) {
@@ -347,7 +395,8 @@ class PgwardFunctionsAnywhereIT {
     void tooManyRowsForOneStatementIsAClearError() throws SQLException {
         try (Connection owner = database.connect(); Statement s = owner.createStatement()) {
             s.execute("CREATE SCHEMA many; DO $$ BEGIN FOR i IN 1..1500 LOOP EXECUTE format("
-                    + "'CREATE TABLE many.%I (id int)', 'a_table_with_a_name_long_enough_to_fill_the_statement_' || i); END LOOP; END $$");
+                    + "'CREATE TABLE many.%I (id int)', 'a_table_with_a_name_long_enough_to_fill_the_statement_' "
+                    + "|| i); END LOOP; END $$");
         }
         try (Connection c = proxy.connect("app")) {
             SQLException e = assertThrows(SQLException.class,

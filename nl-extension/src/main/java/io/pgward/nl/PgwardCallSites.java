@@ -64,14 +64,32 @@ public final class PgwardCallSites {
      * @param arguments in order
      * @param inFrom it stands as an item of a FROM list
      * @param aliased an alias ({@code AS x}, {@code x}, {@code x(a, b)}) follows it
+     * @param definitions the column definition list that follows it ({@code AS t(name text, total numeric)}, as
+     *                    PostgreSQL takes for a function returning record), empty for none; with one, {@code end}
+     *                    is past the list and {@code alias} is the alias as written
+     * @param alias with {@code definitions}: the alias as written, or null when there is none
+     *              ({@code AS (name text)})
      */
     public record CallSite(int start, int end, String function, List<Argument> arguments, boolean inFrom,
-                           boolean aliased) {
+                           boolean aliased, List<ColumnDefinition> definitions, String alias) {
+
+        public CallSite {
+            definitions = List.copyOf(definitions);
+        }
 
         /** Whether any argument is a bound parameter. */
         public boolean bindsParameters() {
             return arguments.stream().anyMatch(a -> a instanceof Parameter);
         }
+    }
+
+    /**
+     * One column of a column definition list.
+     *
+     * @param name the column's name as written
+     * @param type the type as written
+     */
+    public record ColumnDefinition(String name, String type) {
     }
 
     /** Whether the text mentions pgward at all, as cheaply as possible: nearly every text does not. */
@@ -151,8 +169,16 @@ public final class PgwardCallSites {
                 boolean inFrom = level.query && level.clause.equals("from") && i > 0
                         && isFromItemStart(tokens.get(i - 1));
                 boolean aliased = inFrom && close + 1 < tokens.size() && isAlias(tokens.get(close + 1));
-                sites.add(new CallSite(token.start(), tokens.get(close).end(), function,
-                        arguments(function, tokens.subList(i + 4, close)), inFrom, aliased));
+                List<Argument> arguments = arguments(function, tokens.subList(i + 4, close));
+                Definitions definitions = aliased ? definitions(sql, tokens, close + 1) : null;
+                if (definitions != null) {
+                    sites.add(new CallSite(token.start(), tokens.get(definitions.last()).end(), function, arguments,
+                            true, true, definitions.columns(), definitions.alias()));
+                    close = definitions.last();
+                } else {
+                    sites.add(new CallSite(token.start(), tokens.get(close).end(), function, arguments, inFrom,
+                            aliased, List.of(), null));
+                }
                 if (sites.size() > MAX_CALLS) {
                     throw new NlException(NlException.INVALID_PARAMETER, "a statement may call pgward functions at "
                             + "most " + MAX_CALLS + " times");
@@ -268,6 +294,57 @@ public final class PgwardCallSites {
         Level(boolean query) {
             this.query = query;
         }
+    }
+
+    private record Definitions(List<ColumnDefinition> columns, String alias, int last) {
+    }
+
+    /**
+     * The column definition list after a call, from the alias at {@code at} on: {@code [AS] alias (name type, ...)}
+     * or {@code AS (name type, ...)}; null when what follows is an alias with or without column names only.
+     */
+    private static Definitions definitions(String sql, List<Token> tokens, int at) {
+        int i = at;
+        if (tokens.get(i).isWord("as")) {
+            i++;
+        }
+        String alias = null;
+        if (i < tokens.size() && !isPunctuation(tokens.get(i), "(")) {
+            alias = tokens.get(i).text();
+            i++;
+        }
+        if (i >= tokens.size() || !isPunctuation(tokens.get(i), "(")) {
+            return null;
+        }
+        int close = closing(tokens, i);
+        if (close < 0) {
+            return null;
+        }
+        List<ColumnDefinition> columns = new ArrayList<>();
+        boolean typed = false;
+        int itemStart = i + 1;
+        int depth = 0;
+        for (int j = i + 1; j <= close; j++) {
+            Token t = tokens.get(j);
+            if (isPunctuation(t, "(")) {
+                depth++;
+            } else if (isPunctuation(t, ")") && j < close) {
+                depth--;
+            } else if (j == close || depth == 0 && isPunctuation(t, ",")) {
+                if (j - itemStart < 1) {
+                    return null;
+                }
+                String type = j - itemStart > 1 ? sql.substring(tokens.get(itemStart + 1).start(),
+                        tokens.get(j - 1).end()) : "";
+                typed |= !type.isEmpty();
+                columns.add(new ColumnDefinition(tokens.get(itemStart).text(), type));
+                itemStart = j + 1;
+            }
+        }
+        if (!typed) {
+            return null;
+        }
+        return new Definitions(columns, alias, close);
     }
 
     private static boolean isFromItemStart(Token previous) {

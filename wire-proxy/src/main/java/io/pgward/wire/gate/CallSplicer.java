@@ -26,6 +26,8 @@ final class CallSplicer {
      */
     static final int MAX_CHARS = 200_000;
 
+    private static final String SYNTAX_ERROR = "42601";
+
     private CallSplicer() {
     }
 
@@ -69,11 +71,12 @@ final class CallSplicer {
         List<Result> empty = new java.util.ArrayList<>();
         for (CallSite site : sites) {
             List<String> columns = PgwardCallSites.columns(site.function());
-            if (columns.isEmpty()) {
-                throw new NlException(NlException.INVALID_PARAMETER, "pgward." + site.function() + " with a "
-                        + "bound parameter cannot be prepared: its columns depend on the question, and a prepared "
-                        + "statement's columns are fixed before its parameters are bound; write the question into "
-                        + "the statement as a string literal instead of $n");
+            if (columns.isEmpty() && site.definitions().isEmpty() && site.bindsParameters()) {
+                throw new NlException(SYNTAX_ERROR, "pgward." + site.function() + " with a bound parameter needs "
+                        + "a column definition list, as PostgreSQL asks of a function returning record: its columns "
+                        + "depend on the question, and a prepared statement's columns are fixed before its "
+                        + "parameters are bound (select * from pgward.ask($1) as t(name text, revenue numeric)); "
+                        + "or write the question into the statement as a string literal instead of $n");
             }
             empty.add(new Rows(columns, List.of()));
         }
@@ -81,6 +84,9 @@ final class CallSplicer {
     }
 
     private static String replacement(CallSite site, Result result) throws NlException {
+        if (!site.definitions().isEmpty()) {
+            return defined(site, result);
+        }
         if (!site.inFrom()) {
             return expression(site, result);
         }
@@ -123,6 +129,59 @@ final class CallSplicer {
             sql.append(c == 0 ? "" : ", ").append(quoted(rows.columns().get(c)));
         }
         sql.append(')').append(parameterReferences(site, " WHERE "));
+    }
+
+    /**
+     * A question with a column definition list ({@code pgward.ask(...) AS t(name text, revenue numeric)}): the
+     * generated query's columns, by position, cast to the types the list gives and named as it names them; columns
+     * past the list's are left out, fewer are PostgreSQL's error. Its shape, before the question is known, is an
+     * empty result of those columns; a question that is not about the database gives its answer in a list of one
+     * column, and is an error for more.
+     */
+    private static String defined(CallSite site, Result result) throws NlException {
+        if (!site.function().equals("ask")) {
+            throw new NlException(SYNTAX_ERROR, "a column definition list is only allowed for functions returning "
+                    + "record: pgward." + site.function() + "() has the columns "
+                    + String.join(", ", PgwardCallSites.columns(site.function())));
+        }
+        List<PgwardCallSites.ColumnDefinition> columns = site.definitions();
+        for (PgwardCallSites.ColumnDefinition column : columns) {
+            if (column.type().isEmpty()) {
+                throw new NlException(SYNTAX_ERROR, "a column definition list needs a type for every column, not "
+                        + "for " + column.name() + " alone");
+            }
+        }
+        StringBuilder sql = new StringBuilder("(SELECT ");
+        switch (result) {
+            case Query query -> {
+                for (int c = 0; c < columns.size(); c++) {
+                    sql.append(c == 0 ? "" : ", ").append("pgward_query.pgward_c").append(c + 1).append("::")
+                            .append(columns.get(c).type()).append(" AS ").append(columns.get(c).name());
+                }
+                sql.append(" FROM (\n").append(query.sql()).append("\n) AS pgward_query(");
+                for (int c = 0; c < columns.size(); c++) {
+                    sql.append(c == 0 ? "" : ", ").append("pgward_c").append(c + 1);
+                }
+                sql.append(')').append(parameterReferences(site, " WHERE "));
+            }
+            case Rows rows when rows.rows().isEmpty() -> {
+                for (int c = 0; c < columns.size(); c++) {
+                    sql.append(c == 0 ? "" : ", ").append("NULL::").append(columns.get(c).type()).append(" AS ")
+                            .append(columns.get(c).name());
+                }
+                sql.append(" WHERE false").append(parameterReferences(site, " AND "));
+            }
+            case Rows rows -> {
+                String answer = rows.rows().getFirst().getFirst();
+                if (columns.size() != 1) {
+                    throw new NlException(NlException.INVALID_PARAMETER, "the question is not about the database, "
+                            + "so it has no rows of " + columns.size() + " columns; the answer: " + answer);
+                }
+                sql.append(literal(answer)).append("::").append(columns.getFirst().type()).append(" AS ")
+                        .append(columns.getFirst().name()).append(parameterReferences(site, " WHERE "));
+            }
+        }
+        return sql.append(") AS ").append(site.alias() == null ? quoted(site.function()) : site.alias()).toString();
     }
 
     /**

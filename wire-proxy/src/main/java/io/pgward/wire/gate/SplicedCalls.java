@@ -94,7 +94,7 @@ final class SplicedCalls {
                 }
                 PgwardCall call;
                 try {
-                    call = PgwardCallSites.call(site, values);
+                    call = withColumns(PgwardCallSites.call(site, values), site);
                 } catch (NlException e) {
                     return CompletableFuture.completedFuture(refusal(e));
                 }
@@ -153,6 +153,20 @@ final class SplicedCalls {
             case Verdict.Answer answer -> new Verdict.Refuse(SqlState.FEATURE_NOT_SUPPORTED, "pgward cannot answer "
                     + "this statement", 0, "pgward-function");
         });
+    }
+
+    /**
+     * A question whose columns the statement fixes (a column definition list) tells the model those columns, so that
+     * the query it writes has them.
+     */
+    static PgwardCall withColumns(PgwardCall call, CallSite site) {
+        if (!(call instanceof PgwardCall.Ask ask) || site.definitions().isEmpty()) {
+            return call;
+        }
+        String columns = String.join(", ", site.definitions().stream()
+                .map(d -> d.name() + " " + d.type()).toList());
+        return new PgwardCall.Ask(ask.question() + "\n\nThe result must have exactly these columns, in this order: "
+                + columns + ".", ask.rowLimit());
     }
 
     private static List<Integer> callParameters(List<CallSite> sites) {
