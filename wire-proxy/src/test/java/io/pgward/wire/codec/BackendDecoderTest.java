@@ -38,7 +38,6 @@ class BackendDecoderTest {
     private static final byte[] SELECT_2 = bytes('C', 0, 0, 0, 13, "SELECT 2", 0);
     private static final byte[] READY_IDLE = bytes('Z', 0, 0, 0, 5, 'I');
     private static final byte[] PARAMETER_STATUS = bytes('S', 0, 0, 0, 21, "TimeZone", 0, "Etc/UTC", 0);
-    private static final byte[] PARSE_COMPLETE = bytes('1', 0, 0, 0, 4);
     private static final byte[] BIND_COMPLETE = bytes('2', 0, 0, 0, 4);
 
     private final TrackingAllocator alloc = new TrackingAllocator();
@@ -57,7 +56,7 @@ class BackendDecoderTest {
     }
 
     @ParameterizedTest
-    @ValueSource(chars = {'Z', 'E', 'S', 'K', 'R', 'C', 's', 'v'})
+    @ValueSource(chars = {'Z', 'E', 'S', 'K', 'R', 'C', 's', 'v', '1'})
     void handsInspectedTypesOnAsSingleFrames(char type) {
         byte[] message = bytes(type, 0, 0, 0, 6, 'x', 0);
         List<BackendMessage> out = decode(bytes(message, message));
@@ -73,7 +72,7 @@ class BackendDecoderTest {
     }
 
     @ParameterizedTest
-    @ValueSource(chars = {'T', 'D', '1', '2', '3', 'n', 'N', 'A', 'G', 'H', 'W', 'd', 'c', 't', 'I'})
+    @ValueSource(chars = {'T', 'D', '2', '3', 'n', 'N', 'A', 'G', 'H', 'W', 'd', 'c', 't', 'I'})
     void joinsForwardedOnlyTypesIntoOneRun(char type) {
         byte[] message = bytes(type, 0, 0, 0, 5, 'x');
         List<BackendMessage> out = decode(bytes(message, message, message));
@@ -102,12 +101,12 @@ class BackendDecoderTest {
     @Test
     void startsANewRunAfterAnInspectedFrameInTheMiddle() {
         // A ParameterStatus can arrive between rows (e.g. after SET in a multi-statement query).
-        List<BackendMessage> out = decode(bytes(PARSE_COMPLETE, BIND_COMPLETE, ROW_1, ROW_NULL, PARAMETER_STATUS,
+        List<BackendMessage> out = decode(bytes(BIND_COMPLETE, ROW_1, ROW_NULL, PARAMETER_STATUS,
                 ROW_2, SELECT_2));
 
         assertEquals(4, out.size());
         BackendMessage.Run before = assertInstanceOf(BackendMessage.Run.class, out.get(0));
-        assertBytes(bytes(PARSE_COMPLETE, BIND_COMPLETE, ROW_1, ROW_NULL), before.bytes());
+        assertBytes(bytes(BIND_COMPLETE, ROW_1, ROW_NULL), before.bytes());
         assertEquals(2, before.dataRows());
         assertFrame('S', PARAMETER_STATUS, out.get(1));
         BackendMessage.Run after = assertInstanceOf(BackendMessage.Run.class, out.get(2));
