@@ -467,12 +467,13 @@ class NaturalLanguageIT {
     }
 
     @Test
-    void aQuestionAsABoundParameterIsRefusedWithTheReason() throws SQLException {
+    void aBoundQuestionWithoutAColumnDefinitionListIsRefusedWithTheReason() throws SQLException {
         try (Connection c = proxy.connect("analyst");
              PreparedStatement ps = c.prepareStatement("SELECT * FROM pgward.ask(?)")) {
             ps.setString(1, TOP_CUSTOMERS);
             SQLException e = assertThrows(SQLException.class, ps::executeQuery);
-            assertEquals("22023", e.getSQLState());
+            assertEquals("42601", e.getSQLState());
+            assertTrue(e.getMessage().contains("needs a column definition list"), e.getMessage());
             assertTrue(e.getMessage().contains("as a string literal instead of $n"), e.getMessage());
         }
     }
