@@ -270,6 +270,15 @@ class PgwardFunctionsAnywhereIT {
         }
     }
 
+    @Test
+    void aReadWriteSessionInAnotherEncodingGetsAnErrorNotPgwardsText() throws IOException {
+        RealClients.Result result = RealClients.run(List.of(RealClients.require("psql").toString(), "-X", "-A",
+                "-t", "-q", "-d", proxy.uri("app"), "-c", "set client_encoding = 'SJIS'", "-c",
+                "select count(*) from pgward.relations()", "-c", "select 'still here'"));
+        assertTrue(result.err().contains("only in sessions whose client_encoding is UTF8, not SJIS"), result.err());
+        assertEquals("still here", result.out().strip(), result.out());
+    }
+
     private static Target target(String login) {
         return new Target("pgward-" + login, "127.0.0.1", proxy.port(), database.name(), login,
                 ProxyFixture.PASSWORD);

@@ -46,7 +46,27 @@ final class Judge {
         } catch (RuntimeException e) {
             verdict = CompletableFuture.failedFuture(e);
         }
-        return new Judgement(freeDatabases(message, sql, verdict), audited(message, sql), started);
+        return new Judgement(freeDatabases(message, sql, inClientEncoding(verdict)), audited(message, sql), started);
+    }
+
+    /**
+     * What pgward writes in place of a statement (a rewrite, an answer) is UTF-8 text, which a session whose
+     * client_encoding is another would read differently: PostgreSQL decodes the bytes of a Parse or Query in the
+     * client's encoding, where in SJIS, BIG5, GBK, GB18030 or UHC a backslash may be the second byte of a
+     * character, so even a quoted literal could end elsewhere. A read-only session's encoding is pinned to UTF8;
+     * a read-write session in another encoding gets an error instead of pgward's text.
+     */
+    private CompletableFuture<Verdict> inClientEncoding(CompletableFuture<Verdict> verdict) {
+        if (backend.target().pins() != null
+                || verdict.isDone() && !verdict.isCompletedExceptionally() && verdict.join() instanceof Verdict.Allow) {
+            return verdict;
+        }
+        return verdict.thenApply(v -> (v instanceof Verdict.Rewrite || v instanceof Verdict.Answer)
+                && !"UTF8".equals(backend.parameters().get("client_encoding"))
+                ? new Verdict.Refuse("0A000", "pgward answers pgward.* functions only in sessions whose "
+                        + "client_encoding is UTF8, not " + backend.parameters().get("client_encoding"), 0,
+                        "pgward-function")
+                : v);
     }
 
     /**
@@ -107,7 +127,8 @@ final class Judge {
         } catch (RuntimeException e) {
             verdict = CompletableFuture.failedFuture(e);
         }
-        return new Judgement(verdict, "-- Bind of prepared statement \"" + bind.statement() + "\", pgward calls of "
+        return new Judgement(inClientEncoding(verdict), "-- Bind of prepared statement \"" + bind.statement()
+                + "\", pgward calls of "
                 + calls.sql(), started);
     }
 
