@@ -273,9 +273,11 @@ public final class Session {
         switch (typeNames.lookup(bind.statement(), inFlight.openId())) {
             case TypeNameStatements.None none -> forward(bind, false);
             case TypeNameStatements.Uncertain uncertain -> replacements.refuse(bind, new Verdict.Refuse(
-                    SqlState.INSUFFICIENT_PRIVILEGE, Verdict.Refuse.PREFIX + "after an error pgward cannot tell "
-                    + "which statement \"" + bind.statement() + "\" is, and its parameters may take type names; "
-                    + "prepare it again", 0, "type-name-parameter"), false);
+                    SqlState.INSUFFICIENT_PRIVILEGE, Verdict.Refuse.PREFIX + "pgward cannot tell which "
+                    + "statement \"" + bind.statement() + "\" is now (after an error, while the request that "
+                    + "prepared it is in flight, or after pgward prepared the unnamed statement for a pgward function)"
+                    + ", and its parameters may take type names or pgward function arguments; prepare it again", 0,
+                    "type-name-parameter"), false);
             case TypeNameStatements.Calls calls -> bindComputed(bind, calls);
             case TypeNameStatements.Parameters parameters -> {
                 Map<Integer, String> values = BoundValues.text(bind.frame(), parameters.parameters());
