@@ -23,9 +23,11 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
 /**
- * The {@code pgward.*} functions a read-only login can call, answered by pgward itself: {@code relations()} and
+ * The {@code pgward.*} functions a login can call, answered by pgward itself: {@code relations()} and
  * {@code describe('name')} from the catalog as the login's role, and the natural-language ones (see
- * {@link NlFunctions}). Their answers are ordinary result sets in both protocols.
+ * {@link NlFunctions}). Their answers are ordinary result sets in both protocols: the whole-statement forms
+ * ({@code SELECT * FROM pgward.f(...)}) answered here, every other place a SELECT calls a function through
+ * {@link SplicedCalls}.
  */
 final class PgwardFunctions {
 
