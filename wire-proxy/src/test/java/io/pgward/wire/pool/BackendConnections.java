@@ -22,7 +22,7 @@ public final class BackendConnections {
     /** An authenticated connection as role {@code user} to {@code database}, transaction status idle. */
     public static BackendConnection over(Channel channel, String user, String database) {
         return new BackendConnection(channel, new BackendTarget(user, null, database, Map.of()), 4711, 1234,
-                Map.of("server_version", "17.6", "TimeZone", "UTC"));
+                Map.of("server_version", "17.6", "TimeZone", "UTC", "client_encoding", "UTF8"));
     }
 
     /** As {@link #over}, for a read-only login whose backend settings are pinned. */
