@@ -153,6 +153,7 @@ public final class PgwardCallSites {
                 }
             }
             if (level.query && isPunctuation(token, ",") && level.clause.equals("on")) {
+                // A join condition holds no comma outside brackets: the comma starts the FROM list's next item.
                 level.clause = "from";
             }
             if (isName(token, "pgward") && i + 3 < tokens.size() && isPunctuation(tokens.get(i + 1), ".")
@@ -166,8 +167,9 @@ public final class PgwardCallSites {
                 if (!FUNCTIONS.contains(function)) {
                     throw unknown(function);
                 }
-                boolean inFrom = level.query && level.clause.equals("from") && i > 0
-                        && isFromItemStart(tokens.get(i - 1));
+                // DELETE ... USING takes a FROM list too; JOIN ... USING takes a bracketed column list.
+                boolean inFrom = level.query && (level.clause.equals("from") || level.clause.equals("using"))
+                        && i > 0 && isFromItemStart(tokens.get(i - 1));
                 boolean aliased = inFrom && close + 1 < tokens.size() && isAlias(tokens.get(close + 1));
                 List<Argument> arguments = arguments(function, tokens.subList(i + 4, close));
                 Definitions definitions = aliased ? definitions(sql, tokens, close + 1) : null;
@@ -349,7 +351,7 @@ public final class PgwardCallSites {
 
     private static boolean isFromItemStart(Token previous) {
         return previous.isWord("from") || previous.isWord("join") || previous.isWord("lateral")
-                || isPunctuation(previous, ",");
+                || previous.isWord("using") || isPunctuation(previous, ",");
     }
 
     private static boolean isAlias(Token next) {
