@@ -94,6 +94,12 @@ class SessionTest {
             public boolean wantsSearchPath() {
                 return gate.wantsSearchPath();
             }
+
+            @Override
+            public java.util.concurrent.CompletionStage<Verdict> checkBoundCalls(GateRequest prepared,
+                                                                                 Map<Integer, String> values) {
+                return gate.checkBoundCalls(prepared, values);
+            }
         };
         new Session(new Session.Identity("c1", "alice", "shop"), new Session.Rules(recording, null, rowCap), client,
                 backend, BackendConnections.unconnectablePool(), NONCE, () -> ends++).start();
@@ -119,6 +125,89 @@ class SessionTest {
             }
         }
         return channel.finishAndReleaseAll();
+    }
+
+    // ---------------------------------------------------------------- pgward calls with bound arguments
+
+    /** Prepares a shape for a text with {@code pgward.describe($1)}, and computes it at each Bind. */
+    private static final StatementGate BOUND_CALLS = new StatementGate() {
+        @Override
+        public java.util.concurrent.CompletionStage<Verdict> check(GateRequest request) {
+            return CompletableFuture.completedFuture(request.sql().contains("pgward.describe($1)")
+                    ? new Verdict.Rewrite("SELECT shape($1::text)", List.of(), true, List.of(), List.of(1))
+                    : Verdict.ALLOW);
+        }
+
+        @Override
+        public java.util.concurrent.CompletionStage<Verdict> checkBoundCalls(GateRequest prepared,
+                                                                             Map<Integer, String> values) {
+            return CompletableFuture.completedFuture(values.get(1).equals("secret")
+                    ? new Verdict.Refuse("42P01", "secret is not one of the selected tables or views")
+                    : new Verdict.Rewrite("SELECT computed('" + values.get(1) + "', $1::text)", List.of(), true));
+        }
+    };
+
+    @Test
+    void aBindOfAStatementWithBoundCallsBindsTheComputedStatementAndHidesItsParseComplete() {
+        start(BOUND_CALLS);
+        clientSends(parse("S1", "select * from pgward.describe($1)"), bind("", "S1", "orders"), execute(""),
+                sync());
+
+        List<Sent> toBackend = sentTo(server);
+        assertEquals(List.of('P', 'P', 'B', 'E', 'S'), types(toBackend));
+        assertEquals(List.of("S1", "SELECT shape($1::text)"), List.of(toBackend.get(0).cstring(0),
+                toBackend.get(0).cstring(1)));
+        assertEquals(List.of("", "SELECT computed('orders', $1::text)"), List.of(toBackend.get(1).cstring(0),
+                toBackend.get(1).cstring(1)));
+        assertEquals(List.of("", ""), List.of(toBackend.get(2).cstring(0), toBackend.get(2).cstring(1)),
+                "the client's portal, bound to the computed statement");
+
+        serverSends(parseComplete(), parseComplete(), bindComplete(), commandComplete("SELECT 0"),
+                readyForQuery('I'));
+        assertEquals(List.of('1', '2', 'C', 'Z'), types(sentTo(client)));
+
+        // Executed again with another value: computed again, the prepared shape untouched.
+        clientSends(bind("", "S1", "customers"), execute(""), sync());
+        toBackend = sentTo(server);
+        assertEquals(List.of('P', 'B', 'E', 'S'), types(toBackend));
+        assertEquals("SELECT computed('customers', $1::text)", toBackend.getFirst().cstring(1));
+        serverSends(parseComplete(), bindComplete(), commandComplete("SELECT 0"), readyForQuery('I'));
+        assertEquals(List.of('2', 'C', 'Z'), types(sentTo(client)));
+    }
+
+    @Test
+    void aRefusedBindOfAStatementWithBoundCallsNeverReachesTheBackend() {
+        start(BOUND_CALLS);
+        clientSends(parse("S1", "select * from pgward.describe($1)"), sync());
+        assertEquals(List.of('P', 'S'), types(sentTo(server)));
+        serverSends(parseComplete(), readyForQuery('I'));
+        assertEquals(List.of('1', 'Z'), types(sentTo(client)));
+
+        clientSends(parse("S2", "select 1"), bind("", "S1", "secret"), execute(""), sync());
+        List<Sent> toBackend = sentTo(server);
+        assertEquals(List.of('P', 'P', 'E', 'S'), types(toBackend));
+        assertNeverContains("secret", toBackend);
+        serverSends(parseComplete(), errorResponse("42601", "syntax error at or near \"pgward_refused_abc_1\""),
+                readyForQuery('I'));
+        List<Sent> toClient = sentTo(client);
+        assertEquals(List.of('1', 'E', 'Z'), types(toClient), "the client's own ParseComplete is kept");
+        assertEquals("42P01", toClient.get(1).fields().get('C'));
+    }
+
+    @Test
+    void aBindOfTheUnnamedStatementAfterPgwardTookItIsRefused() {
+        start(BOUND_CALLS);
+        clientSends(parse("", "select 2"), parse("S1", "select * from pgward.describe($1)"),
+                bind("", "S1", "orders"), execute(""), bind("", ""), execute(""), sync());
+        List<Sent> toBackend = sentTo(server);
+        assertEquals(List.of('P', 'P', 'P', 'B', 'E', 'P', 'E', 'S'), types(toBackend));
+        assertEquals("pgward_refused_abc_1", toBackend.get(5).cstring(1));
+        serverSends(parseComplete(), parseComplete(), parseComplete(), bindComplete(), commandComplete("SELECT 0"),
+                errorResponse("42601", "syntax error at or near \"pgward_refused_abc_1\""), readyForQuery('I'));
+        List<Sent> toClient = sentTo(client);
+        assertEquals(List.of('1', '1', '2', 'C', 'E', 'Z'), types(toClient));
+        assertTrue(toClient.get(4).fields().get('M').contains("prepare it again"), toClient.get(4).fields()
+                .toString());
     }
 
     // ---------------------------------------------------------------- refusals
@@ -907,6 +996,24 @@ class SessionTest {
             Wire.writeCString(b, statement);
             b.writeShort(0).writeShort(0).writeShort(0);
         }));
+    }
+
+    /** Bind with one parameter in text format, no result formats. */
+    private FrontendMessage.Bind bind(String portal, String statement, String value) {
+        byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
+        return new FrontendMessage.Bind(portal, statement, Wire.message(alloc, 'B', b -> {
+            Wire.writeCString(b, portal);
+            Wire.writeCString(b, statement);
+            b.writeShort(0).writeShort(1).writeInt(bytes.length).writeBytes(bytes).writeShort(0);
+        }));
+    }
+
+    private BackendMessage.Frame parseComplete() {
+        return new BackendMessage.Frame('1', Wire.message(alloc, '1', b -> { }));
+    }
+
+    private BackendMessage.Run bindComplete() {
+        return new BackendMessage.Run(Wire.message(alloc, '2', b -> { }), 0);
     }
 
     private FrontendMessage.Execute execute(String portal) {
