@@ -27,7 +27,8 @@ class PgwardCallSitesTest {
         for (String sql : List.of("select * from pgward.relations()", "select * from orders join pgward.relations() "
                 + "r on true", "select * from orders o, pgward.relations()", "select * from orders o join x on a = b, "
                 + "pgward.relations()", "select * from a join b using (id), pgward.relations()",
-                "delete from t using pgward.relations() where t.name = relations.name", "select * from lateral pgward.relations()", "with r as (select * from "
+                "delete from t using pgward.relations() where t.name = relations.name",
+                "select * from lateral pgward.relations()", "with r as (select * from "
                 + "pgward.relations()) select 1", "select (select count(*) from pgward.relations())",
                 "explain select * from pgward.relations()")) {
             CallSite site = only(sql);

@@ -107,7 +107,8 @@ final class CallSplicer {
         if (rows.rows().isEmpty()) {
             sql.append("SELECT ");
             for (int c = 0; c < rows.columns().size(); c++) {
-                sql.append(c == 0 ? "" : ", ").append("NULL::pg_catalog.text AS ").append(quoted(rows.columns().get(c)));
+                sql.append(c == 0 ? "" : ", ").append("NULL::pg_catalog.text AS ")
+                        .append(quoted(rows.columns().get(c)));
             }
             sql.append(" WHERE false").append(parameterReferences(site, " AND "));
             return;
@@ -211,7 +212,8 @@ final class CallSplicer {
         }
         StringBuilder sql = new StringBuilder();
         for (int n : numbers) {
-            sql.append(sql.isEmpty() ? lead : " AND ").append("($").append(n).append("::pg_catalog.text IS NULL OR true)");
+            sql.append(sql.isEmpty() ? lead : " AND ").append("($").append(n)
+                    .append("::pg_catalog.text IS NULL OR true)");
         }
         return sql.toString();
     }

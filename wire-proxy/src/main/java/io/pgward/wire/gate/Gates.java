@@ -19,8 +19,8 @@ import java.util.concurrent.Executors;
 
 /**
  * Which gate a login's statements pass. Read-write logins (trusted applications) are not checked, but the DDL they
- * run drops the catalog check's verdicts at once, and their {@code pgward.*} calls are answered. Each session of a read-only login gets its own
- * {@link GuardGate} over the shared {@link GuardPipeline} (L1, L2, L3); its backend
+ * run drops the catalog check's verdicts at once, and their {@code pgward.*} calls are answered. Each session of a
+ * read-only login gets its own {@link GuardGate} over the shared {@link GuardPipeline} (L1, L2, L3); its backend
  * session also runs with {@code default_transaction_read_only=on} and the login's statement timeout (L4), so that
  * even a guard bug cannot write.
  */

@@ -1,9 +1,6 @@
 package io.pgward.wire.gate;
 
 import io.pgward.guard.Verdict;
-import io.pgward.guard.lexer.LexerException;
-import io.pgward.guard.lexer.SqlLexer;
-import io.pgward.guard.lexer.Token;
 import io.pgward.guard.policy.LoginGuard;
 import io.pgward.guard.selection.ResolvedSelection;
 import io.pgward.guard.selection.SelectedRelation;
