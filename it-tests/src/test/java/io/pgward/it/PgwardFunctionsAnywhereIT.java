@@ -254,6 +254,12 @@ class PgwardFunctionsAnywhereIT {
                     assertEquals(List.of(List.of("name", "public.orders")), rows(rs), "after an error: " + login);
                 }
             }
+            try (Connection c = proxy.connect(login);
+                 PreparedStatement ps = c.prepareStatement("select * from pgward.relations(?)")) {
+                SQLException e = assertThrows(SQLException.class, ps::getMetaData, "refused when prepared");
+                assertEquals("22023", e.getSQLState(), e.getMessage());
+                assertTrue(e.getMessage().contains("takes 0 arguments, not 1"), e.getMessage());
+            }
         }
     }
 

@@ -55,6 +55,10 @@ final class SplicedCalls {
                 if (request.kind() != GateRequest.Kind.PARSE) {
                     throw new NlException("42P02", "there is no parameter $" + parameters.getFirst());
                 }
+                for (CallSite site : sites) {
+                    // The number of arguments is known now: a wrong one is the Parse's error, not each Bind's.
+                    PgwardCallSites.call(site, placeholders(site));
+                }
                 String shape = CallSplicer.shape(request.sql(), sites);
                 return judged(request, shape, List.of(), judge, parameters);
             }
@@ -167,6 +171,17 @@ final class SplicedCalls {
                 .map(d -> d.name() + " " + d.type()).toList());
         return new PgwardCall.Ask(ask.question() + "\n\nThe result must have exactly these columns, in this order: "
                 + columns + ".", ask.rowLimit());
+    }
+
+    /** A value for each parameter of the call that every argument takes ({@code 1}), to check its arity. */
+    private static Map<Integer, String> placeholders(CallSite site) {
+        Map<Integer, String> values = new java.util.HashMap<>();
+        for (PgwardCallSites.Argument argument : site.arguments()) {
+            if (argument instanceof PgwardCallSites.Parameter p) {
+                values.put(p.number(), "1");
+            }
+        }
+        return values;
     }
 
     private static List<Integer> callParameters(List<CallSite> sites) {
