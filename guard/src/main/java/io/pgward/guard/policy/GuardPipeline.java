@@ -53,7 +53,11 @@ public final class GuardPipeline implements AutoCloseable {
     private record Pools(CatalogCheck check, HikariDataSource control) {
     }
 
-    private record LoginKey(String login, String database) {
+    /**
+     * A login's whole policy, not only its name: after a reload changes a login's selection, its new sessions must
+     * not be judged with the selection its earlier sessions resolved.
+     */
+    private record LoginKey(LoginPolicy login, String database) {
     }
 
     private final ControlConnections connections;
@@ -192,8 +196,8 @@ public final class GuardPipeline implements AutoCloseable {
         if (connections == null) {
             return CompletableFuture.failedFuture(new IllegalStateException("this guard has no catalog layer"));
         }
-        // A fast path for every statement of every session: a key that hashes the names without building a text.
-        LoginKey key = new LoginKey(login.name(), database);
+        // A fast path for every statement of every session: a key that hashes the policy without building a text.
+        LoginKey key = new LoginKey(login, database);
         CompletableFuture<LoginGuard> known = logins.get(key);
         if (known != null) {
             return known;

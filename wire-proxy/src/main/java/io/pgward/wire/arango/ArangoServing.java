@@ -82,6 +82,18 @@ public final class ArangoServing implements AutoCloseable {
         return serving;
     }
 
+    /**
+     * Refuses logins that cannot apply to a served database, as at start.
+     *
+     * @throws IllegalArgumentException naming the login's key
+     */
+    public void check(Collection<PgwardConfig.Login> logins) {
+        for (ArangoBridge bridge : databases.all()) {
+            LoginPolicies policies = new LoginPolicies(bridge);
+            logins.forEach(policies::check);
+        }
+    }
+
     /** The local databases by pgward database name, for {@code PgwardServer.start}. */
     public Map<String, LocalDatabase> localDatabases() {
         return byName;

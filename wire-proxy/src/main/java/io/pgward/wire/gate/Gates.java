@@ -64,13 +64,26 @@ public final class Gates implements SessionGates {
         return switch (login.mode()) {
             case READ_WRITE -> readWrite;
             case READ_ONLY -> {
-                if (!pipeline.checksCatalog() && !login.policy().tables().isEmpty()) {
+                if (!enforceable(login)) {
                     throw new IllegalStateException("login \"" + login.name() + "\" has a table selection, which "
                             + "only the catalog check can enforce");
                 }
                 yield new GuardGate(pipeline, deciders, loop, login, functions);
             }
         };
+    }
+
+    @Override
+    public void check(PgwardConfig.Login login) {
+        if (!enforceable(login)) {
+            throw new IllegalArgumentException("logins." + login.name() + ".tables: a table selection needs the "
+                    + "catalog check, which this pgward runs without");
+        }
+    }
+
+    private boolean enforceable(PgwardConfig.Login login) {
+        return pipeline.checksCatalog() || login.mode() != PgwardConfig.Mode.READ_ONLY
+                || login.policy().tables().isEmpty();
     }
 
     @Override

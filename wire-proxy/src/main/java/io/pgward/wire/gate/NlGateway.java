@@ -63,7 +63,14 @@ final class NlGateway implements NlFunctions, AutoCloseable {
     private final NlSettings settings;
     private final ExecutorService executor = Executors.newThreadPerTaskExecutor(
             Thread.ofVirtual().name("pgward-nl-", 0).factory());
-    private final ConcurrentHashMap<String, LoginNl> logins = new ConcurrentHashMap<>();
+    /**
+     * By the login's whole configuration and the database: a reload that changes a login's selection or rules must
+     * not leave its new sessions with the prompt and schema of the old ones.
+     */
+    private final ConcurrentHashMap<LoginOnDatabase, LoginNl> logins = new ConcurrentHashMap<>();
+
+    private record LoginOnDatabase(PgwardConfig.Login login, String database) {
+    }
     private final AuditLog audit;
     private volatile PgwardMetrics metrics;
 
@@ -90,7 +97,7 @@ final class NlGateway implements NlFunctions, AutoCloseable {
 
     private Verdict answerNow(PgwardCall call, PgwardConfig.Login login, GateRequest request,
                               LoginGuard loginGuard) throws NlException {
-        LoginNl nl = logins.computeIfAbsent(login.name() + "\0" + request.database(),
+        LoginNl nl = logins.computeIfAbsent(new LoginOnDatabase(login, request.database()),
                 key -> new LoginNl(login, request.database(), loginGuard));
         nl.used = true;
         return switch (call) {
