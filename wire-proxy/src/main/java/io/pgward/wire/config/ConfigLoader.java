@@ -67,6 +67,25 @@ public final class ConfigLoader {
         return parse(text, file.toString());
     }
 
+    /**
+     * Only the {@code listen} address of a configuration file, for commands that talk to a running pgward: the rest
+     * of the file (its secrets' environment variables among it) is not read.
+     */
+    public static Listen listenOf(Path file) {
+        String text;
+        try {
+            text = Files.readString(file);
+        } catch (IOException e) {
+            throw new ConfigException("cannot read config file " + file + ": " + e.getMessage());
+        }
+        try {
+            JsonNode root = YAML.readTree(text);
+            return listen(new ConfigSection("", root == null || !root.isObject() ? null : root, System::getenv));
+        } catch (JacksonException e) {
+            throw new ConfigException(file + " is not valid YAML: " + e.getOriginalMessage());
+        }
+    }
+
     PgwardConfig parse(String text, String source) {
         JsonNode root;
         try {
