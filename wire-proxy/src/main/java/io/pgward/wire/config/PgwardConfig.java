@@ -90,6 +90,12 @@ public record PgwardConfig(Listen listen, Duration startupTimeout, Tls tls, Back
                 drainTimeout, admins);
     }
 
+    /** The same configuration with these logins. */
+    public PgwardConfig withLogins(Map<String, Login> changed) {
+        return new PgwardConfig(listen, startupTimeout, tls, backend, pool, changed, audit, arango, nl, metrics,
+                drainTimeout, admins);
+    }
+
     /** The logins that may use the admin console (database {@code pgward}); none by default. */
     public PgwardConfig withAdmins(List<String> names) {
         return new PgwardConfig(listen, startupTimeout, tls, backend, pool, logins, audit, arango, nl, metrics,
