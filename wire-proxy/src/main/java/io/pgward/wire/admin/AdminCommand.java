@@ -25,6 +25,13 @@ sealed interface AdminCommand {
     record Kill(long client) implements AdminCommand {
     }
 
+    /**
+     * A session setting a driver sends on its own ({@code SET application_name = ...}, as pgjdbc does): nothing on
+     * the console depends on one, so it is answered and ignored, as PostgreSQL's SET would be answered.
+     */
+    record Set() implements AdminCommand {
+    }
+
     String HINT = "SHOW HELP lists the commands.";
 
     /** @throws LocalDatabaseException 42601 for anything else */
@@ -45,6 +52,7 @@ sealed interface AdminCommand {
                 }
                 yield new Show(words[1].toUpperCase(Locale.ROOT));
             }
+            case "SET" -> new Set();
             case "RELOAD" -> alone(words, new Reload());
             case "PAUSE" -> alone(words, new Pause());
             case "RESUME" -> alone(words, new Resume());

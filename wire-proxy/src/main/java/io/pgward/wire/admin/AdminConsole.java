@@ -96,6 +96,8 @@ public final class AdminConsole implements LocalDatabase {
             case AdminCommand.Pause p -> CompletableFuture.supplyAsync(() -> pause(statement.login()), work);
             case AdminCommand.Resume r -> CompletableFuture.completedFuture(resume(statement.login()));
             case AdminCommand.Kill kill -> CompletableFuture.completedFuture(kill(kill.client(), statement.login()));
+            case AdminCommand.Set set -> CompletableFuture.completedFuture(
+                    new Verdict.Answer(List.of(), List.of(), "SET", List.of()));
         };
     }
 
