@@ -35,19 +35,16 @@ final class ArangoQuestions {
     private final ArangoBridge bridge;
     private final NlSettings settings;
     private final ChatModel model;
-    private final Map<String, PgwardConfig.Login> logins;
     private final LoginPolicies policies;
     /** By login and policy: a reload that changes the policy must not leave new sessions with the old assistant. */
     private final Map<Map.Entry<String, PgwardConfig.Policy>, AqlAssistant> assistants = new ConcurrentHashMap<>();
 
     /** @param model the shared chat model, or null to make one from {@code settings} (none without a provider) */
-    ArangoQuestions(ArangoBridge bridge, NlSettings settings, ChatModel model, Map<String, PgwardConfig.Login> logins,
-                    LoginPolicies policies) {
+    ArangoQuestions(ArangoBridge bridge, NlSettings settings, ChatModel model, LoginPolicies policies) {
         this.bridge = bridge;
         this.policies = policies;
         this.settings = settings;
         this.model = model;
-        this.logins = logins;
     }
 
     /** The answer when the statement calls one of pgward's functions; empty when it is AQL to run. */

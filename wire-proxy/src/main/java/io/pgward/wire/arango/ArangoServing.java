@@ -49,7 +49,7 @@ public final class ArangoServing implements AutoCloseable {
             LoginPolicies policies = new LoginPolicies(bridge);
             logins.forEach(policies::check);
             local.put(bridge.config().name(), new ArangoLocalDatabase(bridge,
-                    new ArangoQuestions(bridge, nl, model, Map.copyOf(byLogin), policies), policies, statements));
+                    new ArangoQuestions(bridge, nl, model, policies), policies, statements));
         }
         this.byName = Map.copyOf(local);
     }
