@@ -13,7 +13,7 @@ import picocli.CommandLine.Command;
  * The {@code pgward} command. Exit status: 0 success, 1 a problem pgward explains in one line on stderr,
  * 2 a usage error.
  *
- * <p>This is the production command line: {@code run}, and {@code help}. Another build adds commands of its own
+ * <p>This is the production command line: {@code run}, {@code reload} and {@code help}. Another build adds commands of its own
  * with {@link #execute(PrintWriter, PrintWriter, List, String...)} (the demo's jar adds {@code demo} this way), so
  * the production jar carries nothing of them.
  */

@@ -69,10 +69,12 @@ final class Reloader {
             loaded.logins().values().forEach(gates::check);
             check.accept(loaded);
             next = ActiveConfig.of(old.config().withLiveSettingsOf(loaded));
-        } catch (ConfigException | IllegalArgumentException | IllegalStateException e) {
+        } catch (ConfigException | IllegalArgumentException e) {
             return rejected(e.getMessage());
-        } catch (java.io.UncheckedIOException e) {
-            return rejected(e.getMessage());
+        } catch (RuntimeException e) {
+            // Fail closed: whatever went wrong reading or checking the file, the configuration in force stays.
+            log.debug("reload failed", e);
+            return rejected(e.toString());
         }
         context.activate(next);
         ReloadReport report = new ReloadReport(null, changes(old.config(), next.config()),
