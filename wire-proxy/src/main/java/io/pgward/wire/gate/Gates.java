@@ -81,6 +81,17 @@ public final class Gates implements SessionGates {
         }
     }
 
+    @Override
+    public void retain(java.util.Collection<PgwardConfig.Login> configured) {
+        if (pipeline.checksCatalog()) {
+            pipeline.retain(configured.stream().filter(login -> login.mode() == PgwardConfig.Mode.READ_ONLY)
+                    .map(ControlConnections::policy).toList());
+        }
+        if (nl != null) {
+            nl.retain(configured);
+        }
+    }
+
     private boolean enforceable(PgwardConfig.Login login) {
         return pipeline.checksCatalog() || login.mode() != PgwardConfig.Mode.READ_ONLY
                 || login.policy().tables().isEmpty();

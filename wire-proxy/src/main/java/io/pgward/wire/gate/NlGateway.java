@@ -71,6 +71,12 @@ final class NlGateway implements NlFunctions, AutoCloseable {
 
     private record LoginOnDatabase(PgwardConfig.Login login, String database) {
     }
+
+    /** After a reload: forgets the prompts and schemas of logins' earlier configurations. */
+    void retain(java.util.Collection<PgwardConfig.Login> configured) {
+        java.util.Set<PgwardConfig.Login> kept = java.util.Set.copyOf(configured);
+        logins.keySet().removeIf(key -> !kept.contains(key.login()));
+    }
     private final AuditLog audit;
     private volatile PgwardMetrics metrics;
 

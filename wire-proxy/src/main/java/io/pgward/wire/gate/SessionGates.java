@@ -19,6 +19,13 @@ public interface SessionGates extends AutoCloseable {
     default void check(PgwardConfig.Login login) {
     }
 
+    /**
+     * A reload put {@code configured} in force: what was made for logins' earlier configurations may be dropped.
+     * Sessions that still run with one keep working.
+     */
+    default void retain(java.util.Collection<PgwardConfig.Login> configured) {
+    }
+
     /** Registers what these gates count (the catalog check's connections, questions) with {@code metrics}. */
     default void countIn(PgwardMetrics metrics) {
     }

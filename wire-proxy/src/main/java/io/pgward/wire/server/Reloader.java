@@ -77,6 +77,7 @@ final class Reloader {
             return rejected(e.toString());
         }
         context.activate(next);
+        gates.retain(next.config().logins().values());
         ReloadReport report = new ReloadReport(null, changes(old.config(), next.config()),
                 needsRestart(old.config(), loaded), endNarrowed(next));
         report.lines().forEach(line -> log.info("reload: {}", line));
