@@ -73,6 +73,7 @@ class ReloadUnderLoadIT {
 
     static void createTables(TestDatabase database) throws SQLException {
         try (Connection c = database.connect(); Statement s = c.createStatement()) {
+            s.execute("DROP TABLE IF EXISTS kept, dropped");
             s.execute("CREATE TABLE kept (x int); INSERT INTO kept VALUES (1), (2), (3)");
             s.execute("CREATE TABLE dropped (x int); INSERT INTO dropped VALUES (4)");
         }
@@ -192,6 +193,36 @@ class ReloadUnderLoadIT {
                 l.thread.join(10_000);
                 assertEquals(null, l.error.get(), "b's session ran on without an error");
             }
+        }
+    }
+
+    @Test
+    void aNarrowedSessionThatStaysBusyIsEndedAfterTheGraceTime(TestDatabase database, @TempDir Path dir)
+            throws Exception {
+        createTables(database);
+        String writer = """
+                w:
+                  password: %s
+                  backend_user: %s
+                  backend_password: %s
+                  mode: %s
+                """;
+        Path file = Files.writeString(dir.resolve("pgward.yaml"), config(database, "public.kept", writer.formatted(
+                PASSWORD, database.user(), database.password(), "read-write")));
+        try (PgwardServer server = RunCommand.start(ConfigLoader.load(file));
+             Connection w = connect(server.port(), database, "w")) {
+            server.reloadFrom(() -> ConfigLoader.load(file), changed -> { });
+            java.util.concurrent.CompletableFuture<String> sleeping = java.util.concurrent.CompletableFuture
+                    .supplyAsync(() -> outcome(w, "SELECT pg_sleep(60)"), r -> Thread.ofPlatform().daemon().start(r));
+            Thread.sleep(300);
+            Files.writeString(file, config(database, "public.kept", writer.formatted(PASSWORD, database.user(),
+                    database.password(), "read-only")));
+            long started = System.nanoTime();
+            assertEquals(1, server.reload().sessionsEnded());
+            assertEquals("57P01", sleeping.get(30, java.util.concurrent.TimeUnit.SECONDS),
+                    "the busy session ended with the FATAL");
+            long millis = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+            assertTrue(millis >= 4_000 && millis < 15_000, "ended after the grace time, took " + millis + " ms");
         }
     }
 
