@@ -278,6 +278,27 @@ class AdminConsoleIT {
         }
     }
 
+    /** pgjdbc's default, the extended protocol, works too; a console session ends when its login stops being admin. */
+    @Test
+    void aConsoleSessionEndsWhenItsLoginLeavesAdminLogins(TestDatabase database) throws Exception {
+        try (ProxyFixture proxy = start(database);
+             Connection console = proxy.connectTo("pgward", "ops", new java.util.Properties())) {
+            try (Statement s = console.createStatement(); ResultSet rs = s.executeQuery("SHOW LOGINS")) {
+                List<String> users = new ArrayList<>();
+                while (rs.next()) {
+                    users.add(rs.getString("user"));
+                }
+                assertEquals(List.of("app", "analyst", "md5user", "trusted", "reader", "ops"), users);
+            }
+            PgwardConfig running = proxy.server().activeConfig();
+            proxy.server().reloadFrom(() -> running.withAdmins(List.of()), changed -> { });
+            assertEquals(1, proxy.server().reload().sessionsEnded());
+            assertEquals("57P01", stateOf(console), "the console session ended");
+            RealClients.Result refused = psql(proxy, "ops", "SHOW CLIENTS");
+            assertTrue(refused.err().contains("permission denied for database \"pgward\""), refused.err());
+        }
+    }
+
     private static void await(java.util.function.BooleanSupplier condition) throws InterruptedException {
         long deadline = System.nanoTime() + 30_000_000_000L;
         while (!condition.getAsBoolean()) {
