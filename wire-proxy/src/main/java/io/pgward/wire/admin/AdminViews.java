@@ -1,6 +1,7 @@
 package io.pgward.wire.admin;
 
 import io.pgward.guard.Verdict;
+import io.pgward.wire.clients.ConnectedClient;
 import io.pgward.wire.config.PgwardConfig;
 import io.pgward.wire.metrics.LoginMetrics;
 import io.pgward.wire.metrics.PgwardMetrics;

@@ -6,7 +6,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
 import io.pgward.guard.Verdict;
-import io.pgward.wire.admin.ConnectedClient;
+import io.pgward.wire.clients.ConnectedClient;
 import io.pgward.wire.audit.AuditLog;
 import io.pgward.wire.audit.ConnectionLog;
 import io.pgward.wire.config.PgwardConfig;

@@ -9,7 +9,7 @@ import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.pgward.guard.Verdict;
 import io.pgward.guard.catalog.CatalogRefusals;
-import io.pgward.wire.admin.ConnectedClient;
+import io.pgward.wire.clients.ConnectedClient;
 import io.pgward.wire.audit.AuditLog;
 import io.pgward.wire.metrics.LoginMetrics;
 import io.pgward.wire.gate.GateRequest;

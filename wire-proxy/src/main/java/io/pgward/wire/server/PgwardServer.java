@@ -160,7 +160,7 @@ public final class PgwardServer implements AutoCloseable {
     /** What the admin console reads of this server. */
     private final class ConsoleView implements AdminConsole.Server {
         @Override
-        public java.util.List<io.pgward.wire.admin.ConnectedClient> clients() {
+        public java.util.List<io.pgward.wire.clients.ConnectedClient> clients() {
             return context.clients().all();
         }
 

@@ -1,6 +1,6 @@
 package io.pgward.wire.server;
 
-import io.pgward.wire.admin.ConnectedClient;
+import io.pgward.wire.clients.ConnectedClient;
 import io.pgward.wire.admin.PolicyChange;
 import io.pgward.wire.admin.ReloadReport;
 import io.pgward.wire.config.ConfigException;

@@ -27,7 +27,7 @@ import io.pgward.wire.protocol.SqlState;
 import io.pgward.wire.protocol.StartupPacket;
 import io.pgward.wire.protocol.UnansweredProtocolError;
 import io.pgward.wire.protocol.Wire;
-import io.pgward.wire.admin.ConnectedClient;
+import io.pgward.wire.clients.ConnectedClient;
 import io.pgward.wire.audit.ConnectionLog;
 import io.pgward.wire.config.ConfigLoader;
 import io.pgward.wire.local.LocalDatabase;

@@ -3,7 +3,7 @@ package io.pgward.wire.startup;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-import io.pgward.wire.admin.ConnectedClient;
+import io.pgward.wire.clients.ConnectedClient;
 import io.pgward.wire.config.PgwardConfig;
 import io.pgward.wire.config.Secret;
 import io.pgward.wire.gate.SessionGates;

@@ -1,4 +1,4 @@
-package io.pgward.wire.admin;
+package io.pgward.wire.clients;
 
 import io.pgward.wire.config.PgwardConfig;
 import io.pgward.wire.pool.BackendConnection;

@@ -1,4 +1,4 @@
-package io.pgward.wire.admin;
+package io.pgward.wire.clients;
 
 import java.util.Comparator;
 import java.util.List;
