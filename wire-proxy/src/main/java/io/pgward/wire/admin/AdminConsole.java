@@ -10,8 +10,6 @@ import io.pgward.wire.pool.BackendPool;
 import io.pgward.wire.protocol.PgError;
 import io.pgward.wire.protocol.SqlState;
 import io.pgward.wire.relay.Pause;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,6 +17,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The admin console, database {@code pgward}, modelled on PgBouncer's {@code pgbouncer} database: SHOW CLIENTS,
