@@ -62,7 +62,8 @@ sealed interface AdminCommand {
                 }
                 yield new Kill(clientId(words[1]));
             }
-            default -> throw invalid("invalid command \"" + text + "\"");
+            default -> throw invalid("invalid command \"" + (text.length() > 80 ? text.substring(0, 80) + "..."
+                    : text) + "\"");
         };
     }
 
