@@ -52,6 +52,8 @@ public final class AdminConsole implements LocalDatabase {
         ReloadReport reload();
     }
 
+    private static final long KILL_WAIT_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(2);
+
     private final Server server;
     /** RELOAD reads a file and hashes passwords; PAUSE waits: neither may run on an event loop. */
     private final ExecutorService work = Executors.newThreadPerTaskExecutor(
@@ -96,7 +98,8 @@ public final class AdminConsole implements LocalDatabase {
             case AdminCommand.Reload r -> CompletableFuture.supplyAsync(() -> reload(statement.login()), work);
             case AdminCommand.Pause p -> CompletableFuture.supplyAsync(() -> pause(statement.login()), work);
             case AdminCommand.Resume r -> CompletableFuture.completedFuture(resume(statement.login()));
-            case AdminCommand.Kill kill -> CompletableFuture.completedFuture(kill(kill.client(), statement.login()));
+            case AdminCommand.Kill kill -> CompletableFuture.supplyAsync(() -> kill(kill.client(), statement.login()),
+                    work);
             case AdminCommand.Set set -> CompletableFuture.completedFuture(
                     new Verdict.Answer(List.of(), List.of(), "SET", List.of()));
         };
@@ -168,6 +171,16 @@ public final class AdminConsole implements LocalDatabase {
         client.control().endNow(new PgError("FATAL", SqlState.ADMIN_SHUTDOWN,
                 "terminating connection due to administrator command",
                 "An administrator ended this session with KILL on pgward's admin console.", null, 0));
+        // KILL answers once the session has ended, so that what the caller does next finds it gone.
+        long deadline = System.nanoTime() + KILL_WAIT_NANOS;
+        while (server.clients().stream().anyMatch(c -> c.id() == id) && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(5);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
         return new Verdict.Answer(List.of(), List.of(), "KILL", List.of());
     }
 
