@@ -5,11 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgward.testkit.PostgresTest;
 import io.pgward.testkit.TestDatabase;
-import io.pgward.wire.cli.Main;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,7 +20,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code pgward run} as an operator runs it, reloaded by a real SIGHUP and by {@code pgward reload}: a narrowed
+ * {@code pgward run} as an operator runs it, reloaded by a real SIGHUP and by {@code pgward reload} (a process of
+ * its own too): a narrowed
  * login's session ends with 57P01, an unaffected one carries on, an added login gets in, and an invalid file is
  * rejected with its error in the log and in {@code pgward reload}'s exit status, the process serving on.
  */
@@ -84,27 +82,22 @@ class ReloadSignalIT {
 
                 // pgward reload: c taken out again.
                 Files.writeString(file, withAdmin(database, "public.kept", ""));
-                StringWriter out = new StringWriter();
-                StringWriter err = new StringWriter();
-                int status = Main.execute(new PrintWriter(out), new PrintWriter(err), List.of(), "reload",
-                        "--config", file.toString(), "--port", Integer.toString(port), "-U", "ops",
-                        "--password-file", password.toString());
-                assertEquals(0, status, err.toString());
-                assertTrue(out.toString().contains("configuration reloaded") && out.toString()
-                        .contains("login \"c\" removed"), out.toString());
+                RealClients.Result reloaded = pgwardReload("--config", file.toString(), "--port",
+                        Integer.toString(port), "-U", "ops", "--password-file", password.toString());
+                assertEquals(0, reloaded.exit(), reloaded.err());
+                assertTrue(reloaded.out().contains("configuration reloaded") && reloaded.out()
+                        .contains("login \"c\" removed"), reloaded.out());
                 assertEquals("28P01", ReloadUnderLoadIT.loginState(port, database, "c"));
 
                 // An invalid file: rejected by both, logged, and pgward serves on with the last good one.
                 Files.writeString(file, withAdmin(database, "public.kept", "").replace("mode: read-write",
                         "mode: admin"));
-                out.getBuffer().setLength(0);
-                err.getBuffer().setLength(0);
-                status = Main.execute(new PrintWriter(out), new PrintWriter(err), List.of(), "reload",
-                        "--port", Integer.toString(port), "-U", "ops", "--password-file", password.toString());
-                assertEquals(1, status);
-                assertTrue(err.toString().contains("pgward reload: ERROR: configuration rejected, the old one "
+                RealClients.Result rejected = pgwardReload("--port", Integer.toString(port), "-U", "ops",
+                        "--password-file", password.toString());
+                assertEquals(1, rejected.exit());
+                assertTrue(rejected.err().contains("pgward reload: ERROR: configuration rejected, the old one "
                         + "stays: logins.ops.mode: must be one of read-only, read-write, was \"admin\""),
-                        err.toString());
+                        rejected.err());
                 sighup(pgward);
                 awaitCount(output, "configuration rejected, the old one stays: logins.ops.mode", 2);
                 assertTrue(pgward.isAlive(), "pgward serves on");
@@ -115,6 +108,15 @@ class ReloadSignalIT {
         } finally {
             pgward.destroyForcibly();
         }
+    }
+
+    /** {@code pgward reload ...} as a process of its own, as an operator runs it. */
+    private static RealClients.Result pgwardReload(String... arguments) throws Exception {
+        List<String> command = new java.util.ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
+                System.getProperty("java.class.path"), "io.pgward.wire.cli.Main", "reload"));
+        command.addAll(List.of(arguments));
+        return RealClients.run(command);
     }
 
     private static void sighup(Process process) throws Exception {
