@@ -8,6 +8,8 @@ import sun.misc.Signal;
 /**
  * SIGHUP reloads the configuration, as it does for PostgreSQL and PgBouncer. Without this handler the JVM would
  * treat SIGHUP as a request to stop. The reload runs on a thread of its own: a signal handler must return at once.
+ * {@code sun.misc.Signal} (module jdk.unsupported, which the image's runtime includes) is the JDK's only way to
+ * handle a signal; the compiler's warning about it is expected.
  */
 final class ReloadSignal {
 
