@@ -27,7 +27,8 @@ import picocli.CommandLine.Option;
                 + "to connect.",
             "%nThe shop: customers, products, orders, order_items, the view v_sales, the materialized view "
                 + "mv_region_revenue, and the sensitive hr.salaries and payment_tokens. pgward offers two logins: "
-                + "analyst (read-only) and app (read-write). Runs until Ctrl-C; everything is deleted on exit.%n"})
+                + "analyst (read-only) and app (read-write), and ops for its admin console (database pgward). "
+                + "Runs until Ctrl-C; everything is deleted on exit.%n"})
 final class DemoCommand implements Callable<Integer> {
 
     @CommandLine.Spec
@@ -160,6 +161,7 @@ final class DemoCommand implements Callable<Integer> {
                   App, read-write:      psql "postgresql://%s:%s@127.0.0.1:%d/%s"
                   PostgreSQL directly:  psql "%s"
                   Metrics:              curl http://127.0.0.1:%d/metrics   (health: /livez, /readyz)
+                  Admin console:        psql "postgresql://%s:%s@127.0.0.1:%d/pgward" -c 'SHOW CLIENTS'
 
                   Try:  select count(*) from orders;
 
@@ -172,6 +174,7 @@ final class DemoCommand implements Callable<Integer> {
                 Press Ctrl-C to stop; the database is deleted on exit.""",
                 port, demo.serverVersion(), demo.postgres().port(), demo.size().customers(), demo.size().orders(),
                 DemoDatabase.DATABASE, DemoSetup.ANALYST, DemoSetup.ANALYST, port, DemoDatabase.DATABASE,
-                DemoSetup.APP, DemoSetup.APP, port, DemoDatabase.DATABASE, demo.uri(), metricsPort, questions);
+                DemoSetup.APP, DemoSetup.APP, port, DemoDatabase.DATABASE, demo.uri(), metricsPort, DemoSetup.OPS,
+                DemoSetup.OPS, port, questions);
     }
 }

@@ -42,6 +42,8 @@ final class DemoSetup {
 
     public static final String ANALYST = "analyst";
     public static final String APP = "app";
+    /** The admin console's login (database pgward); read-only on the shop, as nothing more is needed there. */
+    public static final String OPS = "ops";
 
     private DemoSetup() {
     }
@@ -71,6 +73,9 @@ final class DemoSetup {
                         ANALYST_RULES)));
         logins.put(APP, new PgwardConfig.Login(APP, PgwardConfig.AuthMethod.SCRAM_SHA_256,
                 new Secret(APP), null, DemoDatabase.APP_ROLE, backendPassword, PgwardConfig.Mode.READ_WRITE));
+        logins.put(OPS, new PgwardConfig.Login(OPS, PgwardConfig.AuthMethod.SCRAM_SHA_256,
+                new Secret(OPS), null, DemoDatabase.ANALYST_ROLE, backendPassword,
+                new PgwardConfig.Policy(PgwardConfig.Mode.READ_ONLY, null, ANALYST_ROW_CAP, ANALYST_TABLES, null)));
         return new PgwardConfig(new PgwardConfig.Listen("127.0.0.1", port), Duration.ofSeconds(10),
                 new PgwardConfig.Tls(PgwardConfig.TlsMode.ALLOW, pem.certificate(), pem.key()),
                 new PgwardConfig.Backend(database.postgres().host(), database.postgres().port(),
@@ -78,6 +83,7 @@ final class DemoSetup {
                 new PgwardConfig.Pool(50, Duration.ofSeconds(5)), logins, PgwardConfig.Audit.STDOUT, List.of(),
                 Optional.of(new NlSettings(model, DESCRIPTION, NlSettings.DEFAULT_MAX_ATTEMPTS,
                         NlSettings.DEFAULT_PROMPT_BUDGET_CHARS, NlSettings.DEFAULT_TOP_K, NlSettings.DEFAULT_ROW_LIMIT,
-                        NlSettings.MAX_ROW_LIMIT, NlSettings.DEFAULT_EXPLAIN_TIMEOUT)));
+                        NlSettings.MAX_ROW_LIMIT, NlSettings.DEFAULT_EXPLAIN_TIMEOUT)))
+                .withAdmins(List.of(OPS));
     }
 }

@@ -53,7 +53,11 @@ public final class GuardPipeline implements AutoCloseable {
     private record Pools(CatalogCheck check, HikariDataSource control) {
     }
 
-    private record LoginKey(String login, String database) {
+    /**
+     * A login's whole policy, not only its name: after a reload changes a login's selection, its new sessions must
+     * not be judged with the selection its earlier sessions resolved.
+     */
+    private record LoginKey(LoginPolicy login, String database) {
     }
 
     private final ControlConnections connections;
@@ -192,8 +196,8 @@ public final class GuardPipeline implements AutoCloseable {
         if (connections == null) {
             return CompletableFuture.failedFuture(new IllegalStateException("this guard has no catalog layer"));
         }
-        // A fast path for every statement of every session: a key that hashes the names without building a text.
-        LoginKey key = new LoginKey(login.name(), database);
+        // A fast path for every statement of every session: a key that hashes the policy without building a text.
+        LoginKey key = new LoginKey(login, database);
         CompletableFuture<LoginGuard> known = logins.get(key);
         if (known != null) {
             return known;
@@ -214,8 +218,16 @@ public final class GuardPipeline implements AutoCloseable {
         }));
     }
 
+    /**
+     * The control pools of a role on a database, with the password they log in with: a reload that changes a login's
+     * backend password gets pools that use the new one.
+     */
+    private static String poolKey(LoginPolicy login, String database) {
+        return login.backendUser() + "\0" + login.backendPassword() + "\0" + database;
+    }
+
     private CompletableFuture<Pools> pools(LoginPolicy login, String database) {
-        String key = login.backendUser() + "\0" + database;
+        String key = poolKey(login, database);
         return pools.computeIfAbsent(key, k -> CompletableFuture.supplyAsync(() -> {
             if (closed) {
                 throw new IllegalStateException("pgward is stopping");
@@ -236,6 +248,28 @@ public final class GuardPipeline implements AutoCloseable {
                 pools.remove(k);
             }
         }));
+    }
+
+    /**
+     * After a reload: forgets what was made for login policies that are no longer configured (their resolved
+     * selections) and closes the control pools no configured login logs in with. A session still running with an
+     * older policy gets its selection resolved again on its next statement; a check that was running on a closed
+     * pool fails, and its statement is refused.
+     */
+    public void retain(java.util.Collection<LoginPolicy> configured) {
+        java.util.Set<LoginPolicy> kept = java.util.Set.copyOf(configured);
+        logins.keySet().removeIf(key -> !kept.contains(key.login()));
+        java.util.Set<String> roles = new java.util.HashSet<>();
+        kept.forEach(login -> roles.add(poolKey(login, "")));
+        for (Map.Entry<String, CompletableFuture<Pools>> entry : pools.entrySet()) {
+            String role = entry.getKey().substring(0, entry.getKey().lastIndexOf('\0') + 1);
+            if (!roles.contains(role) && pools.remove(entry.getKey(), entry.getValue())) {
+                entry.getValue().thenAccept(p -> {
+                    p.check().close();
+                    p.control().close();
+                });
+            }
+        }
     }
 
     /**

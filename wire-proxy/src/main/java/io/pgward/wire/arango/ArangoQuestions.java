@@ -35,18 +35,16 @@ final class ArangoQuestions {
     private final ArangoBridge bridge;
     private final NlSettings settings;
     private final ChatModel model;
-    private final Map<String, PgwardConfig.Login> logins;
     private final LoginPolicies policies;
-    private final Map<String, AqlAssistant> assistants = new ConcurrentHashMap<>();
+    /** By login and policy: a reload that changes the policy must not leave new sessions with the old assistant. */
+    private final Map<Map.Entry<String, PgwardConfig.Policy>, AqlAssistant> assistants = new ConcurrentHashMap<>();
 
     /** @param model the shared chat model, or null to make one from {@code settings} (none without a provider) */
-    ArangoQuestions(ArangoBridge bridge, NlSettings settings, ChatModel model, Map<String, PgwardConfig.Login> logins,
-                    LoginPolicies policies) {
+    ArangoQuestions(ArangoBridge bridge, NlSettings settings, ChatModel model, LoginPolicies policies) {
         this.bridge = bridge;
         this.policies = policies;
         this.settings = settings;
         this.model = model;
-        this.logins = logins;
     }
 
     /** The answer when the statement calls one of pgward's functions; empty when it is AQL to run. */
@@ -114,20 +112,18 @@ final class ArangoQuestions {
     }
 
     private AqlAssistant assistant(String loginName, PgwardConfig.Policy policy) {
-        return assistants.computeIfAbsent(loginName, name -> {
+        return assistants.computeIfAbsent(Map.entry(loginName, policy), key -> {
+            String name = key.getKey();
             AqlAssistant.Builder builder = AqlAssistant.builder(name, bridge, settings)
                     .policy(policies.of(name, policy));
             if (model != null) {
                 builder.chatModel(model);
             }
-            PgwardConfig.Login login = logins.get(name);
-            if (login != null) {
-                if (login.policy().rules() != null) {
-                    builder.rules(login.policy().rules());
-                }
-                if (login.policy().rowCap() > 0) {
-                    builder.rowCap(login.policy().rowCap());
-                }
+            if (policy.rules() != null) {
+                builder.rules(policy.rules());
+            }
+            if (policy.rowCap() > 0) {
+                builder.rowCap(policy.rowCap());
             }
             return builder.build();
         });

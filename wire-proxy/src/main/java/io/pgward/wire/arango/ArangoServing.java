@@ -49,7 +49,7 @@ public final class ArangoServing implements AutoCloseable {
             LoginPolicies policies = new LoginPolicies(bridge);
             logins.forEach(policies::check);
             local.put(bridge.config().name(), new ArangoLocalDatabase(bridge,
-                    new ArangoQuestions(bridge, nl, model, Map.copyOf(byLogin), policies), policies, statements));
+                    new ArangoQuestions(bridge, nl, model, policies), policies, statements));
         }
         this.byName = Map.copyOf(local);
     }
@@ -80,6 +80,18 @@ public final class ArangoServing implements AutoCloseable {
         }
         serving.logServed(logins);
         return serving;
+    }
+
+    /**
+     * Refuses logins that cannot apply to a served database, as at start.
+     *
+     * @throws IllegalArgumentException naming the login's key
+     */
+    public void check(Collection<PgwardConfig.Login> logins) {
+        for (ArangoBridge bridge : databases.all()) {
+            LoginPolicies policies = new LoginPolicies(bridge);
+            logins.forEach(policies::check);
+        }
     }
 
     /** The local databases by pgward database name, for {@code PgwardServer.start}. */

@@ -13,14 +13,14 @@ import picocli.CommandLine.Command;
  * The {@code pgward} command. Exit status: 0 success, 1 a problem pgward explains in one line on stderr,
  * 2 a usage error.
  *
- * <p>This is the production command line: {@code run}, and {@code help}. Another build adds commands of its own
+ * <p>This is the production command line: {@code run}, {@code reload} and {@code help}. Another build adds commands of its own
  * with {@link #execute(PrintWriter, PrintWriter, List, String...)} (the demo's jar adds {@code demo} this way), so
  * the production jar carries nothing of them.
  */
 @Command(name = "pgward",
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
-        subcommands = RunCommand.class,
+        subcommands = {RunCommand.class, ReloadCommand.class},
         description = "A PostgreSQL wire-protocol proxy: clients connect to pgward as if it were PostgreSQL; "
                 + "every statement is checked against the login's policy, allowed ones reach the database "
                 + "untouched, the rest are refused with a PostgreSQL error.")

@@ -39,6 +39,8 @@ public final class RunCommand implements Callable<Integer> {
             arango.close();
             throw e;
         }
+        server.reloadFrom(() -> ConfigLoader.load(config), changed -> checkArango(arango, changed));
+        ReloadSignal.install(server);
         spec.commandLine().getOut().println("pgward: listening on " + server.address() + " with "
                 + loaded.logins().size() + " logins, forwarding to " + loaded.backend().host() + ":"
                 + loaded.backend().port() + arangoSummary(loaded));
@@ -68,6 +70,11 @@ public final class RunCommand implements Callable<Integer> {
         } catch (IllegalStateException e) {
             throw new StartupException(e.getMessage());
         }
+    }
+
+    /** A reloaded login must fit each served ArangoDB database as at start (its selection, for one). */
+    private static void checkArango(ArangoServing arango, PgwardConfig changed) {
+        arango.check(changed.logins().values());
     }
 
     /** Connects to every configured ArangoDB database; one that cannot be used stops pgward. */

@@ -38,6 +38,10 @@ final class ArangoSection {
 
     private static ArangoConfig entry(String name, ConfigSection section) {
         String path = "arango." + name;
+        if (name.equals(ConfigLoader.ADMIN_DATABASE)) {
+            throw ConfigException.at(path, "pgward is the name of the admin console; serve the ArangoDB database "
+                    + "under another name");
+        }
         try {
             String endpoint = section.string("endpoint", null);
             if (endpoint == null || endpoint.isBlank()) {

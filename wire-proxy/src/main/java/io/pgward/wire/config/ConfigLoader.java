@@ -42,6 +42,9 @@ public final class ConfigLoader {
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory())
             .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
 
+    /** The database name of the admin console, as PgBouncer's is {@code pgbouncer}: never relayed to PostgreSQL. */
+    public static final String ADMIN_DATABASE = "pgward";
+
     private final Function<String, String> environment;
 
     public ConfigLoader(Function<String, String> environment) {
@@ -64,6 +67,25 @@ public final class ConfigLoader {
         return parse(text, file.toString());
     }
 
+    /**
+     * Only the {@code listen} address of a configuration file, for commands that talk to a running pgward: the rest
+     * of the file (its secrets' environment variables among it) is not read.
+     */
+    public static Listen listenOf(Path file) {
+        String text;
+        try {
+            text = Files.readString(file);
+        } catch (IOException e) {
+            throw new ConfigException("cannot read config file " + file + ": " + e.getMessage());
+        }
+        try {
+            JsonNode root = YAML.readTree(text);
+            return listen(new ConfigSection("", root == null || !root.isObject() ? null : root, System::getenv));
+        } catch (JacksonException e) {
+            throw new ConfigException(file + " is not valid YAML: " + e.getOriginalMessage());
+        }
+    }
+
     PgwardConfig parse(String text, String source) {
         JsonNode root;
         try {
@@ -80,12 +102,28 @@ public final class ConfigLoader {
             throw new ConfigException(source + " must be a YAML mapping of settings");
         }
         ConfigSection top = new ConfigSection("", root, environment);
+        Map<String, Login> logins = logins(top);
         PgwardConfig config = new PgwardConfig(listen(top), top.duration("startup_timeout", Duration.ofSeconds(10)),
-                tls(top.section("tls")), backend(top.section("backend")), pool(top.section("pool")), logins(top),
+                tls(top.section("tls")), backend(top.section("backend")), pool(top.section("pool")), logins,
                 audit(top.section("audit")), ArangoSection.read(top), NlConfig.read(top), metrics(top.section("metrics")),
-                top.duration("drain_timeout", PgwardConfig.DEFAULT_DRAIN_TIMEOUT));
+                top.duration("drain_timeout", PgwardConfig.DEFAULT_DRAIN_TIMEOUT), admins(top.section("admin"), logins));
         top.done();
         return config;
+    }
+
+    /** {@code admin.logins}: configured logins, each named once; none by default, so no one reaches the console. */
+    private static List<String> admins(ConfigSection section, Map<String, Login> logins) {
+        List<String> names = section.strings("logins");
+        section.done();
+        for (int i = 0; i < names.size(); i++) {
+            if (!logins.containsKey(names.get(i))) {
+                throw ConfigException.at("admin.logins[" + i + "]", "there is no login " + names.get(i));
+            }
+            if (names.indexOf(names.get(i)) != i) {
+                throw ConfigException.at("admin.logins[" + i + "]", names.get(i) + " is listed twice");
+            }
+        }
+        return names;
     }
 
     private static Listen listen(ConfigSection top) {

@@ -21,10 +21,12 @@ import java.util.Optional;
  * @param arango the ArangoDB databases pgward serves under database names of their own, in file order
  * @param nl the {@code nl:} section; empty when absent, and then no {@code pgward.*} natural-language function
  *           answers
+ * @param admins the logins that may connect to the admin console, database {@code pgward} ({@code admin.logins})
  */
 public record PgwardConfig(Listen listen, Duration startupTimeout, Tls tls, Backend backend, Pool pool,
                            Map<String, Login> logins, Audit audit, List<ArangoConfig> arango,
-                           Optional<NlSettings> nl, Optional<Listen> metrics, Duration drainTimeout) {
+                           Optional<NlSettings> nl, Optional<Listen> metrics, Duration drainTimeout,
+                           List<String> admins) {
 
     /** How long a stopping pgward lets running statements finish ({@code drain_timeout}). */
     public static final Duration DEFAULT_DRAIN_TIMEOUT = Duration.ofSeconds(10);
@@ -35,8 +37,15 @@ public record PgwardConfig(Listen listen, Duration startupTimeout, Tls tls, Back
         this(listen, startupTimeout, tls, backend, pool, logins, audit, arango, nl, metrics, DEFAULT_DRAIN_TIMEOUT);
     }
 
+    public PgwardConfig(Listen listen, Duration startupTimeout, Tls tls, Backend backend, Pool pool,
+                        Map<String, Login> logins, Audit audit, List<ArangoConfig> arango,
+                        Optional<NlSettings> nl, Optional<Listen> metrics, Duration drainTimeout) {
+        this(listen, startupTimeout, tls, backend, pool, logins, audit, arango, nl, metrics, drainTimeout, List.of());
+    }
+
     public PgwardConfig {
         arango = List.copyOf(arango);
+        admins = List.copyOf(admins);
         java.util.Objects.requireNonNull(nl, "nl");
         java.util.Objects.requireNonNull(metrics, "metrics");
     }
@@ -51,7 +60,7 @@ public record PgwardConfig(Listen listen, Duration startupTimeout, Tls tls, Back
     /** Serves metrics and health over HTTP on {@code address} ({@code metrics.listen}). */
     public PgwardConfig withMetrics(Listen address) {
         return new PgwardConfig(listen, startupTimeout, tls, backend, pool, logins, audit, arango, nl,
-                Optional.of(address), drainTimeout);
+                Optional.of(address), drainTimeout, admins);
     }
 
     /** A configuration without ArangoDB databases and without an {@code nl:} section. */
@@ -62,7 +71,7 @@ public record PgwardConfig(Listen listen, Duration startupTimeout, Tls tls, Back
 
     public PgwardConfig withNl(NlSettings settings) {
         return new PgwardConfig(listen, startupTimeout, tls, backend, pool, logins, audit, arango,
-                Optional.of(settings), metrics, drainTimeout);
+                Optional.of(settings), metrics, drainTimeout, admins);
     }
 
     /** A configuration without an audit log (tests, embedding). */
@@ -73,12 +82,38 @@ public record PgwardConfig(Listen listen, Duration startupTimeout, Tls tls, Back
 
     public PgwardConfig withArango(List<ArangoConfig> databases) {
         return new PgwardConfig(listen, startupTimeout, tls, backend, pool, logins, audit, databases, nl, metrics,
-                drainTimeout);
+                drainTimeout, admins);
     }
 
     public PgwardConfig withAudit(Audit changed) {
         return new PgwardConfig(listen, startupTimeout, tls, backend, pool, logins, changed, arango, nl, metrics,
-                drainTimeout);
+                drainTimeout, admins);
+    }
+
+    /** The same configuration with these logins. */
+    public PgwardConfig withLogins(Map<String, Login> changed) {
+        return new PgwardConfig(listen, startupTimeout, tls, backend, pool, changed, audit, arango, nl, metrics,
+                drainTimeout, admins);
+    }
+
+    /** The logins that may use the admin console (database {@code pgward}); none by default. */
+    public PgwardConfig withAdmins(List<String> names) {
+        return new PgwardConfig(listen, startupTimeout, tls, backend, pool, logins, audit, arango, nl, metrics,
+                drainTimeout, names);
+    }
+
+    /**
+     * This configuration with what a reload may change taken from {@code loaded}: the logins, the admins and the
+     * startup timeout. Everything else needs a restart and stays as it is.
+     */
+    public PgwardConfig withLiveSettingsOf(PgwardConfig loaded) {
+        return new PgwardConfig(listen, loaded.startupTimeout, tls, backend, pool, loaded.logins, audit, arango, nl,
+                metrics, drainTimeout, loaded.admins);
+    }
+
+    /** Whether {@code login} may use the admin console. */
+    public boolean isAdmin(String login) {
+        return admins.contains(login);
     }
 
     public enum AuditTarget { STDOUT, FILE, OFF }

@@ -67,13 +67,37 @@ public final class Gates implements SessionGates {
             case READ_WRITE -> pipeline.checksCatalog() ? new SchemaWatch(pipeline, functions, login)
                     : StatementGate.ALLOW_ALL;
             case READ_ONLY -> {
-                if (!pipeline.checksCatalog() && !login.policy().tables().isEmpty()) {
+                if (!enforceable(login)) {
                     throw new IllegalStateException("login \"" + login.name() + "\" has a table selection, which "
                             + "only the catalog check can enforce");
                 }
                 yield new GuardGate(pipeline, deciders, loop, login, functions);
             }
         };
+    }
+
+    @Override
+    public void check(PgwardConfig.Login login) {
+        if (!enforceable(login)) {
+            throw new IllegalArgumentException("logins." + login.name() + ".tables: a table selection needs the "
+                    + "catalog check, which this pgward runs without");
+        }
+    }
+
+    @Override
+    public void retain(java.util.Collection<PgwardConfig.Login> configured) {
+        if (pipeline.checksCatalog()) {
+            pipeline.retain(configured.stream().filter(login -> login.mode() == PgwardConfig.Mode.READ_ONLY)
+                    .map(ControlConnections::policy).toList());
+        }
+        if (nl != null) {
+            nl.retain(configured);
+        }
+    }
+
+    private boolean enforceable(PgwardConfig.Login login) {
+        return pipeline.checksCatalog() || login.mode() != PgwardConfig.Mode.READ_ONLY
+                || login.policy().tables().isEmpty();
     }
 
     @Override

@@ -60,7 +60,20 @@ final class NlGateway implements NlFunctions, AutoCloseable {
     private final NlSettings settings;
     private final ExecutorService executor = Executors.newThreadPerTaskExecutor(
             Thread.ofVirtual().name("pgward-nl-", 0).factory());
-    private final ConcurrentHashMap<String, LoginNl> logins = new ConcurrentHashMap<>();
+    /**
+     * By the login's whole configuration and the database: a reload that changes a login's selection or rules must
+     * not leave its new sessions with the prompt and schema of the old ones.
+     */
+    private final ConcurrentHashMap<LoginOnDatabase, LoginNl> logins = new ConcurrentHashMap<>();
+
+    private record LoginOnDatabase(PgwardConfig.Login login, String database) {
+    }
+
+    /** After a reload: forgets the prompts and schemas of logins' earlier configurations. */
+    void retain(java.util.Collection<PgwardConfig.Login> configured) {
+        java.util.Set<PgwardConfig.Login> kept = java.util.Set.copyOf(configured);
+        logins.keySet().removeIf(key -> !kept.contains(key.login()));
+    }
     private final AuditLog audit;
     private volatile PgwardMetrics metrics;
 
@@ -87,7 +100,7 @@ final class NlGateway implements NlFunctions, AutoCloseable {
 
     private Verdict answerNow(PgwardCall call, PgwardConfig.Login login, GateRequest request,
                               LoginGuard loginGuard) throws NlException {
-        LoginNl nl = logins.computeIfAbsent(login.name() + "\0" + request.database(),
+        LoginNl nl = logins.computeIfAbsent(new LoginOnDatabase(login, request.database()),
                 key -> new LoginNl(login, request.database(), loginGuard));
         nl.used = true;
         return switch (call) {

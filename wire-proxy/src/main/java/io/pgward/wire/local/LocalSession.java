@@ -6,6 +6,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
 import io.pgward.guard.Verdict;
+import io.pgward.wire.clients.ConnectedClient;
 import io.pgward.wire.audit.AuditLog;
 import io.pgward.wire.audit.ConnectionLog;
 import io.pgward.wire.config.PgwardConfig;
@@ -35,7 +36,7 @@ import org.slf4j.LoggerFactory;
  * an error every message up to Sync is skipped, as PostgreSQL does. Transactions do not exist here: every
  * ReadyForQuery says idle.
  */
-public final class LocalSession extends ChannelInboundHandlerAdapter {
+public final class LocalSession extends ChannelInboundHandlerAdapter implements ConnectedClient.Control {
 
     private static final Logger log = LoggerFactory.getLogger(LocalSession.class);
     private static final int QUEUE_READ_LIMIT = 64;
@@ -58,6 +59,8 @@ public final class LocalSession extends ChannelInboundHandlerAdapter {
     private volatile ClientStream streaming;
     private boolean skippingToSync;
     private boolean ended;
+    /** The session ends with this once its running statement is over ({@link #endWhenIdle}). */
+    private PgError pendingEnd;
 
     private record Prepared(String sql, int[] parameterTypes) {
     }
@@ -106,6 +109,52 @@ public final class LocalSession extends ChannelInboundHandlerAdapter {
         });
     }
 
+    /** Ends the session with {@code why} once its running statement is over; nothing it sends later runs. */
+    @Override
+    public void endWhenIdle(PgError why) {
+        client.eventLoop().execute(() -> {
+            if (!ended && pendingEnd == null) {
+                pendingEnd = why;
+                if (running == null) {
+                    endWith(why);
+                }
+            }
+        });
+    }
+
+    /** Ends the session with {@code why} now, cancelling its running statement. */
+    @Override
+    public void endNow(PgError why) {
+        client.eventLoop().execute(() -> endWith(why));
+    }
+
+    /** {@code active} while a statement runs, else {@code idle} (there are no transactions here). */
+    @Override
+    public CompletionStage<String> state() {
+        CompletableFuture<String> state = new CompletableFuture<>();
+        client.eventLoop().execute(() -> state.complete(ended || pendingEnd != null ? "closing"
+                : running != null ? "active" : "idle"));
+        return state;
+    }
+
+    /** Whether no statement runs. */
+    @Override
+    public CompletionStage<Boolean> quiet() {
+        CompletableFuture<Boolean> quiet = new CompletableFuture<>();
+        client.eventLoop().execute(() -> quiet.complete(ended || running == null));
+        return quiet;
+    }
+
+    private void endWith(PgError why) {
+        if (ended) {
+            return;
+        }
+        if (client.isActive()) {
+            client.writeAndFlush(why.encode(client.alloc())).addListener(f -> client.close());
+        }
+        end(false);
+    }
+
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (ended) {
@@ -143,13 +192,15 @@ public final class LocalSession extends ChannelInboundHandlerAdapter {
         Throwable root = cause.getCause() != null && !(cause instanceof ProtocolException) ? cause.getCause() : cause;
         PgError error = root instanceof ProtocolException p ? PgError.fatal(p.sqlState(), p.getMessage())
                 : PgError.fatal(SqlState.PROTOCOL_VIOLATION, "pgward closed the connection: " + root.getMessage());
-        if (client.isActive()) {
-            client.writeAndFlush(error.encode(client.alloc())).addListener(f -> client.close());
-        }
-        end();
+        endWith(error);
     }
 
     private void end() {
+        end(true);
+    }
+
+    /** @param close false when the client is closed once a last message has gone out */
+    private void end(boolean close) {
         if (ended) {
             return;
         }
@@ -163,11 +214,17 @@ public final class LocalSession extends ChannelInboundHandlerAdapter {
         if (stream != null) {
             stream.close();
         }
-        client.close();
+        if (close) {
+            client.close();
+        }
         onEnd.run();
     }
 
     private void drain() {
+        if (pendingEnd != null && running == null) {
+            endWith(pendingEnd);
+            return;
+        }
         while (running == null && !ended && !queue.isEmpty() && !awaitingWhatFollows()) {
             FrontendMessage message = queue.pollFirst();
             try {

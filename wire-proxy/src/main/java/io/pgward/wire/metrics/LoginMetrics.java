@@ -20,6 +20,9 @@ public class LoginMetrics {
     private final Counter rowCapStops;
     /** By verdict and rule beside the common allow, and questions and attempts by outcome. */
     private final ConcurrentHashMap<String, Counter> statements = new ConcurrentHashMap<>();
+    /** For SHOW STATS; the Prometheus series of bytes are pgward's whole, without a login label. */
+    private final java.util.concurrent.atomic.LongAdder bytesFromClients = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder bytesToClients = new java.util.concurrent.atomic.LongAdder();
 
     private LoginMetrics() {
         this.metrics = null;
@@ -100,6 +103,31 @@ public class LoginMetrics {
         }
     }
 
+    /**
+     * What SHOW STATS shows of this login.
+     *
+     * @param verdicts statements by verdict: allow, refuse, answer, rewrite
+     */
+    public record Totals(long sessions, long openSessions, java.util.Map<String, Long> verdicts, long rowCapStops,
+                         long bytesFromClients, long bytesToClients) {
+    }
+
+    public Totals totals() {
+        if (metrics == null) {
+            return new Totals(0, 0, java.util.Map.of(), 0, 0, 0);
+        }
+        java.util.Map<String, Long> verdicts = new java.util.TreeMap<>();
+        verdicts.put("allow", (long) allowed.count());
+        statements.forEach((key, counter) -> {
+            String verdict = key.substring(0, key.indexOf('\0'));
+            if (!verdict.startsWith("nl-")) {
+                verdicts.merge(verdict, (long) counter.count(), Long::sum);
+            }
+        });
+        return new Totals((long) opened.count(), sessions.get(), verdicts, (long) rowCapStops.count(),
+                bytesFromClients.sum(), bytesToClients.sum());
+    }
+
     public void rowCapStop() {
         if (metrics != null) {
             rowCapStops.increment();
@@ -108,6 +136,7 @@ public class LoginMetrics {
 
     public void toServer(int bytes) {
         if (metrics != null) {
+            bytesFromClients.add(bytes);
             metrics.toServer(bytes);
         }
     }
@@ -115,6 +144,7 @@ public class LoginMetrics {
     /** A run of the server's messages relayed to a client, holding {@code rows} DataRows. */
     public void toClient(int bytes, int rows) {
         if (metrics != null) {
+            bytesToClients.add(bytes);
             metrics.toClient(bytes, rows);
         }
     }

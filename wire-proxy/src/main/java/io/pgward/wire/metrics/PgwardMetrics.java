@@ -107,6 +107,11 @@ public final class PgwardMetrics {
         return logins.computeIfAbsent(login, name -> new LoginMetrics(this, name));
     }
 
+    /** The logins that have meters, by name: every login that ever had a session, removed ones included. */
+    public java.util.SortedMap<String, LoginMetrics> logins() {
+        return new java.util.TreeMap<>(logins);
+    }
+
     PrometheusMeterRegistry registry() {
         return registry;
     }

@@ -242,6 +242,35 @@ public final class BackendPool {
         return new Stats(open, idle, waiting, waits.sum(), timeouts.sum());
     }
 
+    /**
+     * One (role, database) of the pool, for the admin console's SHOW POOLS.
+     *
+     * @param open connections open or opening
+     * @param idle of those, the ones waiting for a client
+     * @param waiting clients waiting for a connection now
+     */
+    public record SlotStats(String user, String database, int open, int idle, int waiting) {
+    }
+
+    public synchronized List<SlotStats> slotStats() {
+        List<SlotStats> all = new ArrayList<>();
+        slots.forEach((key, slot) -> all.add(new SlotStats(key.user(), key.database(), slot.open, slot.idle.size(),
+                slot.waiters.size())));
+        return all;
+    }
+
+    /** The connections idle in the pool now, for SHOW SERVERS. */
+    public synchronized List<BackendConnection> idleConnections() {
+        List<BackendConnection> idle = new ArrayList<>();
+        slots.values().forEach(slot -> idle.addAll(slot.idle));
+        return idle;
+    }
+
+    /** The most connections per role and database ({@code pool.max_size}). */
+    public int maxSize() {
+        return maxSize;
+    }
+
     private void hand(BackendConnection connection, Promise<BackendConnection> promise) {
         EventLoop loop = connection.channel().eventLoop();
         loop.execute(() -> {

@@ -9,6 +9,7 @@ import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.pgward.guard.Verdict;
 import io.pgward.guard.catalog.CatalogRefusals;
+import io.pgward.wire.clients.ConnectedClient;
 import io.pgward.wire.audit.AuditLog;
 import io.pgward.wire.metrics.LoginMetrics;
 import io.pgward.wire.gate.GateRequest;
@@ -86,17 +87,21 @@ import java.util.concurrent.TimeUnit;
  *   Sync                ─▶ forwarded ──▶   ◀─ ReadyForQuery
  * </pre>
  */
-public final class Session {
+public final class Session implements ConnectedClient.Control {
 
     /** Who the session is, as log lines and audit entries name it. */
     public record Identity(String connection, String login, String database) {
     }
 
     /**
-     * The login's rules: its gate, where verdicts are audited (null: nowhere), its row cap (0: none), and where its
-     * sessions, verdicts and relayed bytes are counted.
+     * The login's rules: its gate, where verdicts are audited (null: nowhere), its row cap (0: none), where its
+     * sessions, verdicts and relayed bytes are counted, and the server's {@link Pause}.
      */
-    public record Rules(StatementGate gate, AuditLog audit, long rowCap, LoginMetrics metrics) {
+    public record Rules(StatementGate gate, AuditLog audit, long rowCap, LoginMetrics metrics, Pause pause) {
+
+        public Rules(StatementGate gate, AuditLog audit, long rowCap, LoginMetrics metrics) {
+            this(gate, audit, rowCap, metrics, Pause.NEVER);
+        }
 
         public Rules(StatementGate gate, AuditLog audit, long rowCap) {
             this(gate, audit, rowCap, LoginMetrics.NONE);
@@ -126,10 +131,13 @@ public final class Session {
     /** The login's row cap, null when it has none. */
     private final RowCap rowCap;
     private final LoginMetrics metrics;
-    /** pgward is stopping: see {@link #endWhenIdle}. */
+    /** pgward is stopping, or the session must end: see {@link #endWhenIdle}. */
     private boolean draining;
+    /** What the session ends with once drained. */
+    private PgError drainError;
     private static final PgError SHUTTING_DOWN = PgError.fatal(SqlState.ADMIN_SHUTDOWN,
             "terminating connection due to administrator command");
+    private final Pause pause;
     private final SearchPath searchPath;
     private final ReportedSettings settings;
     private final SchemaWatch schemaWatch;
@@ -154,6 +162,7 @@ public final class Session {
         this.onEnd = onEnd;
         this.rowCap = rules.rowCap() > 0 ? new RowCap(rules.rowCap(), who.login()) : null;
         this.metrics = rules.metrics();
+        this.pause = rules.pause();
         this.searchPath = new SearchPath(gate.wantsSearchPath(), backend, inFlight);
         this.settings = new ReportedSettings(who, backend, searchPath);
         this.schemaWatch = new SchemaWatch(gate);
@@ -442,7 +451,31 @@ public final class Session {
      * reply (its SHOW search_path, a local answer) must come first.
      */
     private boolean clientWaits() {
-        return awaitingGate || draining || (rowCap != null && rowCap.holdsClient()) || inFlight.waitsForPgward();
+        return awaitingGate || draining || (rowCap != null && rowCap.holdsClient()) || inFlight.waitsForPgward()
+                || paused();
+    }
+
+    /**
+     * PAUSE holds the next request, never a message of one the server is running (the rest of a COPY's data, say),
+     * so that running statements can finish.
+     */
+    private boolean paused() {
+        if (!pause.held() || inFlight.owesReady()) {
+            return false;
+        }
+        pause.waits(this);
+        return true;
+    }
+
+    /** The pause is over: the messages it held go on. Returns at once. */
+    void resume() {
+        client.eventLoop().execute(() -> {
+            if (!ended) {
+                drainBacklog();
+                backend.channel().flush();
+                client.flush();
+            }
+        });
     }
 
     /**
@@ -450,20 +483,58 @@ public final class Session {
      * forwarded, and then the session ends with PostgreSQL's FATAL for a shutdown (57P01). Returns at once.
      */
     public void endWhenIdle() {
+        endWhenIdle(SHUTTING_DOWN);
+    }
+
+    /** As {@link #endWhenIdle()}, ending with {@code why} (a reload narrowed the login's policy, say). */
+    @Override
+    public void endWhenIdle(PgError why) {
         client.eventLoop().execute(() -> {
             draining = true;
+            if (drainError == null) {
+                drainError = why;
+            }
             endIfDrained();
         });
     }
 
     /** The drain time is over: ends the session now, cancelling whatever still runs. Returns at once. */
     public void endNow() {
-        client.eventLoop().execute(() -> end(SHUTTING_DOWN));
+        endNow(SHUTTING_DOWN);
+    }
+
+    /** Ends the session now with {@code why}, cancelling whatever still runs. Returns at once. */
+    @Override
+    public void endNow(PgError why) {
+        client.eventLoop().execute(() -> end(why));
+    }
+
+    /** What the admin console shows: see {@code ConnectedClient.Control#state}. */
+    @Override
+    public java.util.concurrent.CompletionStage<String> state() {
+        java.util.concurrent.CompletableFuture<String> state = new java.util.concurrent.CompletableFuture<>();
+        client.eventLoop().execute(() -> state.complete(ended || draining ? "closing"
+                : awaitingGate || inFlight.owesReady() ? "active"
+                : pause.held() && !backlog.isEmpty() ? "paused"
+                : switch (backend.transactionStatus()) {
+                    case 'T' -> "idle in transaction";
+                    case 'E' -> "idle in transaction (aborted)";
+                    default -> "idle";
+                }));
+        return state;
+    }
+
+    /** Whether nothing of this session runs on the server or waits for a verdict (what PAUSE waits for). */
+    @Override
+    public java.util.concurrent.CompletionStage<Boolean> quiet() {
+        java.util.concurrent.CompletableFuture<Boolean> quiet = new java.util.concurrent.CompletableFuture<>();
+        client.eventLoop().execute(() -> quiet.complete(ended || (!awaitingGate && !inFlight.owesReady())));
+        return quiet;
     }
 
     private void endIfDrained() {
         if (draining && !ended && !awaitingGate && !inFlight.owesReady()) {
-            end(SHUTTING_DOWN);
+            end(drainError == null ? SHUTTING_DOWN : drainError);
         }
     }
 
@@ -664,6 +735,7 @@ public final class Session {
             return;
         }
         ended = true;
+        pause.gone(this);
         metrics.sessionClosed();
         backlog.forEach(ReferenceCountUtil::release);
         backlog.clear();

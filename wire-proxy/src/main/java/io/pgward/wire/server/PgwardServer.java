@@ -7,6 +7,8 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.pgward.wire.admin.AdminConsole;
+import io.pgward.wire.admin.ReloadReport;
 import io.pgward.wire.audit.AuditLog;
 import io.pgward.wire.codec.StartupDecoder;
 import io.pgward.wire.config.PgwardConfig;
@@ -48,6 +50,8 @@ public final class PgwardServer implements AutoCloseable {
     private final int ioThreads;
     private final AtomicLong connections = new AtomicLong();
     private final PgwardMetrics metrics;
+    private final Reloader reloader;
+    private final AdminConsole console;
     private Channel listener;
     private MetricsServer metricsServer;
     private boolean closed;
@@ -73,6 +77,9 @@ public final class PgwardServer implements AutoCloseable {
         }
         this.gates.countIn(metrics);
         this.context = new ServerContext(config, ssl, pool, this.gates, audit, localDatabases, metrics);
+        this.reloader = new Reloader(context, this.gates, workers);
+        this.console = new AdminConsole(new ConsoleView());
+        context.serveAdminConsole(console);
         log.info("pgward using {} transport with {} I/O threads", transport.name(), threads);
     }
 
@@ -129,6 +136,57 @@ public final class PgwardServer implements AutoCloseable {
             }
             log.info("pgward serving metrics and health on http://{}:{}/metrics", config.metrics().get().host(),
                     metricsServer.port());
+        }
+    }
+
+    /**
+     * Reloads from {@code file} from now on (SIGHUP, RELOAD): it is read as at start, then {@code check} may refuse
+     * it (throwing IllegalArgumentException with the key) before it is put in force.
+     */
+    public void reloadFrom(java.util.function.Supplier<PgwardConfig> file, java.util.function.Consumer<PgwardConfig> check) {
+        reloader.from(file, check);
+    }
+
+    /** Reads the configuration file again: see {@link Reloader}. Blocks while it does; never on an event loop. */
+    public ReloadReport reload() {
+        return reloader.reload();
+    }
+
+    /** The configuration in force now (the logins a reload put in force). */
+    public PgwardConfig activeConfig() {
+        return context.active().config();
+    }
+
+    /** What the admin console reads of this server. */
+    private final class ConsoleView implements AdminConsole.Server {
+        @Override
+        public java.util.List<io.pgward.wire.clients.ConnectedClient> clients() {
+            return context.clients().all();
+        }
+
+        @Override
+        public PgwardConfig config() {
+            return context.active().config();
+        }
+
+        @Override
+        public BackendPool pool() {
+            return pool;
+        }
+
+        @Override
+        public PgwardMetrics metrics() {
+            return metrics;
+        }
+
+        @Override
+        public io.pgward.wire.relay.Pause pause() {
+            return context.pause();
+        }
+
+        @Override
+        public ReloadReport reload() {
+            return reloader.reload();
         }
     }
 
@@ -212,6 +270,7 @@ public final class PgwardServer implements AutoCloseable {
             listener.close().syncUninterruptibly();
         }
         pool.closeIdle();
+        console.close();
         workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         gates.close();

@@ -27,7 +27,9 @@ import io.pgward.wire.protocol.SqlState;
 import io.pgward.wire.protocol.StartupPacket;
 import io.pgward.wire.protocol.UnansweredProtocolError;
 import io.pgward.wire.protocol.Wire;
+import io.pgward.wire.clients.ConnectedClient;
 import io.pgward.wire.audit.ConnectionLog;
+import io.pgward.wire.config.ConfigLoader;
 import io.pgward.wire.local.LocalDatabase;
 import io.pgward.wire.local.LocalSession;
 import io.pgward.wire.relay.Session;
@@ -79,6 +81,8 @@ public final class FrontendStartup extends ChannelInboundHandlerAdapter {
     private Map<String, String> parameters;
     /** The startup packet's pairs as sent, repeats included, for reading its settings as PostgreSQL does. */
     private List<Map.Entry<String, String>> pairs;
+    /** The configuration this client logs in with, read once: a reload meanwhile does not mix two of them. */
+    private ActiveConfig active;
     private LoginDirectory.Entry entry;
     private ScramServerExchange scram;
     private byte[] md5Salt;
@@ -229,7 +233,8 @@ public final class FrontendStartup extends ChannelInboundHandlerAdapter {
         if (m.minor() > 0 || !unrecognized.isEmpty()) {
             ctx.write(Messages.negotiateProtocolVersion(ctx.alloc(), 0, unrecognized));
         }
-        entry = server.logins().find(user);
+        active = server.active();
+        entry = active.logins().find(user);
         PgwardConfig.AuthMethod method = entry == null ? PgwardConfig.AuthMethod.SCRAM_SHA_256 : entry.login().auth();
         switch (method) {
             case TRUST -> connectBackend(ctx);
@@ -312,6 +317,10 @@ public final class FrontendStartup extends ChannelInboundHandlerAdapter {
             }
             target = new BackendTarget(login.backendUser(), login.backendPassword(), database, startup);
         }
+        if (database.equals(ConfigLoader.ADMIN_DATABASE)) {
+            adminConsole(ctx);
+            return;
+        }
         LocalDatabase local = server.localDatabases().get(database);
         if (local != null) {
             startLocal(ctx, local);
@@ -337,17 +346,37 @@ public final class FrontendStartup extends ChannelInboundHandlerAdapter {
         });
     }
 
+    /**
+     * Database {@code pgward} is the admin console, never a PostgreSQL database: only {@code admin.logins} get in;
+     * anyone else gets PostgreSQL's answer for a database without the CONNECT privilege, after authentication,
+     * as PostgreSQL checks it.
+     */
+    private void adminConsole(ChannelHandlerContext ctx) {
+        LocalDatabase console = server.adminConsole();
+        if (console == null || !active.config().isAdmin(user)) {
+            ConnectionLog.info(log, connection, "refused login \"{}\" on the admin console: not in admin.logins",
+                    user);
+            fail(ctx, new PgError("FATAL", SqlState.INSUFFICIENT_PRIVILEGE, "permission denied for database \""
+                    + database + "\"", "User does not have CONNECT privilege.", null, 0));
+            return;
+        }
+        startLocal(ctx, console);
+    }
+
     private void ready(ChannelHandlerContext ctx, BackendConnection backend) {
         phase = Phase.DONE;
         cancelTimeout();
         CancelRegistry keys = server.cancelKeys();
         CancelRegistry.Key key = keys.newKey(backend.processId());
         Session.Rules rules = new Session.Rules(server.gateFor(entry.login(), ctx.channel().eventLoop()),
-                server.audit(), entry.login().policy().rowCap(), server.metrics().forLogin(entry.login().name()));
+                server.audit(), entry.login().policy().rowCap(), server.metrics().forLogin(entry.login().name()),
+                server.pause());
+        long id = ConnectedClient.number(connection);
         Session session = new Session(new Session.Identity(connection, user, database), rules, ctx.channel(),
-                backend, server.pool(), keys.nonce(), unregistering(server, keys, key));
+                backend, server.pool(), keys.nonce(), unregistering(server, keys, key, id));
         keys.register(key, session::cancel);
         server.opened(key, session);
+        server.opened(client(ctx, id, backend, session));
         ctx.write(Messages.authenticationOk(ctx.alloc()));
         backend.parameters().forEach((name, value) -> ctx.write(Messages.parameterStatus(ctx.alloc(), name, value)));
         ctx.write(Messages.backendKeyData(ctx.alloc(), key.processId(), key.secretKey()));
@@ -367,9 +396,11 @@ public final class FrontendStartup extends ChannelInboundHandlerAdapter {
         cancelTimeout();
         CancelRegistry keys = server.cancelKeys();
         CancelRegistry.Key key = keys.newKey();
+        long id = ConnectedClient.number(connection);
         LocalSession session = new LocalSession(connection, ctx.channel(), local, user, database,
-                entry.login().policy(), server.audit(), unregistering(server, keys, key));
+                entry.login().policy(), server.audit(), unregistering(server, keys, key, id));
         keys.register(key, session::cancel);
+        server.opened(client(ctx, id, null, session));
         ctx.write(Messages.authenticationOk(ctx.alloc()));
         Map<String, String> status = new LinkedHashMap<>(local.parameterStatus());
         status.putIfAbsent("client_encoding", "UTF8");
@@ -393,11 +424,20 @@ public final class FrontendStartup extends ChannelInboundHandlerAdapter {
      * SCRAM state, the cancelled timer) in memory for as long, about 0.8 KB per idle session.
      */
     /** Static, so that a session's end action keeps nothing of its login exchange alive (IdleSessionMemoryIT). */
-    private static Runnable unregistering(ServerContext server, CancelRegistry keys, CancelRegistry.Key key) {
+    private static Runnable unregistering(ServerContext server, CancelRegistry keys, CancelRegistry.Key key,
+                                          long id) {
         return () -> {
             keys.unregister(key);
             server.closed(key);
+            server.clients().remove(id);
         };
+    }
+
+    private ConnectedClient client(ChannelHandlerContext ctx, long id, BackendConnection backend,
+                                   ConnectedClient.Control control) {
+        return new ConnectedClient(id, connection, entry.login(), database, ctx.channel().remoteAddress(),
+                ctx.channel().localAddress(), java.time.Instant.now(), encrypted,
+                parameters.getOrDefault("application_name", ""), active, backend, control);
     }
 
     @Override

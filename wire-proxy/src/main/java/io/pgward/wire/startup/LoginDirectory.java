@@ -9,7 +9,7 @@ import java.util.Map;
  * The configured logins with their SCRAM verifiers computed once at load: a password in the file is hashed
  * into a verifier (random salt, 4096 iterations) so that authentication never needs it in clear again.
  */
-final class LoginDirectory {
+public final class LoginDirectory {
 
     record Entry(PgwardConfig.Login login, ScramVerifier verifier) {
     }

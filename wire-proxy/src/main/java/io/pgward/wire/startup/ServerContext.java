@@ -10,14 +10,20 @@ import io.pgward.wire.gate.StatementGate;
 import io.pgward.wire.local.LocalDatabase;
 import io.pgward.wire.pool.BackendPool;
 import java.util.Map;
+import io.pgward.wire.clients.ClientRegistry;
+import io.pgward.wire.clients.ConnectedClient;
+import io.pgward.wire.admin.PolicyChange;
+import io.pgward.wire.config.ConfigLoader;
+import io.pgward.wire.relay.Pause;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicReference;
 
 /** What every connection of one running pgward shares. The server that makes it owns what it is given. */
 public final class ServerContext {
 
-    private final PgwardConfig config;
+    /** Replaced whole by a reload; a session reads it once, when it logs in. */
+    private final AtomicReference<ActiveConfig> active;
     private final SslContext sslContext;
-    private final LoginDirectory logins;
     private final BackendPool pool;
     private final CancelRegistry cancelKeys = new CancelRegistry();
     private final SessionGates gates;
@@ -28,6 +34,10 @@ public final class ServerContext {
     /** Relayed sessions past startup, for a drain on shutdown. */
     private final Map<CancelRegistry.Key, io.pgward.wire.relay.Session> sessions =
             new java.util.concurrent.ConcurrentHashMap<>();
+    /** Every session past its login, for the admin console, a reload and KILL. */
+    private final ClientRegistry clients = new ClientRegistry();
+    private final Pause pause = new Pause();
+    private final Map<String, LocalDatabase> adminConsole = new java.util.concurrent.ConcurrentHashMap<>();
 
     /**
      * @param sslContext     null when clients cannot use TLS
@@ -43,9 +53,8 @@ public final class ServerContext {
     public ServerContext(PgwardConfig config, SslContext sslContext, BackendPool pool, SessionGates gates,
                          AuditLog audit, Map<String, LocalDatabase> localDatabases, PgwardMetrics metrics) {
         this.metrics = metrics;
-        this.config = config;
+        this.active = new AtomicReference<>(ActiveConfig.of(config));
         this.sslContext = sslContext;
-        this.logins = new LoginDirectory(config.logins());
         this.pool = pool;
         this.gates = gates;
         this.audit = audit;
@@ -57,16 +66,41 @@ public final class ServerContext {
         return cancelKeys.size();
     }
 
+    /** The configuration in force now. */
+    public ActiveConfig active() {
+        return active.get();
+    }
+
+    /** Puts {@code next} in force at once: sessions that log in from now on get it. */
+    public void activate(ActiveConfig next) {
+        active.set(next);
+    }
+
     PgwardConfig config() {
-        return config;
+        return active.get().config();
+    }
+
+    public ClientRegistry clients() {
+        return clients;
+    }
+
+    /** What PAUSE and RESUME hold and release. */
+    public Pause pause() {
+        return pause;
+    }
+
+    /** Serves the admin console, database {@code pgward}, with {@code console}. */
+    public void serveAdminConsole(LocalDatabase console) {
+        adminConsole.put(ConfigLoader.ADMIN_DATABASE, console);
+    }
+
+    /** The admin console, or null when this server has none. */
+    LocalDatabase adminConsole() {
+        return adminConsole.get(ConfigLoader.ADMIN_DATABASE);
     }
 
     SslContext sslContext() {
         return sslContext;
-    }
-
-    LoginDirectory logins() {
-        return logins;
     }
 
     BackendPool pool() {
@@ -88,6 +122,28 @@ public final class ServerContext {
 
     void opened(CancelRegistry.Key key, io.pgward.wire.relay.Session session) {
         sessions.put(key, session);
+    }
+
+    /**
+     * A session is past its login. One that logged in with a configuration a reload has since replaced is held to
+     * the new one here: the reload may have gone over the sessions before this one was listed.
+     */
+    void opened(ConnectedClient client) {
+        clients.add(client);
+        ActiveConfig now = active.get();
+        if (now != client.startedUnder()) {
+            String narrowed = narrowing(client, now);
+            if (narrowed != null) {
+                client.control().endWhenIdle(PolicyChange.ended(narrowed));
+            }
+        }
+    }
+
+    /** Why {@code client} cannot go on under {@code config}, or null when it can. */
+    public static String narrowing(ConnectedClient client, ActiveConfig config) {
+        String name = client.login().name();
+        return PolicyChange.narrowing(client.login(), config.login(name),
+                client.database().equals(ConfigLoader.ADMIN_DATABASE), config.config().isAdmin(name));
     }
 
     void closed(CancelRegistry.Key key) {

@@ -353,4 +353,39 @@ class ConfigLoaderTest {
         ConfigException e = assertThrows(ConfigException.class, () -> loader.parse(yaml, "pgward.yaml"));
         assertEquals(expected, e.getMessage());
     }
+
+    @Test
+    void adminLoginsMustBeConfiguredLoginsAndNoneIsTheDefault() {
+        assertTrue(loader.parse(MINIMAL, "pgward.yaml").admins().isEmpty(), "no one reaches the console by default");
+        PgwardConfig config = loader.parse(MINIMAL + "admin:\n  logins: [analyst]\n", "pgward.yaml");
+        assertTrue(config.isAdmin("analyst"));
+        ConfigException unknown = assertThrows(ConfigException.class,
+                () -> loader.parse(MINIMAL + "admin:\n  logins: [analyst, ops]\n", "pgward.yaml"));
+        assertEquals("admin.logins[1]: there is no login ops", unknown.getMessage());
+        ConfigException typo = assertThrows(ConfigException.class,
+                () -> loader.parse(MINIMAL + "admin:\n  login: [analyst]\n", "pgward.yaml"));
+        assertTrue(typo.getMessage().startsWith("admin.login:"), typo.getMessage());
+    }
+
+    @Test
+    void theAdminConsolesNameIsNotAnArangoDatabase() {
+        ConfigException e = assertThrows(ConfigException.class, () -> loader.parse(MINIMAL + """
+                arango:
+                  pgward:
+                    endpoint: http://arangodb:8529
+                """, "pgward.yaml"));
+        assertTrue(e.getMessage().startsWith("arango.pgward: pgward is the name of the admin console"),
+                e.getMessage());
+    }
+
+    @Test
+    void listenOfReadsOnlyTheAddress(@TempDir Path dir) throws Exception {
+        Path file = Files.writeString(dir.resolve("pgward.yaml"), """
+                listen: 0.0.0.0:7432
+                logins:
+                  analyst:
+                    password: ${NOT_SET_WHERE_RELOAD_RUNS}
+                """);
+        assertEquals("0.0.0.0:7432", ConfigLoader.listenOf(file).toString());
+    }
 }
