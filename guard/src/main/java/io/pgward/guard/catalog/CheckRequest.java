@@ -41,9 +41,12 @@ public record CheckRequest(TableSelection selection, String role, String searchP
         this(selection, role, searchPath, standardConformingStrings, sql, parameterTypes, false);
     }
 
-    /** A simple-protocol statement: no parameter types. */
+    /**
+     * A statement with no parameter types given, as from a Parse that gives none: any {@code $n} in it has its type
+     * inferred. (Not a simple Query: see {@link #simpleQuery()}.)
+     */
     public static CheckRequest of(TableSelection selection, String role, String searchPath, String sql) {
-        return new CheckRequest(selection, role, searchPath, true, sql, List.of(), true);
+        return new CheckRequest(selection, role, searchPath, true, sql, List.of(), false);
     }
 
     /** The same request for another statement text (a rewrite of this one). */
