@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgward.testkit.PostgresTest;
 import io.pgward.testkit.TestDatabase;
+import io.pgward.wire.config.PgwardConfig;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -15,9 +16,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A client that leaves a statement running in an extended-protocol batch without its Sync leaves its backend
- * connection in a reset that cannot finish until the statement does. Behind a pool of one connection, the next client waits for that connection; the reset must give
- * it up (cancel the statement, close the connection) soon enough that the waiting client gets a new one within
- * its {@code pool.wait_timeout} (2 s in the fixture) instead of 53300.
+ * connection in a reset that cannot finish until the statement does. Behind a pool of one connection, the next
+ * client waits for that connection; the reset must give it up (cancel the statement, close the connection) soon
+ * enough that the waiting client gets a new one within its {@code pool.wait_timeout} (2 s in the fixture) instead
+ * of 53300.
  */
 @PostgresTest
 class ResetBoundIT {
@@ -30,8 +32,7 @@ class ResetBoundIT {
     @BeforeAll
     static void start(TestDatabase db) {
         database = db;
-        proxy = ProxyFixture.start(db, ProxyFixture.STANDARD_GATES, null,
-                io.pgward.wire.config.PgwardConfig.TlsMode.DISABLE, 1);
+        proxy = ProxyFixture.start(db, ProxyFixture.STANDARD_GATES, null, PgwardConfig.TlsMode.DISABLE, 1);
     }
 
     @AfterAll

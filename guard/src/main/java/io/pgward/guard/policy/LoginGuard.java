@@ -136,8 +136,10 @@ public final class LoginGuard {
             return CompletableFuture.completedFuture(Verdict.ALLOW);
         }
         StatementText statement = reads.get(index);
-        return check.check(request(statement.text(), searchPath, standardConformingStrings, parameterTypes,
-                        simpleQuery), statement).toCompletableFuture().thenCompose(verdict -> verdict instanceof Verdict.Refuse r
+        CheckRequest request = request(statement.text(), searchPath, standardConformingStrings, parameterTypes,
+                simpleQuery);
+        return check.check(request, statement).toCompletableFuture()
+                .thenCompose(verdict -> verdict instanceof Verdict.Refuse r
                         ? CompletableFuture.completedFuture(placed(statement.text(), statement.start(), r,
                                 standardConformingStrings))
                         : bindsResolved(verdict) ? prove(reads, index + 1, searchPath, standardConformingStrings,
