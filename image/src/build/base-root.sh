@@ -16,12 +16,14 @@ out=${1:?usage: base-root.sh OUT_DIR}
 java_home=${JAVA_HOME:?JAVA_HOME must name the JDK whose runtime goes into the image}
 cache=${PGWARD_CACHE:-$HOME/.cache/pgward}/image-debs
 
-# What `jdeps --print-module-deps` reports for pgward-app.jar and its lib/, plus modules reached only by
-# reflection or service loading: DNS over JNDI (Netty's resolver), zip file systems, SASL (pgjdbc's GSS), the
-# extended charsets (client encodings), jdk.management (the process and GC meters).
+# What `jdeps --print-module-deps` reports for pgward-app.jar and its lib/ (jdk.httpserver: the metrics listener,
+# /metrics, /livez and /readyz), plus modules reached only by reflection or service loading: DNS over JNDI (Netty's
+# resolver), zip file systems, SASL (pgjdbc's GSS), the extended charsets (client encodings), jdk.management (the
+# process and GC meters). ImageRunsIT starts the image with the metrics listener on; a module missing here is a
+# NoClassDefFoundError there.
 modules=java.base,java.compiler,java.desktop,java.management,java.naming,java.net.http,java.security.jgss
-modules=$modules,java.security.sasl,java.sql,jdk.charsets,jdk.crypto.ec,jdk.jfr,jdk.management,jdk.naming.dns
-modules=$modules,jdk.unsupported,jdk.zipfs
+modules=$modules,java.security.sasl,java.sql,jdk.charsets,jdk.crypto.ec,jdk.httpserver,jdk.jfr,jdk.management
+modules=$modules,jdk.naming.dns,jdk.unsupported,jdk.zipfs
 # glibc for the JVM; libstdc++ and libgcc_s for ONNX Runtime and the tokenizer of the NL extension.
 packages=(libc6 libstdc++6 libgcc-s1)
 libs=(ld-linux-x86-64.so.2 libc.so.6 libm.so.6 libdl.so.2 libpthread.so.0 librt.so.1

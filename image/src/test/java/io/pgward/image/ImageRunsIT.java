@@ -10,6 +10,10 @@ import io.pgward.testkit.PostgresTest;
 import io.pgward.testkit.TestDatabase;
 import java.io.IOException;
 import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -70,13 +74,14 @@ class ImageRunsIT {
 
     @Test
     void theCommandReadsTheMountedConfigurationAndGuardsARealDatabase(TestDatabase database) throws Exception {
-        int port;
-        try (ServerSocket free = new ServerSocket(0)) {
-            port = free.getLocalPort();
-        }
-        // Secrets come from the environment, as deploy/ gives them from a Secret.
+        int port = freePort();
+        int metricsPort = freePort();
+        // Secrets come from the environment, as deploy/ gives them from a Secret; the probes and Prometheus use the
+        // metrics listener, as in deploy/.
         Files.writeString(root.resolve("etc/pgward/pgward.yaml"), """
                 listen: 127.0.0.1:%d
+                metrics:
+                  listen: 127.0.0.1:%d
                 backend:
                   host: %s
                   port: %d
@@ -86,7 +91,7 @@ class ImageRunsIT {
                     backend_user: %s
                     backend_password: ${ANALYST_DB_PASSWORD}
                     mode: read-only
-                """.formatted(port, database.host(), database.port(), database.user()));
+                """.formatted(port, metricsPort, database.host(), database.port(), database.user()));
         Process process = start(strings(runConfig.path("Cmd")),
                 Map.of("ANALYST_PASSWORD", "analyst-secret", "ANALYST_DB_PASSWORD", database.password()));
         try {
@@ -102,8 +107,32 @@ class ImageRunsIT {
                 SQLException refused = assertThrows(SQLException.class, () -> s.execute("CREATE TABLE t (a int)"));
                 assertEquals("42501", refused.getSQLState(), refused.getMessage());
             }
+            // The Kubernetes probes and the Prometheus scrape of deploy/.
+            assertEquals("200 ok\n", get(metricsPort, "/livez", process));
+            assertEquals("200 ok\n", get(metricsPort, "/readyz", process));
+            String metrics = get(metricsPort, "/metrics", process);
+            assertTrue(metrics.startsWith("200 ") && metrics.contains("pgward_"), metrics);
         } finally {
             stop(process);
+        }
+    }
+
+    /** Status and body of a GET on pgward's metrics listener, or a failure with the image's output. */
+    private static String get(int port, String path, Process process) throws InterruptedException {
+        try (HttpClient http = HttpClient.newHttpClient()) {
+            HttpResponse<String> response = http.send(HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(30)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            return response.statusCode() + " " + response.body();
+        } catch (IOException e) {
+            throw new AssertionError("GET " + path + " on the image's metrics port failed: " + e + "\n"
+                    + output(process), e);
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket free = new ServerSocket(0)) {
+            return free.getLocalPort();
         }
     }
 

@@ -154,6 +154,42 @@ class ImageTarIT {
         assertTrue(osRelease.lines().anyMatch(line -> line.startsWith("ID=")), osRelease);
     }
 
+    /**
+     * Layers go from what changes least to what changes with every release of pgward, so that pulling a new pgward
+     * fetches only the last, small one: before it, the third-party jars of lib/; before those, the Java runtime and
+     * the rest of the root file system. (Jib's own small layer of JVM argument files may come first.)
+     */
+    @Test
+    void pgwardsOwnJarsAreTheLastLayerAndTheThirdPartyJarsTheOneBefore() throws IOException {
+        List<String> digests = image.layerDigests();
+        assertTrue(digests.size() >= 3, "layers: " + digests);
+        List<String> own = image.layerFiles(digests.getLast());
+        List<String> thirdParty = image.layerFiles(digests.get(digests.size() - 2));
+        List<String> earlier = new ArrayList<>();
+        for (String digest : digests.subList(0, digests.size() - 2)) {
+            earlier.addAll(image.layerFiles(digest));
+        }
+
+        Set<String> expectedOwn = new TreeSet<>(Set.of("opt/pgward/pgward-app.jar"));
+        Set<String> expectedThirdParty = new TreeSet<>();
+        try (Stream<Path> lib = Files.list(ImagePaths.wireProxyTarget().resolve("lib"))) {
+            lib.map(p -> "opt/pgward/lib/" + p.getFileName())
+                    .forEach(p -> (isPgwards(p) ? expectedOwn : expectedThirdParty).add(p));
+        }
+        assertTrue(expectedOwn.size() > 1 && expectedThirdParty.size() > 10, expectedOwn + " " + expectedThirdParty);
+        assertEquals(expectedOwn, new TreeSet<>(own), "the last layer holds pgward's jars and nothing else");
+        assertEquals(expectedThirdParty, new TreeSet<>(thirdParty), "the layer before it holds the other jars of lib/");
+        assertTrue(earlier.contains("opt/java/bin/java") && earlier.contains("lib/x86_64-linux-gnu/libc.so.6"),
+                "the runtime comes first");
+        assertEquals(List.of(), earlier.stream().filter(p -> p.startsWith("opt/pgward/")).toList());
+        long ownSize = image.layerSizes().getLast();
+        assertTrue(ownSize < 10L << 20, "pgward's own layer is small: " + ownSize + " bytes");
+    }
+
+    private static boolean isPgwards(String path) {
+        return path.substring(path.lastIndexOf('/') + 1).startsWith("pgward-");
+    }
+
     @Test
     void everyLayerMatchesTheDigestTheManifestGivesIt() throws IOException {
         for (String digest : image.layerDigests()) {

@@ -66,6 +66,26 @@ final class OciImageTar implements AutoCloseable {
         return digests;
     }
 
+    /** The compressed size of each layer, as the manifest gives it, in the layers' order. */
+    List<Long> layerSizes() {
+        List<Long> sizes = new ArrayList<>();
+        manifest.path("layers").forEach(layer -> sizes.add(layer.path("size").asLong()));
+        return sizes;
+    }
+
+    /** The regular files of one layer, by path without a leading slash, in the layer's order. */
+    List<String> layerFiles(String digest) throws IOException {
+        List<String> files = new ArrayList<>();
+        try (TarArchiveInputStream layer = layer(digest)) {
+            for (TarArchiveEntry e = layer.getNextEntry(); e != null; e = layer.getNextEntry()) {
+                if (e.isFile()) {
+                    files.add(normalise(e.getName()));
+                }
+            }
+        }
+        return files;
+    }
+
     /** The SHA-256 of a blob's bytes, as {@code sha256:<hex>}. */
     String sha256Of(String digest) throws IOException {
         try (InputStream in = tar.getInputStream(entry(blobPath(digest)))) {

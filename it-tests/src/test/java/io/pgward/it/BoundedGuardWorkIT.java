@@ -118,23 +118,37 @@ class BoundedGuardWorkIT {
     @Test
     void aParameterNumberNoBindCanCarryIsRefusedWithoutSizingTheCheckByIt() throws Exception {
         // The catalog check used to infer the type of every parameter up to the highest $n: 2,000,000 of them
-        // took 17 s of a shared control connection, and $200000000 asks PostgreSQL for 800 MB of types.
-        CompletableFuture<String> running = send("select $200000000::int is null -- "
-                + NEW_LITERAL.incrementAndGet());
-        bystanderAnswersWhile(List.of(running));
-        String outcome = running.get(MONSTER_BOUND_S, TimeUnit.SECONDS);
+        // took 17 s of a shared control connection, and $200000000 asks PostgreSQL for 800 MB of types. That is
+        // what a Parse asks for; a simple Query has no parameters, and PostgreSQL's answer sizes nothing.
+        CompletableFuture<String> parse = send("select $200000000::int is null -- "
+                + NEW_LITERAL.incrementAndGet(), "extended");
+        CompletableFuture<String> simple = send("select $200000000::int is null -- "
+                + NEW_LITERAL.incrementAndGet(), "simple");
+        bystanderAnswersWhile(List.of(parse, simple));
+        String outcome = parse.get(MONSTER_BOUND_S, TimeUnit.SECONDS);
         assertTrue(outcome.startsWith("SQLSTATE 54001: ERROR: pgward refused this query: it is too complex to check "
                 + "(it uses parameter $200000000, and a Bind message carries at most 65,535 parameter values)"),
                 outcome);
-        // The highest $n a Bind can reach is judged as before.
-        assertTrue(send("select $65535::int is null").get(MONSTER_BOUND_S, TimeUnit.SECONDS)
-                .startsWith("SQLSTATE 42P18"), "could not determine the data type of $1, as PostgreSQL says");
+        outcome = simple.get(MONSTER_BOUND_S, TimeUnit.SECONDS);
+        assertTrue(outcome.startsWith("SQLSTATE 42P02: ERROR: there is no parameter $200000000"), outcome);
+        // The highest $n a Bind can reach is judged as before: could not determine the data type of $1, as
+        // PostgreSQL says for a Parse; a simple Query's is PostgreSQL's 42P02 again.
+        outcome = send("select $65535::int is null", "extended").get(MONSTER_BOUND_S, TimeUnit.SECONDS);
+        assertTrue(outcome.startsWith("SQLSTATE 42P18"), outcome);
+        outcome = send("select $65535::int is null", "simple").get(MONSTER_BOUND_S, TimeUnit.SECONDS);
+        assertTrue(outcome.startsWith("SQLSTATE 42P02"), outcome);
     }
 
     /** Sends one text as the read-only login on a connection of its own; the stage holds its first value or error. */
     private static CompletableFuture<String> send(String sql) {
+        return send(sql, "simple");
+    }
+
+    /** As {@link #send(String)}, in pgjdbc's {@code preferQueryMode} ({@code simple}: a Query; else a Parse). */
+    private static CompletableFuture<String> send(String sql, String queryMode) {
         return CompletableFuture.supplyAsync(() -> {
-            try (Connection c = connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            try (Connection c = connect(queryMode); Statement s = c.createStatement();
+                 ResultSet rs = s.executeQuery(sql)) {
                 assertTrue(rs.next());
                 return rs.getString(1);
             } catch (SQLException e) {
@@ -193,8 +207,12 @@ class BoundedGuardWorkIT {
     }
 
     private static Connection connect() throws SQLException {
+        return connect("simple");
+    }
+
+    private static Connection connect(String queryMode) throws SQLException {
         Properties props = new Properties();
-        props.setProperty("preferQueryMode", "simple");
+        props.setProperty("preferQueryMode", queryMode);
         props.setProperty("socketTimeout", Long.toString(MONSTER_BOUND_S * 2));
         return proxy.connect("analyst", props);
     }

@@ -16,25 +16,43 @@ import java.util.Objects;
  * @param parameterTypes the parameter type OIDs a Parse message gave, in order, as the int32 values on the wire
  *                       (read as unsigned); 0 or a missing entry means "not given": PostgreSQL infers it, and so
  *                       does the check. Empty for a simple Query.
+ * @param simpleQuery the statement came in a simple Query, which carries no parameter values: PostgreSQL analyses
+ *                    it with no parameters at all, so any {@code $n} in it is an error (42P02, "there is no parameter
+ *                    $n"), where a Parse would have the type of each inferred. The verdict depends on it only for a
+ *                    statement that uses a {@code $n}.
  */
 public record CheckRequest(TableSelection selection, String role, String searchPath,
-                           boolean standardConformingStrings, String sql, List<Integer> parameterTypes) {
+                           boolean standardConformingStrings, String sql, List<Integer> parameterTypes,
+                           boolean simpleQuery) {
 
     public CheckRequest {
         Objects.requireNonNull(selection, "selection");
         Objects.requireNonNull(searchPath, "searchPath");
         Objects.requireNonNull(sql, "sql");
         parameterTypes = List.copyOf(Objects.requireNonNull(parameterTypes, "parameterTypes"));
+        if (simpleQuery && !parameterTypes.isEmpty()) {
+            throw new IllegalArgumentException("a simple Query has no parameter types");
+        }
     }
 
-    /** A simple-protocol statement: no parameter types. */
+    /** A statement of a Parse message, with the parameter types it gave. */
+    public CheckRequest(TableSelection selection, String role, String searchPath, boolean standardConformingStrings,
+                        String sql, List<Integer> parameterTypes) {
+        this(selection, role, searchPath, standardConformingStrings, sql, parameterTypes, false);
+    }
+
+    /**
+     * A statement with no parameter types given, as from a Parse that gives none: any {@code $n} in it has its type
+     * inferred. (Not a simple Query: see {@link #simpleQuery()}.)
+     */
     public static CheckRequest of(TableSelection selection, String role, String searchPath, String sql) {
-        return new CheckRequest(selection, role, searchPath, true, sql, List.of());
+        return new CheckRequest(selection, role, searchPath, true, sql, List.of(), false);
     }
 
     /** The same request for another statement text (a rewrite of this one). */
     public CheckRequest withSql(String other) {
-        return new CheckRequest(selection, role, searchPath, standardConformingStrings, other, parameterTypes);
+        return new CheckRequest(selection, role, searchPath, standardConformingStrings, other, parameterTypes,
+                simpleQuery);
     }
 
     long parameterType(int number) {

@@ -272,8 +272,10 @@ final class CheckTransaction {
             // A regtype parameter is analysed as to_regtype(NULL::text) (QueryText): that NULL stands for it.
             parameterTypeOids.add(TEXT);
         }
-        QueryText query = QueryText.withTypedNulls(request.sql(), shape, parameterTypes,
-                request.selection().isSet() ? typeNameParameters : Set.of());
+        QueryText query = parametersAsWritten(QueryText.parameters(shape))
+                ? QueryText.withParameters(request.sql(), shape)
+                : QueryText.withTypedNulls(request.sql(), shape, parameterTypes,
+                        request.selection().isSet() ? typeNameParameters : Set.of());
         String wrapped = VIEW_PREFIX + query.text() + VIEW_SUFFIX;
         execute(wrapped, query, VIEW_PREFIX.length());
         Verdict verdict = judge();
@@ -378,7 +380,7 @@ final class CheckTransaction {
     private Map<Integer, String> parameterTypeNames() throws SQLException, PostgresVerdict {
         TreeSet<Integer> used = QueryText.parameters(shape);
         Map<Integer, String> names = new HashMap<>();
-        if (used.isEmpty()) {
+        if (used.isEmpty() || parametersAsWritten(used)) {
             return names;
         }
         if (used.last() > MAX_PARAMETER) {
@@ -422,6 +424,18 @@ final class CheckTransaction {
                 .forEach(typeNameParameters::add);
         used.forEach(n -> parameterOids.put(n, Long.parseLong(inferredOids.get(n - 1))));
         return names;
+    }
+
+    /**
+     * Whether the view gets the query's {@code $n} as written rather than typed NULLs, so that PostgreSQL's analysis
+     * of the view refuses the statement with the very error the server would give the client: a view's query is
+     * analysed with no parameters, as a simple Query's statement is, so every {@code $n} is 42P02 "there is no
+     * parameter $n" at its place, whatever its number, and nothing is inferred or sized by it. For a simple Query
+     * that is the server's own answer; a Parse gets the same one for {@code $0}, never a parameter, and
+     * otherwise has its parameters' types inferred ({@link #parameterTypeNames}).
+     */
+    private boolean parametersAsWritten(TreeSet<Integer> used) {
+        return !used.isEmpty() && (request.simpleQuery() || used.first() < 1);
     }
 
     /** Type names as the session's search_path shows them, for OIDs; 0 becomes {@code unknown}. */

@@ -22,11 +22,11 @@ final class VerdictCache {
      * Everything of a {@link CheckRequest} but the text, and the text's {@link ConstantShape} key instead.
      */
     record ShapeKey(TableSelection selection, String role, String searchPath, boolean standardConformingStrings,
-                    List<Integer> parameterTypes, String shape) {
+                    List<Integer> parameterTypes, boolean simpleQuery, String shape) {
 
         static ShapeKey of(CheckRequest request, String shape) {
             return new ShapeKey(request.selection(), request.role(), request.searchPath(),
-                    request.standardConformingStrings(), request.parameterTypes(), shape);
+                    request.standardConformingStrings(), request.parameterTypes(), request.simpleQuery(), shape);
         }
     }
 

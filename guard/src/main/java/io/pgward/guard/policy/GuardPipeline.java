@@ -111,10 +111,14 @@ public final class GuardPipeline implements AutoCloseable {
      * L3 for the statements of a text that L1 and L2 allowed ({@link ReadOnlyGuard.Classification#reads()}), one after
      * the other; the first refusal refuses the text, its position counted in the whole text. The stage never
      * completes exceptionally: a catalog layer that is not available is a refusal.
+     *
+     * @param parameterTypes the types a Parse gave; empty for a simple Query
+     * @param simpleQuery the text came in a simple Query, whose {@code $n} PostgreSQL refuses (see
+     *                    {@link io.pgward.guard.catalog.CheckRequest#simpleQuery()})
      */
     public CompletionStage<Verdict> prove(LoginPolicy login, String database, List<StatementText> reads,
                                             String searchPath, boolean standardConformingStrings,
-                                            List<Integer> parameterTypes) {
+                                            List<Integer> parameterTypes, boolean simpleQuery) {
         if (reads.isEmpty()) {
             return CompletableFuture.completedFuture(Verdict.ALLOW);
         }
@@ -123,7 +127,7 @@ public final class GuardPipeline implements AutoCloseable {
         }
         return forLogin(login, database)
                 .thenCompose(loginGuard -> loginGuard.prove(reads, searchPath, standardConformingStrings,
-                        parameterTypes))
+                        parameterTypes, simpleQuery))
                 .exceptionally(failure -> PipelineRefusals.catalogUnavailable(rootMessage(failure)));
     }
 
@@ -142,7 +146,8 @@ public final class GuardPipeline implements AutoCloseable {
      */
     public CompletionStage<Verdict> proveOrRewrite(LoginPolicy login, String database, String text,
                                                      List<StatementText> reads, String searchPath,
-                                                     boolean standardConformingStrings, List<Integer> parameterTypes) {
+                                                     boolean standardConformingStrings, List<Integer> parameterTypes,
+                                                     boolean simpleQuery) {
         if (reads.isEmpty()) {
             return CompletableFuture.completedFuture(Verdict.ALLOW);
         }
@@ -151,7 +156,7 @@ public final class GuardPipeline implements AutoCloseable {
         }
         return forLogin(login, database)
                 .thenCompose(loginGuard -> loginGuard.proveOrRewrite(text, reads, searchPath,
-                        standardConformingStrings, parameterTypes))
+                        standardConformingStrings, parameterTypes, simpleQuery))
                 .exceptionally(failure -> PipelineRefusals.catalogUnavailable(rootMessage(failure)));
     }
 

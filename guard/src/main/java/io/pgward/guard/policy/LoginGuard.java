@@ -123,23 +123,27 @@ public final class LoginGuard {
 
     /** Asynchronous L3: see {@link GuardPipeline#prove}. Never completes exceptionally. */
     CompletionStage<Verdict> prove(List<StatementText> reads, String searchPath,
-                                     boolean standardConformingStrings, List<Integer> parameterTypes) {
+                                     boolean standardConformingStrings, List<Integer> parameterTypes,
+                                     boolean simpleQuery) {
         return pendingRefresh().thenCompose(ignored -> prove(reads, 0, searchPath, standardConformingStrings,
-                parameterTypes));
+                parameterTypes, simpleQuery));
     }
 
     private CompletableFuture<Verdict> prove(List<StatementText> reads, int index, String searchPath,
-                                               boolean standardConformingStrings, List<Integer> parameterTypes) {
+                                               boolean standardConformingStrings, List<Integer> parameterTypes,
+                                               boolean simpleQuery) {
         if (index == reads.size()) {
             return CompletableFuture.completedFuture(Verdict.ALLOW);
         }
         StatementText statement = reads.get(index);
-        return check.check(request(statement.text(), searchPath, standardConformingStrings, parameterTypes),
-                        statement).toCompletableFuture().thenCompose(verdict -> verdict instanceof Verdict.Refuse r
+        CheckRequest request = request(statement.text(), searchPath, standardConformingStrings, parameterTypes,
+                simpleQuery);
+        return check.check(request, statement).toCompletableFuture()
+                .thenCompose(verdict -> verdict instanceof Verdict.Refuse r
                         ? CompletableFuture.completedFuture(placed(statement.text(), statement.start(), r,
                                 standardConformingStrings))
                         : bindsResolved(verdict) ? prove(reads, index + 1, searchPath, standardConformingStrings,
-                                parameterTypes)
+                                parameterTypes, simpleQuery)
                         : CompletableFuture.completedFuture(PipelineRefusals.typeNamesNotFollowed()));
     }
 
@@ -158,15 +162,17 @@ public final class LoginGuard {
 
     /** Asynchronous L3 serving covered catalogs filtered: see {@link GuardPipeline#proveOrRewrite}. */
     CompletionStage<Verdict> proveOrRewrite(String text, List<StatementText> reads, String searchPath,
-                                              boolean standardConformingStrings, List<Integer> parameterTypes) {
+                                              boolean standardConformingStrings, List<Integer> parameterTypes,
+                                              boolean simpleQuery) {
         return pendingRefresh().thenCompose(ignored -> proveOrRewrite(text, reads, 0, tableSelection(), searchPath,
-                standardConformingStrings, parameterTypes, new ArrayList<>()));
+                standardConformingStrings, parameterTypes, simpleQuery, new ArrayList<>()));
     }
 
     private CompletableFuture<Verdict> proveOrRewrite(String text, List<StatementText> reads, int index,
                                                         TableSelection table, String searchPath,
                                                         boolean standardConformingStrings,
-                                                        List<Integer> parameterTypes, List<Replacement> done) {
+                                                        List<Integer> parameterTypes, boolean simpleQuery,
+                                                        List<Replacement> done) {
         if (index == reads.size()) {
             if (done.isEmpty()) {
                 return ALLOWED;
@@ -178,7 +184,7 @@ public final class LoginGuard {
         }
         StatementText statement = reads.get(index);
         CheckRequest request = new CheckRequest(table, null, searchPath, standardConformingStrings, statement.text(),
-                parameterTypes);
+                parameterTypes, simpleQuery);
         return served(table, request, statement).thenCompose(served -> {
             if (served.verdict() instanceof Verdict.Refuse r) {
                 return CompletableFuture.completedFuture(placed(statement.text(), statement.start(), r,
@@ -191,7 +197,7 @@ public final class LoginGuard {
                 done.add(new Replacement(statement, served.text(), typeNames));
             }
             return proveOrRewrite(text, reads, index + 1, table, searchPath, standardConformingStrings,
-                    parameterTypes, done);
+                    parameterTypes, simpleQuery, done);
         });
     }
 
@@ -274,16 +280,16 @@ public final class LoginGuard {
     /** @param split the statement as L1 split it, or null when {@code statement} has not been lexed */
     private Verdict proveNow(String statement, StatementText split, int start, String searchPath,
                                boolean standardConformingStrings) {
-        Verdict verdict = check.checkNow(request(statement, searchPath, standardConformingStrings, List.of()),
-                split);
+        Verdict verdict = check.checkNow(request(statement, searchPath, standardConformingStrings, List.of(),
+                false), split);
         return verdict instanceof Verdict.Refuse r ? placed(statement, start, r, standardConformingStrings)
                 : bindsResolved(verdict) ? verdict : PipelineRefusals.typeNamesNotFollowed();
     }
 
     private CheckRequest request(String statement, String searchPath, boolean standardConformingStrings,
-                                 List<Integer> parameterTypes) {
+                                 List<Integer> parameterTypes, boolean simpleQuery) {
         return new CheckRequest(tableSelection(), null, searchPath, standardConformingStrings, statement,
-                parameterTypes);
+                parameterTypes, simpleQuery);
     }
 
     /**

@@ -342,6 +342,24 @@ class CatalogCheckTest {
     }
 
     @Test
+    void aSimpleQuerysParameterGetsPostgresqlsErrorForAStatementWithoutParameters() {
+        // A Parse of the same text first: its verdict must not answer the simple Query from the cache.
+        Verdict.Refuse parse = assertInstanceOf(Verdict.Refuse.class, check.checkNow(
+                new CheckRequest(selection, null, PATH, true, "SELECT 1 WHERE $2 IS NULL", List.of())));
+        assertEquals("42P18", parse.sqlState(), parse.message());
+        for (String sql : List.of("SELECT 1 WHERE $2 IS NULL", "SELECT $70000", "SELECT $0")) {
+            Verdict.Refuse simple = assertInstanceOf(Verdict.Refuse.class, check.checkNow(
+                    new CheckRequest(selection, null, PATH, true, sql, List.of(), true)));
+            assertEquals("42P02", simple.sqlState(), sql + ": " + simple.message());
+            assertEquals("there is no parameter $" + sql.replaceAll("^.*\\$([0-9]+).*$", "$1"), simple.message());
+            assertEquals(sql.indexOf('$') + 1, simple.position(), sql);
+        }
+        // A Parse may leave a parameter's type to inference.
+        assertEquals(Verdict.ALLOW, check.checkNow(new CheckRequest(selection, null, PATH, true,
+                "SELECT $1::int + 1", List.of())));
+    }
+
+    @Test
     void postgresErrorsKeepTheirStateAndPosition() {
         Verdict.Refuse r = assertInstanceOf(Verdict.Refuse.class,
                 verdict("SELECT nosuchcolumn FROM public.orders"));

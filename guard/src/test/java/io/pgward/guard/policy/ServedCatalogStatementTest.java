@@ -75,6 +75,6 @@ class ServedCatalogStatementTest {
 
     private Verdict serve(GuardPipeline pipeline, LoginPolicy login) throws Exception {
         return pipeline.proveOrRewrite(login, database.name(), SQL, SqlLexer.split(SQL, true), SEARCH_PATH, true,
-                List.of()).toCompletableFuture().get();
+                List.of(), true).toCompletableFuture().get();
     }
 }

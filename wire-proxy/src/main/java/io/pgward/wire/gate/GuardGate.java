@@ -136,16 +136,17 @@ final class GuardGate implements StatementGate {
         }
         List<Integer> types = request.kind() == GateRequest.Kind.PARSE
                 ? Arrays.stream(request.parameterTypes()).boxed().toList() : List.of();
+        boolean simpleQuery = request.kind() == GateRequest.Kind.SIMPLE_QUERY;
         if (changesPath) {
             // A rewritten text would hide the change from the session (Rewrite carries no search_path flag): the
             // catalogs are not served filtered in a text that changes search_path.
             return pipeline.prove(policy, request.database(), classification.reads(), request.searchPath(),
-                    request.standardConformingStrings(), types)
+                    request.standardConformingStrings(), types, simpleQuery)
                     .thenCompose(verdict -> verdict instanceof Verdict.Refuse refuse ? grammarFirst(request, refuse)
                             : CompletableFuture.completedFuture(allowed));
         }
         return pipeline.proveOrRewrite(policy, request.database(), request.sql(), classification.reads(),
-                request.searchPath(), request.standardConformingStrings(), types)
+                request.searchPath(), request.standardConformingStrings(), types, simpleQuery)
                 .thenCompose(verdict -> verdict instanceof Verdict.Refuse refuse ? grammarFirst(request, refuse)
                         : CompletableFuture.completedFuture(verdict instanceof Verdict.Rewrite ? verdict : allowed));
     }

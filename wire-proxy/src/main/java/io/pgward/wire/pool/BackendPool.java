@@ -53,6 +53,15 @@ public final class BackendPool {
     /** How long after a statement that needs a database unused connections to it are not kept idle. */
     static final Duration FREEING_WINDOW = Duration.ofSeconds(10);
 
+    /**
+     * The most a {@link BackendReset} may take, however long {@code wait_timeout} is: a statement the old client left
+     * running is cancelled then, rather than loading the server for its new clients' whole wait.
+     */
+    static final Duration MAX_RESET_TIMEOUT = Duration.ofSeconds(10);
+
+    /** The least, so that with {@code wait_timeout: 0} (nobody waits) a healthy reset still completes. */
+    static final Duration MIN_RESET_TIMEOUT = Duration.ofMillis(100);
+
     /** CREATE DATABASE copies template1 unless told otherwise; template0 takes no connections by default. */
     private static final Set<String> TEMPLATES = Set.of("template0", "template1");
 
@@ -60,6 +69,7 @@ public final class BackendPool {
     private final int maxSize;
     private final Duration waitTimeout;
     private final Duration idleTimeout;
+    private final Duration resetTimeout;
     private final java.util.concurrent.atomic.LongAdder waits = new java.util.concurrent.atomic.LongAdder();
     private final java.util.concurrent.atomic.LongAdder timeouts = new java.util.concurrent.atomic.LongAdder();
     private final Map<BackendTarget.PoolKey, Slot> slots = new HashMap<>();
@@ -71,6 +81,24 @@ public final class BackendPool {
         this.maxSize = config.maxSize();
         this.waitTimeout = config.waitTimeout();
         this.idleTimeout = config.idleTimeout();
+        this.resetTimeout = resetTimeout(waitTimeout);
+    }
+
+    /**
+     * Half of {@code wait_timeout}, between {@link #MIN_RESET_TIMEOUT} and {@link #MAX_RESET_TIMEOUT}. A connection
+     * in its reset is a place in the pool no client can have, so its reset must end, by returning it or by closing
+     * it, well before a client that waits for that place gives up: one that starts waiting as the reset starts
+     * still has the other half of its wait for the connection that replaces a closed one to open.
+     */
+    static Duration resetTimeout(Duration waitTimeout) {
+        Duration half = waitTimeout.dividedBy(2);
+        return half.compareTo(MIN_RESET_TIMEOUT) < 0 ? MIN_RESET_TIMEOUT
+                : half.compareTo(MAX_RESET_TIMEOUT) > 0 ? MAX_RESET_TIMEOUT : half;
+    }
+
+    /** How long {@link BackendReset} may hold a connection whose client left before it closes it. */
+    Duration resetTimeout() {
+        return resetTimeout;
     }
 
     public BackendConnector connector() {

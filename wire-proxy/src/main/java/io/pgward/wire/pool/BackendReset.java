@@ -8,7 +8,6 @@ import io.pgward.wire.protocol.BackendMessage;
 import io.pgward.wire.protocol.Messages;
 import io.pgward.wire.protocol.Wire;
 import java.security.SecureRandom;
-import java.time.Duration;
 import java.util.HexFormat;
 import java.util.concurrent.TimeUnit;
 
@@ -16,7 +15,8 @@ import java.util.concurrent.TimeUnit;
  * Makes a backend connection clean for the next client, whatever state its last client left it in. Only a
  * connection that reached a clean {@code ReadyForQuery(I)} after {@code DISCARD ALL} returns to the pool; any
  * error then, any ParameterStatus that contradicts the target's {@link PinnedSettings}, a closed connection or
- * {@link #TIMEOUT} passing closes it, so that a session can never keep a pool slot, however it ended.
+ * the pool's {@link BackendPool#resetTimeout() reset bound} passing closes it, so that a session can never keep a
+ * pool slot, however it ended, longer than a client waiting for that slot is told to wait.
  *
  * <p>A client may leave in the middle of anything: an extended-protocol batch without its Sync (after an error
  * the server then skips every message until a Sync), a COPY FROM STDIN, a statement still running, an open or
@@ -32,9 +32,6 @@ import java.util.concurrent.TimeUnit;
  * transaction block, hence the ROLLBACK) returns the session to its startup state.
  */
 public final class BackendReset extends ChannelInboundHandlerAdapter {
-
-    /** How long a statement the old client left running may delay its connection's reset before it is closed. */
-    static final Duration TIMEOUT = Duration.ofSeconds(10);
 
     private static final SecureRandom RANDOM = new SecureRandom();
 
@@ -59,7 +56,8 @@ public final class BackendReset extends ChannelInboundHandlerAdapter {
         var channel = connection.channel();
         channel.pipeline().addLast("reset", reset);
         channel.config().setAutoRead(true);
-        reset.timeout = channel.eventLoop().schedule(reset::timedOut, TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        reset.timeout = channel.eventLoop().schedule(reset::timedOut, pool.resetTimeout().toMillis(),
+                TimeUnit.MILLISECONDS);
         var alloc = channel.alloc();
         channel.write(Messages.copyFail(alloc, "the client of this connection left"));
         channel.write(Messages.sync(alloc));

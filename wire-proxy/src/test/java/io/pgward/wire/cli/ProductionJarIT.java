@@ -63,6 +63,29 @@ class ProductionJarIT {
         assertEquals(List.of(), found, "the production jar carries what only the demo needs");
     }
 
+    /**
+     * Test and benchmark tools have no business at run time: a library that declares one as a compile dependency
+     * (JSqlParser 5.3 does so for JMH) gets it excluded in the parent POM.
+     */
+    @Test
+    void theLibDirectoryHoldsNoBenchmarkOrTestTools() throws IOException {
+        List<String> found;
+        try (Stream<Path> files = Files.list(TARGET.resolve("lib"))) {
+            found = files.map(jar -> jar.getFileName().toString()).filter(ProductionJarIT::toolOnly).sorted()
+                    .toList();
+        }
+        assertEquals(List.of(), found, "lib/ ships jars that only benchmarks or tests use");
+        assertEquals(List.of(), manifestClassPath().stream().filter(ProductionJarIT::toolOnly).toList(),
+                "pgward-app.jar's Class-Path names jars that only benchmarks or tests use");
+    }
+
+    /** JMH and its command-line parser, JUnit, and the test kit. */
+    private static boolean toolOnly(String jarName) {
+        String name = jarName.substring(jarName.lastIndexOf('/') + 1);
+        return name.startsWith("jmh-") || name.startsWith("jopt-simple") || name.startsWith("junit-")
+                || name.startsWith("pgward-testkit");
+    }
+
     private static List<String> manifestClassPath() throws IOException {
         Path jar = TARGET.resolve("pgward-app.jar");
         assertTrue(Files.isRegularFile(jar), jar.toAbsolutePath() + " is missing: run the package phase first");

@@ -68,7 +68,7 @@ class GuardPipelineOffLoopTest {
 
     private CompletionStage<Verdict> prove(GuardPipeline pipeline, LoginPolicy login, String sql)
             throws Exception {
-        return pipeline.prove(login, database.name(), SqlLexer.split(sql, true), SEARCH_PATH, true, List.of());
+        return pipeline.prove(login, database.name(), SqlLexer.split(sql, true), SEARCH_PATH, true, List.of(), true);
     }
 
     private static <T> T onLoop(DefaultEventLoop loop, Callable<CompletionStage<T>> call) throws Exception {

@@ -98,6 +98,14 @@ class BackendPoolTest {
     }
 
     @Test
+    void aResetMayTakeHalfOfTheWaitTimeoutBetween100MillisecondsAnd10Seconds() {
+        assertEquals(Duration.ofMillis(2_500), BackendPool.resetTimeout(Duration.ofSeconds(5)));
+        assertEquals(Duration.ofMillis(100), BackendPool.resetTimeout(Duration.ZERO));
+        assertEquals(Duration.ofMillis(100), BackendPool.resetTimeout(Duration.ofMillis(150)));
+        assertEquals(Duration.ofSeconds(10), BackendPool.resetTimeout(Duration.ofMinutes(5)));
+    }
+
+    @Test
     void aReleasedConnectionIsReusedForTheSameTargetOnTheSameEventLoop() {
         BackendPool pool = pool(2, Duration.ofSeconds(5));
         EventLoop loop = group.next();
