@@ -58,6 +58,21 @@ public final class GuardPipeline implements AutoCloseable {
      * not be judged with the selection its earlier sessions resolved.
      */
     private record LoginKey(LoginPolicy login, String database) {
+
+        /**
+         * Every statement looks its login up: the hash leaves out the selection's entries, which a large selection
+         * would make the longest part of the lookup; equals still compares the whole policy, at once when a session
+         * passes the same instance again.
+         */
+        @Override
+        public int hashCode() {
+            return java.util.Objects.hash(login.name(), login.backendUser(), login.tables().size(), database);
+        }
+
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof LoginKey key && login.equals(key.login) && database.equals(key.database);
+        }
     }
 
     private final ControlConnections connections;
