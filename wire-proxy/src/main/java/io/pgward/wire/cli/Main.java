@@ -20,7 +20,7 @@ import picocli.CommandLine.Command;
 @Command(name = "pgward",
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
-        subcommands = RunCommand.class,
+        subcommands = {RunCommand.class, McpCommand.class, McpTokenCommand.class},
         description = "A PostgreSQL wire-protocol proxy: clients connect to pgward as if it were PostgreSQL; "
                 + "every statement is checked against the login's policy, allowed ones reach the database "
                 + "untouched, the rest are refused with a PostgreSQL error.")

@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import io.pgward.mcp.McpSettings;
 
 /**
  * pgward's whole configuration, immutable and validated when loaded (see {@link ConfigLoader}).
@@ -19,12 +20,14 @@ import java.util.Optional;
  * @param logins the logins clients may use, by name, in file order
  * @param audit where one JSON line per statement decision goes
  * @param arango the ArangoDB databases pgward serves under database names of their own, in file order
+ * @param mcp the {@code mcp:} section; empty when absent, and then no MCP server runs
  * @param nl the {@code nl:} section; empty when absent, and then no {@code pgward.*} natural-language function
  *           answers
  */
 public record PgwardConfig(Listen listen, Duration startupTimeout, Tls tls, Backend backend, Pool pool,
                            Map<String, Login> logins, Audit audit, List<ArangoConfig> arango,
-                           Optional<NlSettings> nl, Optional<Listen> metrics, Duration drainTimeout) {
+                           Optional<NlSettings> nl, Optional<Listen> metrics, Duration drainTimeout,
+                           Optional<McpSettings> mcp) {
 
     /** How long a stopping pgward lets running statements finish ({@code drain_timeout}). */
     public static final Duration DEFAULT_DRAIN_TIMEOUT = Duration.ofSeconds(10);
@@ -35,7 +38,22 @@ public record PgwardConfig(Listen listen, Duration startupTimeout, Tls tls, Back
         this(listen, startupTimeout, tls, backend, pool, logins, audit, arango, nl, metrics, DEFAULT_DRAIN_TIMEOUT);
     }
 
+    /** A configuration without an MCP server. */
+    public PgwardConfig(Listen listen, Duration startupTimeout, Tls tls, Backend backend, Pool pool,
+                        Map<String, Login> logins, Audit audit, List<ArangoConfig> arango,
+                        Optional<NlSettings> nl, Optional<Listen> metrics, Duration drainTimeout) {
+        this(listen, startupTimeout, tls, backend, pool, logins, audit, arango, nl, metrics, drainTimeout,
+                Optional.empty());
+    }
+
+    /** Serves MCP for agents ({@code mcp:}). */
+    public PgwardConfig withMcp(McpSettings settings) {
+        return new PgwardConfig(listen, startupTimeout, tls, backend, pool, logins, audit, arango, nl, metrics,
+                drainTimeout, Optional.of(settings));
+    }
+
     public PgwardConfig {
+        java.util.Objects.requireNonNull(mcp, "mcp");
         arango = List.copyOf(arango);
         java.util.Objects.requireNonNull(nl, "nl");
         java.util.Objects.requireNonNull(metrics, "metrics");
@@ -51,7 +69,7 @@ public record PgwardConfig(Listen listen, Duration startupTimeout, Tls tls, Back
     /** Serves metrics and health over HTTP on {@code address} ({@code metrics.listen}). */
     public PgwardConfig withMetrics(Listen address) {
         return new PgwardConfig(listen, startupTimeout, tls, backend, pool, logins, audit, arango, nl,
-                Optional.of(address), drainTimeout);
+                Optional.of(address), drainTimeout, mcp);
     }
 
     /** A configuration without ArangoDB databases and without an {@code nl:} section. */
@@ -62,7 +80,7 @@ public record PgwardConfig(Listen listen, Duration startupTimeout, Tls tls, Back
 
     public PgwardConfig withNl(NlSettings settings) {
         return new PgwardConfig(listen, startupTimeout, tls, backend, pool, logins, audit, arango,
-                Optional.of(settings), metrics, drainTimeout);
+                Optional.of(settings), metrics, drainTimeout, mcp);
     }
 
     /** A configuration without an audit log (tests, embedding). */
@@ -73,12 +91,12 @@ public record PgwardConfig(Listen listen, Duration startupTimeout, Tls tls, Back
 
     public PgwardConfig withArango(List<ArangoConfig> databases) {
         return new PgwardConfig(listen, startupTimeout, tls, backend, pool, logins, audit, databases, nl, metrics,
-                drainTimeout);
+                drainTimeout, mcp);
     }
 
     public PgwardConfig withAudit(Audit changed) {
         return new PgwardConfig(listen, startupTimeout, tls, backend, pool, logins, changed, arango, nl, metrics,
-                drainTimeout);
+                drainTimeout, mcp);
     }
 
     public enum AuditTarget { STDOUT, FILE, OFF }

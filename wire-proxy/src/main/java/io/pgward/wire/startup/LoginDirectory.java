@@ -28,6 +28,26 @@ final class LoginDirectory {
         });
     }
 
+    private LoginDirectory() {
+    }
+
+    /**
+     * The logins {@code names} as the agent listener knows them: each one's only password is the process's agent
+     * secret, so the secret opens no login on the clients' listener and a login's password opens nothing here.
+     */
+    static LoginDirectory forAgents(Map<String, PgwardConfig.Login> logins, java.util.Collection<String> names,
+                                    String secret) {
+        LoginDirectory directory = new LoginDirectory();
+        ScramVerifier verifier = ScramVerifier.fromPassword(secret);
+        names.forEach(name -> {
+            PgwardConfig.Login login = logins.get(name);
+            if (login != null) {
+                directory.entries.put(name, new Entry(login, verifier));
+            }
+        });
+        return directory;
+    }
+
     /** The login, or null for a name that is not configured. */
     Entry find(String name) {
         return entries.get(name);

@@ -18,6 +18,8 @@ public final class ServerContext {
     private final PgwardConfig config;
     private final SslContext sslContext;
     private final LoginDirectory logins;
+    /** The logins the agent listener accepts with the agent secret; null without an MCP server. */
+    private volatile LoginDirectory agentLogins;
     private final BackendPool pool;
     private final CancelRegistry cancelKeys = new CancelRegistry();
     private final SessionGates gates;
@@ -67,6 +69,20 @@ public final class ServerContext {
 
     LoginDirectory logins() {
         return logins;
+    }
+
+    /**
+     * Opens the agent listener's logins: {@code names}, each with {@code secret} as its only password. Called once,
+     * before the agent listener accepts anyone.
+     */
+    public void openAgentLogins(java.util.Collection<String> names, String secret) {
+        agentLogins = LoginDirectory.forAgents(config.logins(), names, secret);
+    }
+
+    /** The agent listener's logins; empty (every login fails) until {@link #openAgentLogins}. */
+    LoginDirectory agentLogins() {
+        LoginDirectory opened = agentLogins;
+        return opened == null ? LoginDirectory.forAgents(Map.of(), java.util.List.of(), "") : opened;
     }
 
     BackendPool pool() {

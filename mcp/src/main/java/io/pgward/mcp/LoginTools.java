@@ -1,0 +1,150 @@
+package io.pgward.mcp;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
+import io.modelcontextprotocol.server.McpSyncServer;
+import io.modelcontextprotocol.spec.McpSchema;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The tools one login's agents get. A read-only login: {@code query}, {@code describe} (with a selection),
+ * {@code get_data}, {@code get_sql}, {@code get_schema}, {@code refresh_schema}, {@code dialect}. A read-write
+ * login: {@code query}, which runs in a read-only transaction. Every tool is a client of pgward's wire listener
+ * as this login, so nothing here decides what may run.
+ */
+final class LoginTools {
+
+    private static final Logger log = LoggerFactory.getLogger(LoginTools.class);
+
+    private final Loopback loopback;
+    private final McpSettings.AgentLogin login;
+    private final QueryTool query;
+    private volatile McpSyncServer server;
+
+    LoginTools(Loopback loopback, McpSettings.AgentLogin login, int pageRows) {
+        this.loopback = loopback;
+        this.login = login;
+        this.query = new QueryTool(loopback, login, pageRows);
+    }
+
+    /** The server these tools are registered with, so that {@code refresh_schema} can renew query's description. */
+    void attach(McpSyncServer server) {
+        this.server = server;
+    }
+
+    List<SyncToolSpecification> specifications() {
+        List<SyncToolSpecification> tools = new ArrayList<>();
+        tools.add(queryTool(selectionBlock()));
+        if (!login.readOnly()) {
+            return tools;
+        }
+        Describe describe = new Describe(loopback, login.name());
+        QuestionTools questions = new QuestionTools(loopback, login.name());
+        SchemaTools schema = new SchemaTools(loopback, login.name());
+        if (!login.selection().isEmpty()) {
+            tools.add(tool(Describe.NAME, Describe.DESCRIPTION, schema(
+                    "name", string("A selected table or view, with or without the schema.")),
+                    true, args -> describe.call(args)));
+        }
+        tools.add(tool(QuestionTools.GET_DATA, QuestionTools.GET_DATA_DESCRIPTION, schema(
+                "question", string("The question, in plain language."),
+                "limit", integer("Most rows to return: 1 to 25,000 (default 250).")), true, questions::getData));
+        tools.add(tool(QuestionTools.GET_SQL, QuestionTools.GET_SQL_DESCRIPTION, schema(
+                "question", string("The question, in plain language.")), false, questions::getSql));
+        tools.add(tool(SchemaTools.GET_SCHEMA, SchemaTools.GET_SCHEMA_DESCRIPTION, schema(
+                "table", string("One table or view; without it, every one this login may read.")), true,
+                schema::getSchema));
+        tools.add(tool(SchemaTools.REFRESH_SCHEMA, SchemaTools.REFRESH_SCHEMA_DESCRIPTION, schema(), true, args -> {
+            ObjectNode refreshed = schema.refreshSchema();
+            renewQuery();
+            return refreshed;
+        }));
+        tools.add(tool(SchemaTools.DIALECT, SchemaTools.DIALECT_DESCRIPTION, schema(), false,
+                args -> schema.dialect()));
+        return tools;
+    }
+
+    private SyncToolSpecification queryTool(String block) {
+        return tool(QueryTool.NAME, QueryTool.BASE_DESCRIPTION + block, schema(
+                "sql", string("One SQL statement (statement and query are accepted too)."),
+                "cursor", string("The cursor of a capped result: repeats that statement for its next page."),
+                "page", integer("The page to read: the next page, or 1. Stable only when the page line names one.")),
+                true, query::call);
+    }
+
+    private void renewQuery() {
+        McpSyncServer current = server;
+        if (current != null) {
+            current.removeTool(QueryTool.NAME);
+            current.addTool(queryTool(selectionBlock()));
+        }
+    }
+
+    private String selectionBlock() {
+        if (login.selection().isEmpty()) {
+            return "";
+        }
+        try (Connection session = loopback.connect(login.name())) {
+            return SelectionBlock.of(login.selection(), session);
+        } catch (SQLException e) {
+            log.warn("the query tool of login \"{}\" lists its selection by name only: {}", login.name(),
+                    e.getMessage());
+            return SelectionBlock.of(login.selection(), null);
+        }
+    }
+
+    private interface Body {
+        ObjectNode call(Args args);
+    }
+
+    private SyncToolSpecification tool(String name, String description, Map<String, Object> input, boolean fenced,
+                                       Body body) {
+        McpSchema.Tool tool = McpSchema.Tool.builder().name(name).description(description).inputSchema(input)
+                .build();
+        return SyncToolSpecification.builder().tool(tool)
+                .callHandler((exchange, request) -> answer(name, () -> body.call(new Args(request.arguments())),
+                        fenced))
+                .build();
+    }
+
+    private McpSchema.CallToolResult answer(String name, Supplier<ObjectNode> body, boolean fenced) {
+        try {
+            String json = body.get().toString();
+            return McpSchema.CallToolResult.builder().addTextContent(fenced ? Fence.wrap(json) : json)
+                    .isError(false).build();
+        } catch (ToolError e) {
+            return McpSchema.CallToolResult.builder().addTextContent(e.getMessage()).isError(true).build();
+        } catch (RuntimeException e) {
+            log.warn("tool {} of login \"{}\" failed", name, login.name(), e);
+            return McpSchema.CallToolResult.builder().addTextContent("pgward could not answer: " + e.getMessage())
+                    .isError(true).build();
+        }
+    }
+
+    private static Map<String, Object> schema(Object... properties) {
+        Map<String, Object> props = new LinkedHashMap<>();
+        for (int i = 0; i < properties.length; i += 2) {
+            props.put((String) properties[i], properties[i + 1]);
+        }
+        Map<String, Object> schema = new LinkedHashMap<>();
+        schema.put("type", "object");
+        schema.put("properties", props);
+        return schema;
+    }
+
+    private static Map<String, Object> string(String description) {
+        return Map.of("type", "string", "description", description);
+    }
+
+    private static Map<String, Object> integer(String description) {
+        return Map.of("type", "integer", "description", description);
+    }
+}
