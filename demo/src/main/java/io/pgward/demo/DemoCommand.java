@@ -143,8 +143,7 @@ final class DemoCommand implements Callable<Integer> {
                 Agents (MCP, Streamable HTTP), as the analyst:
                   Endpoint:  %s
                   Header:    Authorization: Bearer %s
-                  Try:       npx @modelcontextprotocol/inspector --cli %s --transport http \
-                               --header "Authorization: Bearer %s" --method tools/list
+                  Try:       npx @modelcontextprotocol/inspector --cli %s --transport http --header "Authorization: Bearer %s" --method tools/list
 
                 """, endpoint, token, endpoint, token);
     }
