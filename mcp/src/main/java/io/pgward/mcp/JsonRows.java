@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
-import java.sql.Types;
+import org.postgresql.util.PGobject;
 
 /**
  * Result rows as JSON: numbers and booleans as JSON numbers and booleans, json and jsonb as JSON, everything else
@@ -42,40 +42,32 @@ final class JsonRows {
         return row;
     }
 
+    /**
+     * By the Java class pgjdbc decodes the value to, never by {@code getColumnTypeName}: that would have pgjdbc
+     * query the catalog for every result (to tell serial from integer).
+     */
     static JsonNode value(ResultSet rows, ResultSetMetaData meta, int i) throws SQLException {
-        String text = rows.getString(i);
-        if (text == null) {
-            return NODES.nullNode();
-        }
-        switch (meta.getColumnType(i)) {
-            case Types.SMALLINT, Types.INTEGER, Types.BIGINT -> {
-                return NODES.numberNode(Long.parseLong(text));
-            }
-            case Types.NUMERIC, Types.DECIMAL, Types.REAL, Types.DOUBLE, Types.FLOAT -> {
-                // NaN and Infinity have no JSON number: they stay text.
-                try {
-                    return NODES.numberNode(new java.math.BigDecimal(text));
-                } catch (NumberFormatException e) {
-                    return NODES.textNode(text);
-                }
-            }
-            case Types.BOOLEAN, Types.BIT -> {
-                if (meta.getColumnTypeName(i).equals("bool")) {
-                    return NODES.booleanNode(rows.getBoolean(i));
-                }
-                return NODES.textNode(text);
-            }
-            default -> {
-                String type = meta.getColumnTypeName(i);
-                if (type.equals("json") || type.equals("jsonb")) {
-                    try {
-                        return JSON.readTree(text);
-                    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-                        return NODES.textNode(text);
-                    }
-                }
-                return NODES.textNode(text);
-            }
+        Object value = rows.getObject(i);
+        return switch (value) {
+            case null -> NODES.nullNode();
+            case Boolean b -> NODES.booleanNode(b);
+            case Short n -> NODES.numberNode(n);
+            case Integer n -> NODES.numberNode(n);
+            case Long n -> NODES.numberNode(n);
+            case java.math.BigDecimal n -> NODES.numberNode(n);
+            // NaN and Infinity have no JSON number: they stay text.
+            case Double d when Double.isFinite(d) -> NODES.numberNode(new java.math.BigDecimal(rows.getString(i)));
+            case Float f when Float.isFinite(f) -> NODES.numberNode(new java.math.BigDecimal(rows.getString(i)));
+            case PGobject o when "json".equals(o.getType()) || "jsonb".equals(o.getType()) -> json(o.getValue());
+            default -> NODES.textNode(rows.getString(i));
+        };
+    }
+
+    private static JsonNode json(String text) {
+        try {
+            return JSON.readTree(text);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            return NODES.textNode(text);
         }
     }
 }

@@ -87,6 +87,12 @@ public final class Main implements Runnable {
         return 1;
     }
 
+    /** pgward's version from the jar manifest, or "development build" when run from classes. */
+    static String version() {
+        String version = Main.class.getPackage().getImplementationVersion();
+        return version == null ? "development build" : version;
+    }
+
     /** The version from the jar manifest, or "development build" when run from classes. */
     static final class Version implements CommandLine.IVersionProvider {
         @Override

@@ -65,7 +65,7 @@ public final class McpCommand implements Callable<Integer> {
         }
         try {
             AgentDoor door = server.openAgentDoor(List.of(login), target);
-            McpStdio.serve(settings, agent, door, new Main.Version().getVersion()[0],
+            McpStdio.serve(settings, agent, door, Main.version(),
                     new FileInputStream(FileDescriptor.in), protocol);
         } finally {
             server.close();

@@ -99,7 +99,7 @@ public final class RunCommand implements Callable<Integer> {
         McpSettings settings = config.mcp().get();
         AgentDoor door = server.openAgentDoor(settings.logins().keySet(), settings.database());
         try {
-            return McpHttp.start(settings, door, new Main.Version().getVersion()[0]);
+            return McpHttp.start(settings, door, Main.version());
         } catch (IllegalStateException e) {
             throw new StartupException(e.getMessage());
         }
