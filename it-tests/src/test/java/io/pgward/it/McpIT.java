@@ -329,34 +329,45 @@ class McpIT {
         return DriverManager.getConnection(url, props);
     }
 
+    /** A configuration file for {@code pgward mcp}: the analyst, its selection and row cap, this database. */
+    private static Path stdioConfig() throws IOException {
+        Path yaml = Files.createTempFile("pgward-mcp-", ".yaml");
+        Files.writeString(yaml, String.format("""
+                listen: 127.0.0.1:0
+                backend: { host: %s, port: %d }
+                audit: { target: stdout }
+                nl: {}
+                logins:
+                  analyst:
+                    password: "%s"
+                    backend_user: %s
+                    backend_password: "%s"
+                    row_cap: %d
+                    tables: [%s]
+                mcp:
+                  database: %s
+                  page_rows: %d
+                  logins:
+                    analyst: { tokens: ["%s"] }
+                """, database.host(), database.port(), ProxyFixture.PASSWORD, database.user(),
+                database.password(), ROW_CAP, String.join(", ", SELECTION), database.name(), PAGE_ROWS,
+                TokenHash.hash(ANALYST_TOKEN)));
+        return yaml;
+    }
+
+    private static List<String> pgwardMcp(Path yaml) {
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        return List.of(java.toString(), "-cp", System.getProperty("java.class.path"), "io.pgward.wire.cli.Main",
+                "mcp", "--login", "analyst", "-c", yaml.toString());
+    }
+
     @Test
     void stdioServesTheSameToolsAsOneLogin() throws IOException {
-        Path yaml = Files.createTempFile("pgward-mcp-", ".yaml");
+        Path yaml = stdioConfig();
         try {
-            Files.writeString(yaml, String.format("""
-                    listen: 127.0.0.1:0
-                    backend: { host: %s, port: %d }
-                    audit: { target: stdout }
-                    nl: {}
-                    logins:
-                      analyst:
-                        password: "%s"
-                        backend_user: %s
-                        backend_password: "%s"
-                        row_cap: %d
-                        tables: [%s]
-                    mcp:
-                      database: %s
-                      page_rows: %d
-                      logins:
-                        analyst: { tokens: ["%s"] }
-                    """, database.host(), database.port(), ProxyFixture.PASSWORD, database.user(),
-                    database.password(), ROW_CAP, String.join(", ", SELECTION), database.name(), PAGE_ROWS,
-                    TokenHash.hash(ANALYST_TOKEN)));
-            Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-            ServerParameters parameters = ServerParameters.builder(java.toString())
-                    .args("-cp", System.getProperty("java.class.path"), "io.pgward.wire.cli.Main", "mcp",
-                            "--login", "analyst", "-c", yaml.toString()).build();
+            List<String> command = pgwardMcp(yaml);
+            ServerParameters parameters = ServerParameters.builder(command.get(0))
+                    .args(command.subList(1, command.size())).build();
             StdioClientTransport transport = new StdioClientTransport(parameters,
                     new JacksonMcpJsonMapper(new ObjectMapper()));
             transport.setStdErrorHandler(line -> { });
@@ -369,11 +380,64 @@ class McpIT {
                 assertEquals(PAGE_ROWS, page.get("rows").size());
                 McpSchema.CallToolResult salaries = call(client, "query", Map.of("sql", "SELECT * FROM hr.salaries"));
                 assertTrue(salaries.isError());
-                assertTrue(text(salaries).startsWith("ERROR:  pgward refused this query: it reads hr.salaries"),
-                        text(salaries));
+                assertEquals(wireError("analyst", "SELECT * FROM hr.salaries"), text(salaries));
             }
+        } catch (SQLException e) {
+            throw new AssertionError(e);
         } finally {
             Files.deleteIfExists(yaml);
         }
+    }
+
+    /**
+     * The MCP inspector's command line, an independent client from npm, lists and calls the tools. Over stdio: the
+     * inspector that runs on Node 20 (0.15) cannot send an Authorization header; later ones need Node 22.
+     */
+    @Test
+    void theMcpInspectorListsAndCallsTheTools() throws Exception {
+        Path inspector = ClientScript.clientsDirectory().resolve("node/node_modules/.bin/mcp-inspector");
+        if (!Files.isExecutable(inspector)) {
+            RealClients.missing("the MCP inspector is not installed: run npm ci in " + inspector.getParent()
+                    .getParent().getParent() + " (.ci/run does)");
+        }
+        Path yaml = stdioConfig();
+        Path server = Files.createTempFile("pgward-mcp-", ".sh");
+        try {
+            Files.writeString(server, "#!/bin/sh\nexec " + String.join(" ", pgwardMcp(yaml).stream()
+                    .map(a -> "'" + a.replace("'", "'\\''") + "'").toList()) + "\n");
+            server.toFile().setExecutable(true);
+            JsonNode tools = inspect(inspector, server, "--method", "tools/list");
+            List<String> names = new ArrayList<>();
+            tools.get("tools").forEach(t -> names.add(t.get("name").asText()));
+            assertEquals(List.of("query", "describe", "get_data", "get_sql", "get_schema", "refresh_schema",
+                    "dialect"), names);
+            assertTrue(tools.get("tools").get(0).get("description").asText()
+                    .contains("Only these relations can be queried.\n- public.orders (table)"));
+            JsonNode count = inspect(inspector, server, "--method", "tools/call", "--tool-name", "query",
+                    "--tool-arg", "sql=SELECT count(*) AS n FROM public.customers");
+            assertFalse(count.path("isError").asBoolean(), count.toString());
+            Matcher m = FENCED.matcher(count.get("content").get(0).get("text").asText());
+            assertTrue(m.find(), count.toString());
+            assertTrue(JSON.readTree(m.group(2)).get("rows").get(0).get("n").asLong() > 0, count.toString());
+            JsonNode salaries = inspect(inspector, server, "--method", "tools/call", "--tool-name", "query",
+                    "--tool-arg", "sql=SELECT * FROM hr.salaries");
+            assertTrue(salaries.get("isError").asBoolean(), salaries.toString());
+            assertEquals(wireError("analyst", "SELECT * FROM hr.salaries"),
+                    salaries.get("content").get(0).get("text").asText());
+        } finally {
+            Files.deleteIfExists(server);
+            Files.deleteIfExists(yaml);
+        }
+    }
+
+    private static JsonNode inspect(Path inspector, Path server, String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of(inspector.toString(), "--cli", server.toString()));
+        command.addAll(List.of(args));
+        Process process = new ProcessBuilder(command).redirectInput(ProcessBuilder.Redirect.from(new java.io.File(
+                "/dev/null"))).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        String out = new String(process.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(process.waitFor(120, java.util.concurrent.TimeUnit.SECONDS), "the inspector did not finish");
+        assertEquals(0, process.exitValue(), out);
+        return JSON.readTree(out);
     }
 }
