@@ -27,12 +27,22 @@ final class LoginTools {
     private final Loopback loopback;
     private final McpSettings.AgentLogin login;
     private final QueryTool query;
+    private final Transactions transactions;
     private volatile McpSyncServer server;
 
     LoginTools(Loopback loopback, McpSettings.AgentLogin login, int pageRows) {
         this.loopback = loopback;
         this.login = login;
         this.query = new QueryTool(loopback, login, pageRows);
+        this.transactions = !login.readOnly() && login.allowExecute() ? new Transactions(loopback, login.name())
+                : null;
+    }
+
+    /** Rolls back and releases the sessions begin opened. */
+    void close() {
+        if (transactions != null) {
+            transactions.close();
+        }
     }
 
     /** The server these tools are registered with, so that {@code refresh_schema} can renew query's description. */
@@ -44,6 +54,27 @@ final class LoginTools {
         List<SyncToolSpecification> tools = new ArrayList<>();
         tools.add(queryTool(selectionBlock()));
         if (!login.readOnly()) {
+            if (login.allowExecute()) {
+                ExecuteTools execute = new ExecuteTools(loopback, login.name(), transactions);
+                InsertRows insert = new InsertRows(loopback, login.name());
+                tools.add(tool("execute", ExecuteTools.EXECUTE_DESCRIPTION, schema(
+                        "sql", string("One SQL statement; $1..$n for params."),
+                        "params", Map.of("type", "array", "description", "Values for $1..$n."),
+                        "session_id", string("From begin: run inside that transaction."),
+                        "row_mode", Map.of("type", "string", "enum", List.of("object", "array"),
+                                "description", "object (default) or array: positional rows, duplicate names kept.")),
+                        true, execute::execute));
+                tools.add(tool("begin", ExecuteTools.BEGIN_DESCRIPTION, schema(), false, args -> execute.begin()));
+                tools.add(tool("commit", ExecuteTools.COMMIT_DESCRIPTION, schema(
+                        "session_id", string("From begin.")), false, execute::commit));
+                tools.add(tool("rollback", ExecuteTools.ROLLBACK_DESCRIPTION, schema(
+                        "session_id", string("From begin.")), false, execute::rollback));
+                tools.add(tool(InsertRows.NAME, InsertRows.DESCRIPTION, schema(
+                        "table", string("The table; created from the rows when it does not exist."),
+                        "rows", Map.of("type", "array", "items", Map.of("type", "object"),
+                                "description", "The rows, as objects keyed by column name.")),
+                        false, insert::call));
+            }
             return tools;
         }
         Describe describe = new Describe(loopback, login.name());

@@ -36,6 +36,8 @@ final class Loopback implements AutoCloseable {
         config.addDataSourceProperty("ApplicationName", APPLICATION_NAME);
         // Loopback to this process: TLS would protect nothing, and SCRAM never sends the secret itself.
         config.addDataSourceProperty("sslmode", "disable");
+        // execute's string params: PostgreSQL infers their type from the statement, as for a literal.
+        config.addDataSourceProperty("stringtype", "unspecified");
         config.setMaximumPoolSize(4);
         config.setMinimumIdle(0);
         config.setIdleTimeout(60_000);

@@ -3,7 +3,6 @@ package io.pgward.mcp;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper;
 import io.modelcontextprotocol.server.McpServer;
-import io.modelcontextprotocol.server.McpSyncServer;
 import io.modelcontextprotocol.server.transport.HttpServletStreamableServerTransportProvider;
 import io.modelcontextprotocol.spec.McpSchema;
 import jakarta.servlet.http.HttpServlet;
@@ -32,9 +31,9 @@ public final class McpHttp implements AutoCloseable {
 
     private final Server jetty;
     private final Loopback loopback;
-    private final List<McpSyncServer> servers;
+    private final List<McpServers.Served> servers;
 
-    private McpHttp(Server jetty, Loopback loopback, List<McpSyncServer> servers) {
+    private McpHttp(Server jetty, Loopback loopback, List<McpServers.Served> servers) {
         this.jetty = jetty;
         this.loopback = loopback;
         this.servers = servers;
@@ -45,7 +44,7 @@ public final class McpHttp implements AutoCloseable {
         Loopback loopback = new Loopback(door);
         JacksonMcpJsonMapper mapper = new JacksonMcpJsonMapper(new ObjectMapper());
         Map<String, HttpServletStreamableServerTransportProvider> providers = new HashMap<>();
-        List<McpSyncServer> servers = new java.util.ArrayList<>();
+        List<McpServers.Served> servers = new java.util.ArrayList<>();
         settings.logins().forEach((name, login) -> {
             HttpServletStreamableServerTransportProvider provider = HttpServletStreamableServerTransportProvider
                     .builder().jsonMapper(mapper).mcpEndpoint(McpSettings.PATH).build();
@@ -62,7 +61,7 @@ public final class McpHttp implements AutoCloseable {
         try {
             jetty.start();
         } catch (Exception e) {
-            servers.forEach(McpSyncServer::close);
+            servers.forEach(McpServers.Served::close);
             loopback.close();
             throw new IllegalStateException("cannot serve MCP on " + settings.host() + ":" + settings.port() + ": "
                     + e.getMessage(), e);
@@ -79,7 +78,7 @@ public final class McpHttp implements AutoCloseable {
 
     @Override
     public void close() {
-        servers.forEach(McpSyncServer::closeGracefully);
+        servers.forEach(McpServers.Served::close);
         try {
             jetty.stop();
         } catch (Exception e) {

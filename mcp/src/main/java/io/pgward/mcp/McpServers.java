@@ -15,7 +15,15 @@ final class McpServers {
     private McpServers() {
     }
 
-    static McpSyncServer build(McpServer.SyncSpecification<?> spec, McpJsonMapper mapper, Loopback loopback,
+    /** A login's server and its tools, closed together. */
+    record Served(McpSyncServer server, LoginTools tools) {
+        void close() {
+            server.closeGracefully();
+            tools.close();
+        }
+    }
+
+    static Served build(McpServer.SyncSpecification<?> spec, McpJsonMapper mapper, Loopback loopback,
                                McpSettings.AgentLogin login, McpSettings settings, String version) {
         LoginTools tools = new LoginTools(loopback, login, settings.pageRows());
         McpSyncServer server = spec.serverInfo(McpHttp.info(version)).jsonMapper(mapper)
@@ -24,6 +32,6 @@ final class McpServers {
                 .tools(tools.specifications())
                 .build();
         tools.attach(server);
-        return server;
+        return new Served(server, tools);
     }
 }

@@ -3,7 +3,6 @@ package io.pgward.mcp;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper;
 import io.modelcontextprotocol.server.McpServer;
-import io.modelcontextprotocol.server.McpSyncServer;
 import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
 import java.io.FilterInputStream;
 import java.io.IOException;
@@ -44,11 +43,11 @@ public final class McpStdio {
         };
         JacksonMcpJsonMapper mapper = new JacksonMcpJsonMapper(new ObjectMapper());
         try (Loopback loopback = new Loopback(door)) {
-            McpSyncServer server = McpServers.build(
+            McpServers.Served served = McpServers.build(
                     McpServer.sync(new StdioServerTransportProvider(mapper, watched, out)), mapper, loopback, login,
                     settings, version);
             ended.await();
-            server.closeGracefully();
+            served.close();
         }
     }
 }
