@@ -122,7 +122,11 @@ class McpIT {
     }
 
     static McpSyncClient http(String token) {
-        McpClientTransport transport = HttpClientStreamableHttpTransport.builder(endpoint())
+        return httpAt(endpoint(), token);
+    }
+
+    static McpSyncClient httpAt(String endpoint, String token) {
+        McpClientTransport transport = HttpClientStreamableHttpTransport.builder(endpoint)
                 .requestBuilder(HttpRequest.newBuilder().header("Authorization", "Bearer " + token)).build();
         McpSyncClient client = McpClient.sync(transport).requestTimeout(Duration.ofSeconds(60)).build();
         client.initialize();
