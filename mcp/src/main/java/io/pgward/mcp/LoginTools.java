@@ -27,10 +27,12 @@ final class LoginTools {
     private final Loopback loopback;
     private final McpSettings.AgentLogin login;
     private final QueryTool query;
+    private final boolean arango;
     private final Transactions transactions;
     private volatile McpSyncServer server;
 
-    LoginTools(Loopback loopback, McpSettings.AgentLogin login, int pageRows) {
+    LoginTools(Loopback loopback, McpSettings.AgentLogin login, int pageRows, boolean arango) {
+        this.arango = arango;
         this.loopback = loopback;
         this.login = login;
         this.query = new QueryTool(loopback, login, pageRows);
@@ -51,6 +53,9 @@ final class LoginTools {
     }
 
     List<SyncToolSpecification> specifications() {
+        if (arango) {
+            return arangoSpecifications();
+        }
         List<SyncToolSpecification> tools = new ArrayList<>();
         tools.add(queryTool(selectionBlock()));
         if (!login.readOnly()) {
@@ -78,7 +83,7 @@ final class LoginTools {
             return tools;
         }
         Describe describe = new Describe(loopback, login.name());
-        QuestionTools questions = new QuestionTools(loopback, login.name());
+        QuestionTools questions = new QuestionTools(loopback, login.name(), false);
         SchemaTools schema = new SchemaTools(loopback, login.name());
         if (!login.selection().isEmpty()) {
             tools.add(tool(Describe.NAME, Describe.DESCRIPTION, schema(
@@ -101,6 +106,24 @@ final class LoginTools {
         tools.add(tool(SchemaTools.DIALECT, SchemaTools.DIALECT_DESCRIPTION, schema(), false,
                 args -> schema.dialect()));
         return tools;
+    }
+
+    /** Seed 002: an ArangoDB database served by pgward answers questions, AQL, its schema and its dialect. */
+    private List<SyncToolSpecification> arangoSpecifications() {
+        QuestionTools questions = new QuestionTools(loopback, login.name(), true);
+        SchemaTools schema = new SchemaTools(loopback, login.name());
+        return List.of(
+                tool(QuestionTools.GET_DATA, QuestionTools.GET_DATA_ARANGO_DESCRIPTION, schema(
+                        "question", string("The data you want, in plain language."),
+                        "limit", integer("Most rows to return: 1 to 25,000 (default 250).")), true,
+                        questions::getData),
+                tool(QuestionTools.GET_AQL, QuestionTools.GET_AQL_DESCRIPTION, schema(
+                        "question", string("The question, in plain language.")), false, questions::getSql),
+                tool(SchemaTools.GET_SCHEMA, SchemaTools.GET_SCHEMA_ARANGO_DESCRIPTION, schema(
+                        "collection", string("One collection; without it, everything this login may read.")), true,
+                        schema::getArangoSchema),
+                tool(SchemaTools.DIALECT, SchemaTools.DIALECT_ARANGO_DESCRIPTION, schema(), false,
+                        args -> schema.dialect()));
     }
 
     private SyncToolSpecification queryTool(String block) {

@@ -16,14 +16,28 @@ final class Loopback implements AutoCloseable {
     static final String APPLICATION_NAME = "pgward-mcp";
 
     private final AgentDoor door;
+    private final boolean pooled;
     private final Map<String, HikariDataSource> pools = new ConcurrentHashMap<>();
 
-    Loopback(AgentDoor door) {
+    /**
+     * @param pooled false for a database pgward answers itself (ArangoDB): it has no transaction isolation or
+     *               empty query for a pool's checks, and a session there holds no backend worth keeping
+     */
+    Loopback(AgentDoor door, boolean pooled) {
         this.door = door;
+        this.pooled = pooled;
     }
 
     /** A session of {@code login}, autocommit on; the caller closes it. */
     Connection connect(String login) throws SQLException {
+        if (!pooled) {
+            java.util.Properties props = new java.util.Properties();
+            props.setProperty("user", login);
+            props.setProperty("password", door.secret());
+            props.setProperty("ApplicationName", APPLICATION_NAME);
+            props.setProperty("sslmode", "disable");
+            return java.sql.DriverManager.getConnection(door.jdbcUrl(), props);
+        }
         return pools.computeIfAbsent(login, this::pool).getConnection();
     }
 

@@ -41,7 +41,7 @@ public final class McpHttp implements AutoCloseable {
 
     /** Starts serving {@code settings} through {@code door}. */
     public static McpHttp start(McpSettings settings, AgentDoor door, String version) {
-        Loopback loopback = new Loopback(door);
+        Loopback loopback = new Loopback(door, !settings.arango());
         JacksonMcpJsonMapper mapper = new JacksonMcpJsonMapper(new ObjectMapper());
         Map<String, HttpServletStreamableServerTransportProvider> providers = new HashMap<>();
         List<McpServers.Served> servers = new java.util.ArrayList<>();

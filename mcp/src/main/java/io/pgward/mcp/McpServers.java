@@ -25,7 +25,7 @@ final class McpServers {
 
     static Served build(McpServer.SyncSpecification<?> spec, McpJsonMapper mapper, Loopback loopback,
                                McpSettings.AgentLogin login, McpSettings settings, String version) {
-        LoginTools tools = new LoginTools(loopback, login, settings.pageRows());
+        LoginTools tools = new LoginTools(loopback, login, settings.pageRows(), settings.arango());
         McpSyncServer server = spec.serverInfo(McpHttp.info(version)).jsonMapper(mapper)
                 .instructions(INSTRUCTIONS)
                 .capabilities(McpSchema.ServerCapabilities.builder().tools(true).build())

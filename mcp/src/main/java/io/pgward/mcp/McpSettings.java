@@ -9,14 +9,26 @@ import java.util.Map;
  *
  * @param host     the HTTP listener's address; null when only stdio is used
  * @param pageRows rows of one {@code query} page (at most the login's row cap)
+ * @param arango   {@code database} is an ArangoDB database pgward serves: seed 002's tools instead of the SQL ones
  */
-public record McpSettings(String host, int port, String database, int pageRows, Map<String, AgentLogin> logins) {
+public record McpSettings(String host, int port, String database, int pageRows, Map<String, AgentLogin> logins,
+                          boolean arango) {
 
     public static final int DEFAULT_PAGE_ROWS = 100;
     public static final String PATH = "/mcp";
 
     public McpSettings {
         logins = Map.copyOf(logins);
+    }
+
+    /** Settings for a PostgreSQL database. */
+    public McpSettings(String host, int port, String database, int pageRows, Map<String, AgentLogin> logins) {
+        this(host, port, database, pageRows, logins, false);
+    }
+
+    /** The same for {@code database}, one of the ArangoDB databases pgward serves when {@code arango}. */
+    public McpSettings forDatabase(String name, boolean isArango) {
+        return new McpSettings(host, port, name, pageRows, logins, isArango);
     }
 
     /**

@@ -42,7 +42,7 @@ public final class McpStdio {
             }
         };
         JacksonMcpJsonMapper mapper = new JacksonMcpJsonMapper(new ObjectMapper());
-        try (Loopback loopback = new Loopback(door)) {
+        try (Loopback loopback = new Loopback(door, !settings.arango())) {
             McpServers.Served served = McpServers.build(
                     McpServer.sync(new StdioServerTransportProvider(mapper, watched, out)), mapper, loopback, login,
                     settings, version);

@@ -30,12 +30,25 @@ final class QuestionTools {
     static final String GET_SQL_DESCRIPTION = "Writes the SQL for a question in plain language without running it: "
             + "{\"valid\": true, \"sql\": ...}, or {\"valid\": false, \"error\" or \"answer\": ...}.";
 
+    static final String GET_AQL = "get_aql";
+    static final String GET_AQL_DESCRIPTION = "Writes read-only AQL for a question in plain language without running "
+            + "it: {\"valid\": true, \"aql\": ...}, or {\"valid\": false, \"error\" or \"answer\": ...}.";
+    static final String GET_DATA_ARANGO_DESCRIPTION = "Answers a question in plain language about this ArangoDB "
+            + "database: an LLM writes read-only AQL, pgward checks its plan and runs it, and returns {\"valid\": "
+            + "true, \"aql\": ..., \"rows\": [...]} (default " + DEFAULT_LIMIT + " rows, at most "
+            + String.format("%,d", MAX_LIMIT) + " with \"limit\"), or {\"valid\": false, \"error\" or "
+            + "\"answer\": ...}." + Fence.NOTE;
+    private static final String AQL_NOTICE = "AQL: ";
+
     private final Loopback loopback;
     private final String login;
+    /** An ArangoDB database: the query language is AQL, and rows are JSON documents. */
+    private final boolean arango;
 
-    QuestionTools(Loopback loopback, String login) {
+    QuestionTools(Loopback loopback, String login, boolean arango) {
         this.loopback = loopback;
         this.login = login;
+        this.arango = arango;
     }
 
     ObjectNode getData(Args args) {
@@ -54,13 +67,13 @@ final class QuestionTools {
                 String sql = ranSql(statement.getWarnings());
                 ArrayNode list = JsonRows.JSON.createArrayNode();
                 while (rows.next()) {
-                    list.add(JsonRows.object(rows));
+                    list.add(arango ? documents(JsonRows.object(rows)) : JsonRows.object(rows));
                 }
                 if (sql == null && rows.getMetaData().getColumnCount() == 1
                         && rows.getMetaData().getColumnLabel(1).equals("answer") && list.size() == 1) {
                     return out.put("valid", false).put("answer", list.get(0).path("answer").asText());
                 }
-                out.put("valid", true).put("sql", sql);
+                out.put("valid", true).put(arango ? "aql" : "sql", sql);
                 out.set("rows", list);
                 return out;
             }
@@ -76,13 +89,14 @@ final class QuestionTools {
     ObjectNode getSql(Args args) {
         String question = question(args);
         try (Connection session = loopback.connect(login); Statement statement = session.createStatement();
-             ResultSet rows = statement.executeQuery("SELECT * FROM pgward.sql(" + Identifiers.literal(question)
-                     + ")")) {
+             ResultSet rows = statement.executeQuery("SELECT * FROM pgward." + (arango ? "aql" : "sql") + "("
+                     + Identifiers.literal(question) + ")")) {
             ObjectNode out = JsonRows.JSON.createObjectNode();
             if (rows.next()) {
                 boolean valid = rows.getBoolean("valid");
                 out.put("valid", valid);
-                put(out, "sql", rows.getString("sql"));
+                String language = arango ? "aql" : "sql";
+                put(out, language, rows.getString(language));
                 if (!valid) {
                     put(out, "error", rows.getString("error"));
                     put(out, "answer", rows.getString("answer"));
@@ -108,10 +122,32 @@ final class QuestionTools {
         return question;
     }
 
-    /** The generated SQL from pgward's NOTICE: its first line says so, the SQL follows. */
-    private static String ranSql(SQLWarning warning) {
+    /** ArangoDB's values arrive as text columns holding JSON: they go back to the agent as JSON. */
+    private static ObjectNode documents(ObjectNode row) {
+        java.util.List<String> names = new java.util.ArrayList<>();
+        row.fieldNames().forEachRemaining(names::add);
+        for (String name : names) {
+            if (row.get(name).isTextual()) {
+                try {
+                    row.set(name, JsonRows.JSON.readTree(row.get(name).asText()));
+                } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+                    // a bare string stays text
+                }
+            }
+        }
+        return row;
+    }
+
+    /**
+     * The generated query from pgward's NOTICE: for SQL its first line says so and the SQL follows; for AQL the
+     * notice is {@code AQL: <aql>}.
+     */
+    private String ranSql(SQLWarning warning) {
         for (SQLWarning w = warning; w != null; w = w.getNextWarning()) {
             String text = w.getMessage();
+            if (arango && text != null && text.startsWith(AQL_NOTICE)) {
+                return text.substring(AQL_NOTICE.length());
+            }
             if (text != null && text.startsWith(RAN)) {
                 int newline = text.indexOf('\n');
                 return newline < 0 ? null : text.substring(newline + 1);

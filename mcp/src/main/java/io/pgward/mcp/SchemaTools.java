@@ -70,6 +70,47 @@ final class SchemaTools {
         }
     }
 
+    static final String GET_SCHEMA_ARANGO_DESCRIPTION = "The multi-model schema of this ArangoDB database that this "
+            + "login may read: {\"collections\": [{\"name\", \"kind\", ...}], \"graphs\": [...], \"views\": "
+            + "[...]}. Optional argument collection: one collection (with the graphs and views it takes part in)."
+            + Fence.NOTE;
+    static final String DIALECT_ARANGO_DESCRIPTION = "The query language of this database: {\"dialect\": "
+            + "\"arango\"}.";
+
+    /** pgward.schema on an ArangoDB database: rows of kind, name and definition (JSON), grouped by kind. */
+    ObjectNode getArangoSchema(Args args) {
+        String collection = args.text("collection", "name");
+        String call = collection == null ? "SELECT * FROM pgward.schema()"
+                : "SELECT * FROM pgward.schema(" + Identifiers.literal(collection) + ")";
+        ObjectNode out = JsonRows.JSON.createObjectNode();
+        ArrayNode collections = out.putArray("collections");
+        ArrayNode graphs = out.putArray("graphs");
+        ArrayNode views = out.putArray("views");
+        try (Connection session = loopback.connect(login); Statement statement = session.createStatement();
+             ResultSet rows = statement.executeQuery(call)) {
+            while (rows.next()) {
+                String kind = rows.getString("kind");
+                ObjectNode entry = JsonRows.JSON.createObjectNode().put("name", rows.getString("name"));
+                String definition = rows.getString("definition");
+                if (definition != null) {
+                    try {
+                        entry.set("definition", JsonRows.JSON.readTree(definition));
+                    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+                        entry.put("definition", definition);
+                    }
+                }
+                switch (kind) {
+                    case "graph" -> graphs.add(entry);
+                    case "view" -> views.add(entry);
+                    default -> collections.add(entry.put("kind", kind));
+                }
+            }
+            return out;
+        } catch (SQLException e) {
+            throw new ToolError(PsqlText.of(e));
+        }
+    }
+
     private static ObjectNode schema(Connection session, String table) throws SQLException {
         String call = table == null ? "SELECT * FROM pgward.schema()"
                 : "SELECT * FROM pgward.schema(" + Identifiers.literal(table) + ")";

@@ -56,11 +56,14 @@ public final class McpCommand implements Callable<Integer> {
                     chosen.policy().tables(), chosen.policy().rowCap());
         }
         int pageRows = loaded.mcp().map(McpSettings::pageRows).orElse(McpSettings.DEFAULT_PAGE_ROWS);
-        McpSettings settings = new McpSettings(null, 0, target, pageRows, java.util.Map.of(login, agent));
+        boolean arango = loaded.arango().stream().anyMatch(a -> a.name().equals(target));
+        McpSettings settings = new McpSettings(null, 0, target, pageRows, java.util.Map.of(login, agent), arango);
+        io.pgward.wire.arango.ArangoServing arangoServing = RunCommand.startArango(loaded);
         PgwardServer server;
         try {
-            server = PgwardServer.startForAgentsOnly(loaded);
+            server = PgwardServer.startForAgentsOnly(loaded, arangoServing.localDatabases());
         } catch (IllegalStateException e) {
+            arangoServing.close();
             throw new StartupException(e.getMessage());
         }
         try {
@@ -69,6 +72,7 @@ public final class McpCommand implements Callable<Integer> {
                     new FileInputStream(FileDescriptor.in), protocol);
         } finally {
             server.close();
+            arangoServing.close();
         }
         return 0;
     }

@@ -112,7 +112,7 @@ public final class RunCommand implements Callable<Integer> {
     }
 
     /** Connects to every configured ArangoDB database; one that cannot be used stops pgward. */
-    private static ArangoServing startArango(PgwardConfig config) {
+    static ArangoServing startArango(PgwardConfig config) {
         try {
             return ArangoServing.start(config.arango(), config.logins().values(),
                     config.nl().orElse(io.pgward.nl.NlSettings.defaults()), null);

@@ -85,7 +85,7 @@ public final class ConfigLoader {
                 audit(top.section("audit")), ArangoSection.read(top), NlConfig.read(top), metrics(top.section("metrics")),
                 top.duration("drain_timeout", PgwardConfig.DEFAULT_DRAIN_TIMEOUT));
         if (top.has("mcp")) {
-            config = config.withMcp(McpSection.read(top.section("mcp"), config.logins()));
+            config = config.withMcp(McpSection.read(top.section("mcp"), config.logins(), config.arango()));
         } else {
             top.section("mcp");
         }

@@ -30,7 +30,8 @@ final class McpSection {
     private McpSection() {
     }
 
-    static McpSettings read(ConfigSection section, Map<String, PgwardConfig.Login> logins) {
+    static McpSettings read(ConfigSection section, Map<String, PgwardConfig.Login> logins,
+                            List<io.pgward.arango.ArangoConfig> arango) {
         PgwardConfig.Listen listen = ConfigLoader.address(section, "listen",
                 section.string("listen", DEFAULT_LISTEN), DEFAULT_LISTEN);
         String database = section.requiredString("database");
@@ -43,7 +44,8 @@ final class McpSection {
             throw ConfigException.at(section.keyPath("logins"), "names at least one login agents may act as");
         }
         section.done();
-        return new McpSettings(listen.host(), listen.port(), database, pageRows, agents);
+        boolean isArango = arango.stream().anyMatch(a -> a.name().equals(database));
+        return new McpSettings(listen.host(), listen.port(), database, pageRows, agents, isArango);
     }
 
     private static McpSettings.AgentLogin agent(String name, ConfigSection section,

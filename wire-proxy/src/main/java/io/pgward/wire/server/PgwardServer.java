@@ -102,8 +102,8 @@ public final class PgwardServer implements AutoCloseable {
      * Starts without the clients' listener or metrics: only {@link #openAgentDoor} will accept sessions. For
      * {@code pgward mcp}, an agent's own process that serves one login over stdio.
      */
-    public static PgwardServer startForAgentsOnly(PgwardConfig config) {
-        return new PgwardServer(config, audit -> Gates.standard(config, audit), Map.of(),
+    public static PgwardServer startForAgentsOnly(PgwardConfig config, Map<String, LocalDatabase> localDatabases) {
+        return new PgwardServer(config, audit -> Gates.standard(config, audit), localDatabases,
                 Math.max(2, Runtime.getRuntime().availableProcessors()));
     }
 
