@@ -187,6 +187,37 @@ class McpIT {
     }
 
     @Test
+    void aSessionOfOneLoginIsUnknownWithAnotherLoginsToken() throws Exception {
+        HttpClient client = HttpClient.newHttpClient();
+        String initialize = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
+                + "\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}";
+        HttpResponse<String> init = client.send(post(ANALYST_TOKEN, null, initialize),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, init.statusCode(), init.body());
+        assertFalse(init.headers().firstValue("Server").isPresent(), "no server version");
+        String session = init.headers().firstValue("Mcp-Session-Id").orElseThrow();
+        String call = "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"query\","
+                + "\"arguments\":{\"sql\":\"SELECT 1\"}}}";
+        HttpResponse<String> other = client.send(post(APP_TOKEN, session, call), HttpResponse.BodyHandlers.ofString());
+        assertEquals(404, other.statusCode(), other.body());
+        HttpResponse<String> own = client.send(post(ANALYST_TOKEN, session, call), HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, own.statusCode(), own.body());
+        assertTrue(own.body().contains("untrusted-data"), own.body());
+    }
+
+    private static HttpRequest post(String token, String session, String body) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(endpoint()))
+                .header("Content-Type", "application/json")
+                .header("Accept", "application/json, text/event-stream")
+                .header("Authorization", "Bearer " + token)
+                .POST(HttpRequest.BodyPublishers.ofString(body));
+        if (session != null) {
+            request.header("Mcp-Session-Id", session);
+        }
+        return request.build();
+    }
+
+    @Test
     void theAnalystListsItsToolsAndQueryEndsWithTheSelection() {
         try (McpSyncClient client = http(ANALYST_TOKEN)) {
             List<McpSchema.Tool> tools = client.listTools().tools();

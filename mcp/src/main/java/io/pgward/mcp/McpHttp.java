@@ -9,7 +9,6 @@ import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -51,7 +50,15 @@ public final class McpHttp implements AutoCloseable {
             servers.add(McpServers.build(McpServer.sync(provider), mapper, loopback, login, settings, version));
             providers.put(name, provider);
         });
-        Server jetty = new Server(new InetSocketAddress(settings.host(), settings.port()));
+        Server jetty = new Server();
+        // No "Server: Jetty(version)" header: nothing in a response tells what to attack.
+        org.eclipse.jetty.server.HttpConfiguration httpConfig = new org.eclipse.jetty.server.HttpConfiguration();
+        httpConfig.setSendServerVersion(false);
+        org.eclipse.jetty.server.ServerConnector connector = new org.eclipse.jetty.server.ServerConnector(jetty,
+                new org.eclipse.jetty.server.HttpConnectionFactory(httpConfig));
+        connector.setHost(settings.host());
+        connector.setPort(settings.port());
+        jetty.addConnector(connector);
         ServletContextHandler context = new ServletContextHandler();
         context.setContextPath("/");
         ServletHolder holder = new ServletHolder(new Dispatcher(new Callers(settings.logins()), providers));
