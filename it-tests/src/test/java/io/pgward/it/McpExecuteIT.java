@@ -44,9 +44,11 @@ class McpExecuteIT {
     private static ProxyFixture proxy;
     private static McpHttp mcp;
     private static McpSyncClient client;
+    private static TestDatabase database;
 
     @BeforeAll
     static void start(TestDatabase db) throws SQLException {
+        database = db;
         try (Connection c = db.connect(); Statement s = c.createStatement()) {
             s.execute("CREATE TABLE mcp_t (id int PRIMARY KEY, name text)");
             s.execute("CREATE TABLE items (code text PRIMARY KEY, label text, created_at timestamptz NOT NULL "
@@ -57,7 +59,7 @@ class McpExecuteIT {
         }
         McpSettings settings = new McpSettings("127.0.0.1", 0, db.name(), 100, Map.of(
                 "app", new McpSettings.AgentLogin("app", false, true, List.of(TokenHash.hash(APP_TOKEN)),
-                        List.of(), 0)));
+                        List.of(), 0))).withSessionIdle(java.time.Duration.ofSeconds(2));
         proxy = ProxyFixture.start(db, ProxyFixture.STANDARD_GATES, null, PgwardConfig.TlsMode.DISABLE, 8,
                 config -> config.withMcp(settings));
         AgentDoor door = proxy.server().openAgentDoor(settings.logins().keySet(), db.name());
@@ -148,6 +150,31 @@ class McpExecuteIT {
         ok("execute", Map.of("sql", "INSERT INTO mcp_t VALUES (11, 'rolled back')", "session_id", other));
         assertEquals("{\"ok\":true}", ok("rollback", Map.of("session_id", other)).toString());
         assertEquals(0, count("SELECT count(*) FROM mcp_t WHERE id = 11"));
+    }
+
+    @Test
+    void anIdleSessionIsRolledBackAndForgotten() throws Exception {
+        String session = ok("begin", Map.of()).get("session_id").asText();
+        ok("execute", Map.of("sql", "INSERT INTO mcp_t VALUES (30, 'idle')", "session_id", session));
+        // Waits, without touching the session, until PostgreSQL has no MCP transaction left open.
+        String open = "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'pgward-mcp' "
+                + "AND state LIKE 'idle in transaction%'";
+        assertEquals(1, ownerCount(open));
+        long deadline = System.nanoTime() + java.time.Duration.ofSeconds(30).toNanos();
+        while (ownerCount(open) > 0 && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        assertEquals(0, ownerCount(open));
+        assertTrue(error("execute", Map.of("sql", "SELECT 1", "session_id", session))
+                .startsWith("Unknown session_id"));
+        assertEquals(0, count("SELECT count(*) FROM mcp_t WHERE id = 30"));
+    }
+
+    private static long ownerCount(String sql) throws SQLException {
+        try (Connection c = database.connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getLong(1);
+        }
     }
 
     @Test

@@ -34,8 +34,10 @@ final class ExecuteTools {
             + "for $1..$n), session_id (from begin; without it the statement commits on its own), row_mode "
             + "(\"object\", the default, or \"array\" for positional rows). Outside a session a result over "
             + String.format("%,d", ROW_CAP) + " rows fails and is rolled back." + Fence.NOTE;
-    static final String BEGIN_DESCRIPTION = "Opens a transaction and returns {\"session_id\"} for execute, commit "
-            + "and rollback. Idle sessions are rolled back after " + Transactions.IDLE.toMinutes() + " minutes.";
+    static String beginDescription(java.time.Duration idle) {
+        return "Opens a transaction and returns {\"session_id\"} for execute, commit and rollback. A session "
+                + "without a call for " + idle.toSeconds() + " seconds is rolled back.";
+    }
     static final String COMMIT_DESCRIPTION = "Commits the session's transaction: {\"ok\": true}. A transaction in "
             + "which a statement failed is rolled back instead, and the call is an error.";
     static final String ROLLBACK_DESCRIPTION = "Rolls the session's transaction back: {\"ok\": true}.";

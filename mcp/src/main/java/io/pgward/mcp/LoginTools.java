@@ -6,6 +6,7 @@ import io.modelcontextprotocol.server.McpSyncServer;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -28,15 +29,17 @@ final class LoginTools {
     private final McpSettings.AgentLogin login;
     private final QueryTool query;
     private final boolean arango;
+    private final Duration sessionIdle;
     private final Transactions transactions;
     private volatile McpSyncServer server;
 
-    LoginTools(Loopback loopback, McpSettings.AgentLogin login, int pageRows, boolean arango) {
+    LoginTools(Loopback loopback, McpSettings.AgentLogin login, int pageRows, boolean arango, Duration sessionIdle) {
         this.arango = arango;
+        this.sessionIdle = sessionIdle;
         this.loopback = loopback;
         this.login = login;
         this.query = new QueryTool(loopback, login, pageRows);
-        this.transactions = !login.readOnly() && login.allowExecute() ? new Transactions(loopback, login.name())
+        this.transactions = !login.readOnly() && login.allowExecute() ? new Transactions(loopback, login.name(), sessionIdle)
                 : null;
     }
 
@@ -69,7 +72,7 @@ final class LoginTools {
                         "row_mode", Map.of("type", "string", "enum", List.of("object", "array"),
                                 "description", "object (default) or array: positional rows, duplicate names kept.")),
                         true, execute::execute));
-                tools.add(tool("begin", ExecuteTools.BEGIN_DESCRIPTION, schema(), false, args -> execute.begin()));
+                tools.add(tool("begin", ExecuteTools.beginDescription(sessionIdle), schema(), false, args -> execute.begin()));
                 tools.add(tool("commit", ExecuteTools.COMMIT_DESCRIPTION, schema(
                         "session_id", string("From begin.")), false, execute::commit));
                 tools.add(tool("rollback", ExecuteTools.ROLLBACK_DESCRIPTION, schema(

@@ -25,7 +25,8 @@ final class McpServers {
 
     static Served build(McpServer.SyncSpecification<?> spec, McpJsonMapper mapper, Loopback loopback,
                                McpSettings.AgentLogin login, McpSettings settings, String version) {
-        LoginTools tools = new LoginTools(loopback, login, settings.pageRows(), settings.arango());
+        LoginTools tools = new LoginTools(loopback, login, settings.pageRows(), settings.arango(),
+                settings.sessionIdle());
         McpSyncServer server = spec.serverInfo(McpHttp.info(version)).jsonMapper(mapper)
                 .instructions(INSTRUCTIONS)
                 .capabilities(McpSchema.ServerCapabilities.builder().tools(true).build())

@@ -16,11 +16,10 @@ import org.slf4j.LoggerFactory;
  * Seed 000's sessions: {@code begin} reserves a session of the login through pgward and opens a transaction;
  * {@code execute}, {@code commit} and {@code rollback} name it by {@code session_id}. A session belongs to the
  * login that began it (another login's caller gets "unknown session"), is used by one call at a time, and is
- * rolled back and released after {@link #IDLE} without a call.
+ * rolled back and released after {@code idle} without a call.
  */
 final class Transactions implements AutoCloseable {
 
-    static final Duration IDLE = Duration.ofMinutes(5);
     private static final Logger log = LoggerFactory.getLogger(Transactions.class);
 
     /** An open transaction; its monitor is held by the one call using it. */
@@ -37,16 +36,19 @@ final class Transactions implements AutoCloseable {
     private final String login;
     private final Map<String, Held> open = new ConcurrentHashMap<>();
     private final ScheduledExecutorService reaper;
+    private final Duration idle;
 
-    Transactions(Loopback loopback, String login) {
+    Transactions(Loopback loopback, String login, Duration idle) {
         this.loopback = loopback;
         this.login = login;
+        this.idle = idle;
         this.reaper = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "pgward-mcp-reaper-" + login);
             t.setDaemon(true);
             return t;
         });
-        reaper.scheduleWithFixedDelay(this::reap, 30, 30, TimeUnit.SECONDS);
+        long every = Math.max(100, Math.min(30_000, idle.toMillis() / 2));
+        reaper.scheduleWithFixedDelay(this::reap, every, every, TimeUnit.MILLISECONDS);
     }
 
     String begin() throws SQLException {
@@ -82,9 +84,9 @@ final class Transactions implements AutoCloseable {
     private void reap() {
         long now = System.nanoTime();
         open.forEach((id, held) -> {
-            if (now - held.lastUsed > IDLE.toNanos() && open.remove(id, held)) {
+            if (now - held.lastUsed > idle.toNanos() && open.remove(id, held)) {
                 synchronized (held) {
-                    log.info("rolled back MCP session {} of login \"{}\": idle for {}", id, login, IDLE);
+                    log.info("rolled back MCP session {} of login \"{}\": idle for {}", id, login, idle);
                     try {
                         held.session.rollback();
                     } catch (SQLException e) {

@@ -57,7 +57,8 @@ public final class McpCommand implements Callable<Integer> {
         }
         int pageRows = loaded.mcp().map(McpSettings::pageRows).orElse(McpSettings.DEFAULT_PAGE_ROWS);
         boolean arango = loaded.arango().stream().anyMatch(a -> a.name().equals(target));
-        McpSettings settings = new McpSettings(null, 0, target, pageRows, java.util.Map.of(login, agent), arango);
+        McpSettings settings = new McpSettings(null, 0, target, pageRows, java.util.Map.of(login, agent), arango,
+                loaded.mcp().map(McpSettings::sessionIdle).orElse(McpSettings.DEFAULT_SESSION_IDLE));
         io.pgward.wire.arango.ArangoServing arangoServing = RunCommand.startArango(loaded);
         PgwardServer server;
         try {

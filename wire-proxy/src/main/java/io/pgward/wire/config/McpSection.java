@@ -15,6 +15,7 @@ import java.util.Map;
  *   listen: 127.0.0.1:6433          # Streamable HTTP at /mcp
  *   database: shop                  # the database the tools query
  *   page_rows: 100                  # rows of one query page
+ *   session_idle_timeout: 5m        # a begin session without a call is rolled back
  *   logins:
  *     analyst:
  *       tokens:                     # hashes from `pgward mcp-token`, never tokens
@@ -36,6 +37,10 @@ final class McpSection {
                 section.string("listen", DEFAULT_LISTEN), DEFAULT_LISTEN);
         String database = section.requiredString("database");
         int pageRows = section.integer("page_rows", McpSettings.DEFAULT_PAGE_ROWS, 1, 10_000);
+        java.time.Duration idle = section.duration("session_idle_timeout", McpSettings.DEFAULT_SESSION_IDLE);
+        if (idle.isZero() || idle.isNegative()) {
+            throw ConfigException.at(section.keyPath("session_idle_timeout"), "must be positive");
+        }
         Map<String, McpSettings.AgentLogin> agents = new LinkedHashMap<>();
         for (Map.Entry<String, ConfigSection> entry : section.sections("logins").entrySet()) {
             agents.put(entry.getKey(), agent(entry.getKey(), entry.getValue(), logins));
@@ -45,7 +50,7 @@ final class McpSection {
         }
         section.done();
         boolean isArango = arango.stream().anyMatch(a -> a.name().equals(database));
-        return new McpSettings(listen.host(), listen.port(), database, pageRows, agents, isArango);
+        return new McpSettings(listen.host(), listen.port(), database, pageRows, agents, isArango, idle);
     }
 
     private static McpSettings.AgentLogin agent(String name, ConfigSection section,

@@ -41,6 +41,8 @@ class McpSectionTest {
         assertEquals(6433, mcp.port());
         assertEquals("shop", mcp.database());
         assertEquals(McpSettings.DEFAULT_PAGE_ROWS, mcp.pageRows());
+        assertEquals(McpSettings.DEFAULT_SESSION_IDLE, mcp.sessionIdle());
+        assertFalse(mcp.arango());
         McpSettings.AgentLogin analyst = mcp.logins().get("analyst");
         assertTrue(analyst.readOnly());
         assertFalse(analyst.allowExecute());
@@ -61,7 +63,9 @@ class McpSectionTest {
                 "mcp.logins.analyst.allow_execute: applies to read-write logins only",
                 "mcp: { database: shop, logins: {} }", "mcp.logins: names at least one login",
                 "mcp: { database: shop, listen: nowhere, logins: { analyst: {} } }", "mcp.listen: must be host:port",
-                "mcp: { database: shop, token: x, logins: { analyst: {} } }", "mcp.token: is not a setting");
+                "mcp: { database: shop, token: x, logins: { analyst: {} } }", "mcp.token: is not a setting",
+                "mcp: { database: shop, session_idle_timeout: 0s, logins: { analyst: {} } }",
+                "mcp.session_idle_timeout: must be positive");
         cases.forEach((yaml, expected) -> {
             ConfigException e = assertThrows(ConfigException.class, () -> loader.parse(LOGINS + yaml, "f"), yaml);
             assertTrue(e.getMessage().startsWith(expected), e.getMessage());
