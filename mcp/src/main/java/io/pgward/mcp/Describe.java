@@ -36,7 +36,7 @@ final class Describe {
         try (Connection session = loopback.connect(login)) {
             return describe(session, name);
         } catch (SQLException e) {
-            throw new ToolError(PsqlText.of(e));
+            throw ToolError.fromDatabase(PsqlText.of(e));
         }
     }
 

@@ -185,7 +185,7 @@ final class ExecuteTools {
     }
 
     static ToolError failed(SQLException e) {
-        return new ToolError("SQL execution failed: " + PsqlText.primary(e));
+        return ToolError.fromDatabase("SQL execution failed: " + PsqlText.primary(e));
     }
 
     static Map<String, Object> noArguments() {

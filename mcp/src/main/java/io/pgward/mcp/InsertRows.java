@@ -74,13 +74,13 @@ final class InsertRows {
                 return JsonRows.JSON.createObjectNode().put("inserted", rows.size()).put("created", created);
             } catch (SQLException e) {
                 session.rollback();
-                throw new ToolError("Insert into \"" + table + "\" failed: " + PsqlText.primary(e));
+                throw ToolError.fromDatabase("Insert into \"" + table + "\" failed: " + PsqlText.primary(e));
             } catch (RuntimeException e) {
                 session.rollback();
                 throw e;
             }
         } catch (SQLException e) {
-            throw new ToolError("Insert into \"" + table + "\" failed: " + PsqlText.primary(e));
+            throw ToolError.fromDatabase("Insert into \"" + table + "\" failed: " + PsqlText.primary(e));
         }
     }
 

@@ -97,7 +97,7 @@ final class LoginTools {
                 "question", string("The question, in plain language."),
                 "limit", integer("Most rows to return: 1 to 25,000 (default 250).")), true, questions::getData));
         tools.add(tool(QuestionTools.GET_SQL, QuestionTools.GET_SQL_DESCRIPTION, schema(
-                "question", string("The question, in plain language.")), false, questions::getSql));
+                "question", string("The question, in plain language.")), true, questions::getSql));
         tools.add(tool(SchemaTools.GET_SCHEMA, SchemaTools.GET_SCHEMA_DESCRIPTION, schema(
                 "table", string("One table or view; without it, every one this login may read.")), true,
                 schema::getSchema));
@@ -121,7 +121,7 @@ final class LoginTools {
                         "limit", integer("Most rows to return: 1 to 25,000 (default 250).")), true,
                         questions::getData),
                 tool(QuestionTools.GET_AQL, QuestionTools.GET_AQL_DESCRIPTION, schema(
-                        "question", string("The question, in plain language.")), false, questions::getSql),
+                        "question", string("The question, in plain language.")), true, questions::getSql),
                 tool(SchemaTools.GET_SCHEMA, SchemaTools.GET_SCHEMA_ARANGO_DESCRIPTION, schema(
                         "collection", string("One collection; without it, everything this login may read.")), true,
                         schema::getArangoSchema),
@@ -178,7 +178,8 @@ final class LoginTools {
             return McpSchema.CallToolResult.builder().addTextContent(fenced ? Fence.wrap(json) : json)
                     .isError(false).build();
         } catch (ToolError e) {
-            return McpSchema.CallToolResult.builder().addTextContent(e.getMessage()).isError(true).build();
+            String text = e.quotesDatabase() ? Fence.wrapError(e.getMessage()) : e.getMessage();
+            return McpSchema.CallToolResult.builder().addTextContent(text).isError(true).build();
         } catch (RuntimeException e) {
             log.warn("tool {} of login \"{}\" failed", name, login.name(), e);
             return McpSchema.CallToolResult.builder().addTextContent("pgward could not answer: " + e.getMessage())

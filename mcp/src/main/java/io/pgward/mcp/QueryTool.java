@@ -73,7 +73,7 @@ final class QueryTool {
                 session.rollback();
             }
         } catch (SQLException e) {
-            throw new ToolError(PsqlText.of(e));
+            throw ToolError.fromDatabase(PsqlText.of(e));
         }
     }
 

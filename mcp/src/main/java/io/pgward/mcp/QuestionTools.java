@@ -82,7 +82,7 @@ final class QuestionTools {
             if (message != null && message.startsWith(NO_QUERY)) {
                 return out.put("valid", false).put("error", message);
             }
-            throw new ToolError(PsqlText.of(e));
+            throw ToolError.fromDatabase(PsqlText.of(e));
         }
     }
 
@@ -104,7 +104,7 @@ final class QuestionTools {
             }
             return out;
         } catch (SQLException e) {
-            throw new ToolError(PsqlText.of(e));
+            throw ToolError.fromDatabase(PsqlText.of(e));
         }
     }
 

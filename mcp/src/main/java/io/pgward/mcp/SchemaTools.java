@@ -38,7 +38,7 @@ final class SchemaTools {
         try (Connection session = loopback.connect(login)) {
             return schema(session, table);
         } catch (SQLException e) {
-            throw new ToolError(PsqlText.of(e));
+            throw ToolError.fromDatabase(PsqlText.of(e));
         }
     }
 
@@ -54,7 +54,7 @@ final class SchemaTools {
             out.put("refreshed_at", refreshedAt);
             return out;
         } catch (SQLException e) {
-            throw new ToolError(PsqlText.of(e));
+            throw ToolError.fromDatabase(PsqlText.of(e));
         }
     }
 
@@ -64,7 +64,7 @@ final class SchemaTools {
             rows.next();
             return (ObjectNode) JsonRows.JSON.readTree(rows.getString(1));
         } catch (SQLException e) {
-            throw new ToolError(PsqlText.of(e));
+            throw ToolError.fromDatabase(PsqlText.of(e));
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
             throw new ToolError("pgward.dialect() did not answer JSON: " + e.getOriginalMessage());
         }
@@ -107,7 +107,7 @@ final class SchemaTools {
             }
             return out;
         } catch (SQLException e) {
-            throw new ToolError(PsqlText.of(e));
+            throw ToolError.fromDatabase(PsqlText.of(e));
         }
     }
 
