@@ -20,7 +20,8 @@ record Cursor(String sql, long nextPage) {
     static Cursor decode(String text) {
         try {
             JsonNode node = JsonRows.JSON.readTree(Base64.getUrlDecoder().decode(text.strip()));
-            if (node.path("sql").isTextual() && node.path("page").canConvertToLong() && node.get("page").asLong() >= 1) {
+            if (node.path("sql").isTextual() && node.path("page").canConvertToLong()
+                    && node.get("page").asLong() >= 1) {
                 return new Cursor(node.get("sql").asText(), node.get("page").asLong());
             }
         } catch (IllegalArgumentException | java.io.IOException e) {

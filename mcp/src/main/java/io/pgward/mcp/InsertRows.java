@@ -24,7 +24,8 @@ import java.util.Map;
  *       NULL, unless PostgreSQL fills it itself: an identity, serial or DEFAULT column, a generated column, or a
  *       primary-key column (a BEFORE INSERT trigger may fill it) is left out of the statement. A null for a
  *       column PostgreSQL fills counts as not carried.</li>
- *   <li>A failure rolls the whole batch back: {@code Insert into "<table>" failed: <PostgreSQL's primary message>}.</li>
+ *   <li>A failure rolls the whole batch back:
+ *       {@code Insert into "<table>" failed: <PostgreSQL's primary message>}.</li>
  * </ul>
  */
 final class InsertRows {
@@ -183,7 +184,8 @@ final class InsertRows {
     /** {@code name} or {@code schema.name}, each part a quoted identifier as given. */
     private static String qualified(String table) {
         int dot = table.indexOf('.');
-        return dot < 0 ? identifier(table) : identifier(table.substring(0, dot)) + "." + identifier(table.substring(dot + 1));
+        return dot < 0 ? identifier(table)
+                : identifier(table.substring(0, dot)) + "." + identifier(table.substring(dot + 1));
     }
 
     private static String identifier(String name) {

@@ -18,8 +18,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The tools one login's agents get. A read-only login: {@code query}, {@code describe} (with a selection),
  * {@code get_data}, {@code get_sql}, {@code get_schema}, {@code refresh_schema}, {@code dialect}. A read-write
- * login: {@code query}, which runs in a read-only transaction. Every tool is a client of pgward's wire listener
- * as this login, so nothing here decides what may run.
+ * login: {@code query}, which runs in a read-only transaction, and with {@code allow_execute} seed 000's
+ * {@code execute}, {@code begin}, {@code commit}, {@code rollback}, {@code insert_rows}. On an ArangoDB database:
+ * seed 002's {@code get_data}, {@code get_aql}, {@code get_schema}, {@code dialect}. Every tool is a client of
+ * pgward's wire listener as this login, so nothing here decides what may run.
  */
 final class LoginTools {
 
@@ -39,8 +41,8 @@ final class LoginTools {
         this.loopback = loopback;
         this.login = login;
         this.query = new QueryTool(loopback, login, pageRows);
-        this.transactions = !login.readOnly() && login.allowExecute() ? new Transactions(loopback, login.name(), sessionIdle)
-                : null;
+        this.transactions = !login.readOnly() && login.allowExecute()
+                ? new Transactions(loopback, login.name(), sessionIdle) : null;
     }
 
     /** Rolls back and releases the sessions begin opened. */
@@ -63,25 +65,7 @@ final class LoginTools {
         tools.add(queryTool(selectionBlock()));
         if (!login.readOnly()) {
             if (login.allowExecute()) {
-                ExecuteTools execute = new ExecuteTools(loopback, login.name(), transactions);
-                InsertRows insert = new InsertRows(loopback, login.name());
-                tools.add(tool("execute", ExecuteTools.EXECUTE_DESCRIPTION, schema(
-                        "sql", string("One SQL statement; $1..$n for params."),
-                        "params", Map.of("type", "array", "description", "Values for $1..$n."),
-                        "session_id", string("From begin: run inside that transaction."),
-                        "row_mode", Map.of("type", "string", "enum", List.of("object", "array"),
-                                "description", "object (default) or array: positional rows, duplicate names kept.")),
-                        true, execute::execute));
-                tools.add(tool("begin", ExecuteTools.beginDescription(sessionIdle), schema(), false, args -> execute.begin()));
-                tools.add(tool("commit", ExecuteTools.COMMIT_DESCRIPTION, schema(
-                        "session_id", string("From begin.")), false, execute::commit));
-                tools.add(tool("rollback", ExecuteTools.ROLLBACK_DESCRIPTION, schema(
-                        "session_id", string("From begin.")), false, execute::rollback));
-                tools.add(tool(InsertRows.NAME, InsertRows.DESCRIPTION, schema(
-                        "table", string("The table; created from the rows when it does not exist."),
-                        "rows", Map.of("type", "array", "items", Map.of("type", "object"),
-                                "description", "The rows, as objects keyed by column name.")),
-                        false, insert::call));
+                tools.addAll(executeSpecifications());
             }
             return tools;
         }
@@ -108,6 +92,32 @@ final class LoginTools {
         }));
         tools.add(tool(SchemaTools.DIALECT, SchemaTools.DIALECT_DESCRIPTION, schema(), false,
                 args -> schema.dialect()));
+        return tools;
+    }
+
+    /** Seed 000's raw-SQL and insert tools, for a read-write login with {@code allow_execute}. */
+    private List<SyncToolSpecification> executeSpecifications() {
+        List<SyncToolSpecification> tools = new ArrayList<>();
+        ExecuteTools execute = new ExecuteTools(loopback, login.name(), transactions);
+        InsertRows insert = new InsertRows(loopback, login.name());
+        tools.add(tool("execute", ExecuteTools.EXECUTE_DESCRIPTION, schema(
+                "sql", string("One SQL statement; $1..$n for params."),
+                "params", Map.of("type", "array", "description", "Values for $1..$n."),
+                "session_id", string("From begin: run inside that transaction."),
+                "row_mode", Map.of("type", "string", "enum", List.of("object", "array"),
+                        "description", "object (default) or array: positional rows, duplicate names kept.")),
+                true, execute::execute));
+        tools.add(tool("begin", ExecuteTools.beginDescription(sessionIdle), schema(), false,
+                args -> execute.begin()));
+        tools.add(tool("commit", ExecuteTools.COMMIT_DESCRIPTION, schema(
+                "session_id", string("From begin.")), false, execute::commit));
+        tools.add(tool("rollback", ExecuteTools.ROLLBACK_DESCRIPTION, schema(
+                "session_id", string("From begin.")), false, execute::rollback));
+        tools.add(tool(InsertRows.NAME, InsertRows.DESCRIPTION, schema(
+                "table", string("The table; created from the rows when it does not exist."),
+                "rows", Map.of("type", "array", "items", Map.of("type", "object"),
+                        "description", "The rows, as objects keyed by column name.")),
+                false, insert::call));
         return tools;
     }
 

@@ -4,7 +4,10 @@ import java.sql.SQLException;
 import org.postgresql.util.PSQLException;
 import org.postgresql.util.ServerErrorMessage;
 
-/** An error as psql prints it ({@code ERROR:  ...}, {@code DETAIL:  ...}, {@code HINT:  ...}), without the LINE echo. */
+/**
+ * An error as psql prints it ({@code ERROR:  ...}, {@code DETAIL:  ...}, {@code HINT:  ...}), without the LINE
+ * echo.
+ */
 final class PsqlText {
 
     private PsqlText() {

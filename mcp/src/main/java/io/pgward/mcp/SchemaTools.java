@@ -17,7 +17,8 @@ final class SchemaTools {
     static final String GET_SCHEMA = "get_schema";
     static final String GET_SCHEMA_DESCRIPTION = "The tables and views this login may read, with columns, types, "
             + "primary keys and foreign keys: {\"tables\": [{\"name\", \"kind\", \"columns\": [{\"name\", \"type\", "
-            + "\"not_null\", \"comment\"}], \"primary_key\": [...], \"foreign_keys\": [{\"column\", \"references\"}]}]}."
+            + "\"not_null\", \"comment\"}], \"primary_key\": [...], \"foreign_keys\": [{\"column\", "
+            + "\"references\"}]}]}."
             + " Optional argument table: one table or view." + Fence.NOTE;
     static final String REFRESH_SCHEMA = "refresh_schema";
     static final String REFRESH_SCHEMA_DESCRIPTION = "Reads the schema again from the database (after tables were "
