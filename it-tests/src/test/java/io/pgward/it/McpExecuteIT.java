@@ -152,6 +152,32 @@ class McpExecuteIT {
         assertEquals(0, count("SELECT count(*) FROM mcp_t WHERE id = 11"));
     }
 
+    /** Drizzle's pg-proxy driver wants positional rows: row_mode array, from the MCP TypeScript SDK. */
+    @Test
+    void drizzleReadsAndWritesThroughExecuteWithArrayRows() throws Exception {
+        java.nio.file.Path directory = ClientScript.clientsDirectory().resolve("node");
+        if (!java.nio.file.Files.isDirectory(directory.resolve("node_modules/@modelcontextprotocol/sdk"))) {
+            RealClients.missing("the MCP SDK for Node is not installed: run npm ci in " + directory + " (.ci/run does)");
+        }
+        ProcessBuilder builder = new ProcessBuilder(RealClients.require("node", "Node.js 20 or newer").toString(),
+                "mcp-drizzle.mjs").directory(directory.toFile()).redirectErrorStream(false)
+                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+        builder.environment().put("MCP_URL", "http://127.0.0.1:" + mcp.port() + McpSettings.PATH);
+        builder.environment().put("MCP_TOKEN", APP_TOKEN);
+        Process node = builder.start();
+        String err = new String(node.getErrorStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        String out = new String(node.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(node.waitFor(120, java.util.concurrent.TimeUnit.SECONDS));
+        assertEquals(0, node.exitValue(), err + out);
+        JsonNode result = JSON.readTree(out);
+        assertEquals("[{\"id\":1,\"name\":\"a\",\"qty\":3},{\"id\":2,\"name\":\"b\",\"qty\":null}]",
+                result.get("all").toString());
+        assertEquals("[{\"name\":\"b\"}]", result.get("one").toString());
+        assertEquals("[{\"qty\":5}]", result.get("updated").toString());
+        assertEquals("SQL execution failed: duplicate key value violates unique constraint \"drizzle_items_pkey\"",
+                result.get("refused").asText());
+    }
+
     @Test
     void anIdleSessionIsRolledBackAndForgotten() throws Exception {
         String session = ok("begin", Map.of()).get("session_id").asText();
