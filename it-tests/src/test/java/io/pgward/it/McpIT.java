@@ -195,6 +195,13 @@ class McpIT {
             assertEquals(401, response.statusCode(), String.valueOf(authorization));
             assertTrue(response.headers().firstValue("WWW-Authenticate").orElse("").startsWith("Bearer"));
         }
+        // The SSE stream and the session's end need the token too.
+        for (String method : new String[] {"GET", "DELETE"}) {
+            HttpResponse<String> response = client.send(HttpRequest.newBuilder(URI.create(endpoint()))
+                    .header("Accept", "text/event-stream").method(method, HttpRequest.BodyPublishers.noBody()).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(401, response.statusCode(), method);
+        }
         assertThrows(RuntimeException.class, () -> http(TokenHash.newToken()));
     }
 
