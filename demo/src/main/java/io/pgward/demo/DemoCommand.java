@@ -3,6 +3,8 @@ package io.pgward.demo;
 import io.pgward.nl.ProviderConfig;
 import io.pgward.sampledb.DatasetSize;
 import io.pgward.sampledb.LocalPostgres;
+import io.pgward.mcp.McpHttp;
+import io.pgward.mcp.TokenHash;
 import io.pgward.wire.cli.RunCommand;
 import io.pgward.wire.cli.StartupException;
 import io.pgward.wire.config.PgwardConfig;
@@ -47,6 +49,10 @@ final class DemoCommand implements Callable<Integer> {
                     + "Default: ${DEFAULT-VALUE}.")
     private int metricsPort;
 
+    @Option(names = "--mcp-port", paramLabel = "PORT", defaultValue = "0",
+            description = "Port for MCP over HTTP (agents), on 127.0.0.1; 0 picks a free one. Default: ${DEFAULT-VALUE}.")
+    private int mcpPort;
+
     @Option(names = "--scale", paramLabel = "FACTOR", defaultValue = "1.0",
             description = "Size of the sample data: 1.0 is 10,000 customers and 100,000 orders; 0.1 is a tenth. "
                     + "Default: ${DEFAULT-VALUE}.")
@@ -71,7 +77,7 @@ final class DemoCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        for (int p : new int[] {port, pgPort, metricsPort}) {
+        for (int p : new int[] {port, pgPort, metricsPort, mcpPort}) {
             if (p < 0 || p > 65535) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "ports must be 0 to 65535, was " + p);
             }
@@ -101,23 +107,46 @@ final class DemoCommand implements Callable<Integer> {
             throw new StartupException(e.getMessage());
         }
         PgwardServer server;
+        McpHttp mcp;
+        String token = TokenHash.newToken();
+        PgwardConfig config = DemoSetup.withAgents(DemoSetup.config(database, port, model)
+                .withMetrics(new PgwardConfig.Listen("127.0.0.1", metricsPort)), mcpPort, token);
         try {
-            server = RunCommand.start(DemoSetup.config(database, port, model)
-                    .withMetrics(new PgwardConfig.Listen("127.0.0.1", metricsPort)));
+            server = RunCommand.start(config);
         } catch (RuntimeException e) {
+            database.close();
+            throw e;
+        }
+        try {
+            mcp = RunCommand.startMcp(config, server);
+        } catch (RuntimeException e) {
+            server.close();
             database.close();
             throw e;
         }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            mcp.close();
             server.close();
             database.close();
             stopped.countDown();
         }, "pgward-demo-stop"));
-        out.println(banner(database, server.port(), server.metricsPort().orElseThrow(), questions(model)));
+        out.println(banner(database, server.port(), server.metricsPort().orElseThrow(),
+                agents(RunCommand.mcpEndpoint(config, mcp), token) + questions(model)));
         out.flush();
         stopped.await();
         return 0;
+    }
+
+    /** The MCP endpoint and the analyst's token, made for this run. */
+    static String agents(String endpoint, String token) {
+        return String.format(Locale.ROOT, """
+                Agents (MCP, Streamable HTTP), as the analyst:
+                  Endpoint:  %s
+                  Header:    Authorization: Bearer %s
+                  Try:       npx @modelcontextprotocol/inspector --cli %s --transport http --header "Authorization: Bearer %s" --method tools/list
+
+                """, endpoint, token, endpoint, token);
     }
 
     /** How to ask a question, or how to make the demo answer them. */

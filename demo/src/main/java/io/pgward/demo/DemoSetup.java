@@ -14,6 +14,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import io.pgward.mcp.McpSettings;
+import io.pgward.mcp.TokenHash;
 
 /**
  * The configuration {@code pgward demo} runs with: pgward on 127.0.0.1 in front of the demo database, TLS
@@ -54,6 +56,17 @@ final class DemoSetup {
     }
 
     /** With {@code model}, the analyst can ask questions ({@code pgward.ask}, the {@code nl:} comment form). */
+    /**
+     * MCP for agents on 127.0.0.1:{@code mcpPort} (0: a free port), as the analyst with {@code token}, whose hash
+     * alone is in the configuration, as a security team's file would hold it.
+     */
+    public static PgwardConfig withAgents(PgwardConfig config, int mcpPort, String token) {
+        PgwardConfig.Login analyst = config.logins().get(ANALYST);
+        return config.withMcp(new McpSettings("127.0.0.1", mcpPort, DemoDatabase.DATABASE,
+                McpSettings.DEFAULT_PAGE_ROWS, Map.of(ANALYST, new McpSettings.AgentLogin(ANALYST, true, false,
+                        List.of(TokenHash.hash(token)), analyst.policy().tables(), analyst.policy().rowCap()))));
+    }
+
     public static PgwardConfig config(DemoDatabase database, int port, Optional<ProviderConfig> model) {
         Path certificates;
         try {

@@ -20,7 +20,7 @@ import picocli.CommandLine.Command;
 @Command(name = "pgward",
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
-        subcommands = {RunCommand.class, ReloadCommand.class},
+        subcommands = {RunCommand.class, ReloadCommand.class, McpCommand.class, McpTokenCommand.class},
         description = "A PostgreSQL wire-protocol proxy: clients connect to pgward as if it were PostgreSQL; "
                 + "every statement is checked against the login's policy, allowed ones reach the database "
                 + "untouched, the rest are refused with a PostgreSQL error.")
@@ -85,6 +85,12 @@ public final class Main implements Runnable {
         }
         err.flush();
         return 1;
+    }
+
+    /** pgward's version from the jar manifest, or "development build" when run from classes. */
+    static String version() {
+        String version = Main.class.getPackage().getImplementationVersion();
+        return version == null ? "development build" : version;
     }
 
     /** The version from the jar manifest, or "development build" when run from classes. */

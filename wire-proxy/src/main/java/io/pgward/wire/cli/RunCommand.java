@@ -2,6 +2,9 @@ package io.pgward.wire.cli;
 
 import io.pgward.arango.ArangoStartupException;
 import io.pgward.wire.arango.ArangoServing;
+import io.pgward.mcp.AgentDoor;
+import io.pgward.mcp.McpHttp;
+import io.pgward.mcp.McpSettings;
 import io.pgward.wire.config.ConfigLoader;
 import io.pgward.wire.config.PgwardConfig;
 import io.pgward.wire.gate.Gates;
@@ -39,15 +42,30 @@ public final class RunCommand implements Callable<Integer> {
             arango.close();
             throw e;
         }
+        McpHttp mcp;
+        try {
+            mcp = startMcp(loaded, server);
+        } catch (RuntimeException e) {
+            server.close();
+            arango.close();
+            throw e;
+        }
         server.reloadFrom(() -> ConfigLoader.load(config), changed -> checkArango(arango, changed));
         ReloadSignal.install(server);
         spec.commandLine().getOut().println("pgward: listening on " + server.address() + " with "
                 + loaded.logins().size() + " logins, forwarding to " + loaded.backend().host() + ":"
                 + loaded.backend().port() + arangoSummary(loaded));
+        if (mcp != null) {
+            spec.commandLine().getOut().println("pgward: serving MCP for agents on " + mcpEndpoint(loaded, mcp)
+                    + " (logins " + loaded.mcp().get().logins().keySet() + ")");
+        }
         spec.commandLine().getOut().flush();
         CountDownLatch stopped = new CountDownLatch(1);
         // SIGTERM and SIGINT: running statements finish within drain_timeout.
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            if (mcp != null) {
+                mcp.close();
+            }
             server.drain(loaded.drainTimeout());
             arango.close();
             stopped.countDown();
@@ -77,8 +95,31 @@ public final class RunCommand implements Callable<Integer> {
         arango.check(changed.logins().values());
     }
 
+    /**
+     * Serves MCP when the configuration has an {@code mcp:} section: its tools are sessions through the running
+     * server's agent listener. Null without the section.
+     */
+    public static McpHttp startMcp(PgwardConfig config, PgwardServer server) {
+        if (config.mcp().isEmpty()) {
+            return null;
+        }
+        McpSettings settings = config.mcp().get();
+        AgentDoor door = server.openAgentDoor(settings.logins().keySet(), settings.database());
+        try {
+            return McpHttp.start(settings, door, Main.version());
+        } catch (IllegalStateException e) {
+            throw new StartupException(e.getMessage());
+        }
+    }
+
+    /** The URL agents connect to. */
+    public static String mcpEndpoint(PgwardConfig config, McpHttp mcp) {
+        String host = config.mcp().get().host();
+        return "http://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + mcp.port() + McpSettings.PATH;
+    }
+
     /** Connects to every configured ArangoDB database; one that cannot be used stops pgward. */
-    private static ArangoServing startArango(PgwardConfig config) {
+    static ArangoServing startArango(PgwardConfig config) {
         try {
             return ArangoServing.start(config.arango(), config.logins().values(),
                     config.nl().orElse(io.pgward.nl.NlSettings.defaults()), null);

@@ -106,7 +106,13 @@ public final class ConfigLoader {
         PgwardConfig config = new PgwardConfig(listen(top), top.duration("startup_timeout", Duration.ofSeconds(10)),
                 tls(top.section("tls")), backend(top.section("backend")), pool(top.section("pool")), logins,
                 audit(top.section("audit")), ArangoSection.read(top), NlConfig.read(top), metrics(top.section("metrics")),
-                top.duration("drain_timeout", PgwardConfig.DEFAULT_DRAIN_TIMEOUT), admins(top.section("admin"), logins));
+                top.duration("drain_timeout", PgwardConfig.DEFAULT_DRAIN_TIMEOUT), admins(top.section("admin"), logins),
+                Optional.empty());
+        if (top.has("mcp")) {
+            config = config.withMcp(McpSection.read(top.section("mcp"), config.logins(), config.arango()));
+        } else {
+            top.section("mcp");
+        }
         top.done();
         return config;
     }
@@ -140,7 +146,7 @@ public final class ConfigLoader {
         return metrics;
     }
 
-    private static Listen address(ConfigSection section, String key, String text, String example) {
+    static Listen address(ConfigSection section, String key, String text, String example) {
         Matcher m = HOST_PORT.matcher(text.strip());
         int port = m.matches() ? Integer.parseInt(m.group(3)) : -1;
         if (port < 0 || port > 65535) {

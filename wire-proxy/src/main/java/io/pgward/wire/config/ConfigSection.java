@@ -208,6 +208,11 @@ final class ConfigSection {
         }
     }
 
+    /** This section's own key path ({@code mcp.logins.analyst}). */
+    String path() {
+        return path;
+    }
+
     String keyPath(String key) {
         return path.isEmpty() ? key : path + "." + key;
     }

@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import io.pgward.mcp.McpSettings;
 
 /**
  * pgward's whole configuration, immutable and validated when loaded (see {@link ConfigLoader}).
@@ -19,6 +20,7 @@ import java.util.Optional;
  * @param logins the logins clients may use, by name, in file order
  * @param audit where one JSON line per statement decision goes
  * @param arango the ArangoDB databases pgward serves under database names of their own, in file order
+ * @param mcp the {@code mcp:} section; empty when absent, and then no MCP server runs
  * @param nl the {@code nl:} section; empty when absent, and then no {@code pgward.*} natural-language function
  *           answers
  * @param admins the logins that may connect to the admin console, database {@code pgward} ({@code admin.logins})
@@ -26,7 +28,7 @@ import java.util.Optional;
 public record PgwardConfig(Listen listen, Duration startupTimeout, Tls tls, Backend backend, Pool pool,
                            Map<String, Login> logins, Audit audit, List<ArangoConfig> arango,
                            Optional<NlSettings> nl, Optional<Listen> metrics, Duration drainTimeout,
-                           List<String> admins) {
+                           List<String> admins, Optional<McpSettings> mcp) {
 
     /** How long a stopping pgward lets running statements finish ({@code drain_timeout}). */
     public static final Duration DEFAULT_DRAIN_TIMEOUT = Duration.ofSeconds(10);
@@ -40,10 +42,18 @@ public record PgwardConfig(Listen listen, Duration startupTimeout, Tls tls, Back
     public PgwardConfig(Listen listen, Duration startupTimeout, Tls tls, Backend backend, Pool pool,
                         Map<String, Login> logins, Audit audit, List<ArangoConfig> arango,
                         Optional<NlSettings> nl, Optional<Listen> metrics, Duration drainTimeout) {
-        this(listen, startupTimeout, tls, backend, pool, logins, audit, arango, nl, metrics, drainTimeout, List.of());
+        this(listen, startupTimeout, tls, backend, pool, logins, audit, arango, nl, metrics, drainTimeout, List.of(),
+                Optional.empty());
+    }
+
+    /** Serves MCP for agents ({@code mcp:}). */
+    public PgwardConfig withMcp(McpSettings settings) {
+        return new PgwardConfig(listen, startupTimeout, tls, backend, pool, logins, audit, arango, nl, metrics,
+                drainTimeout, admins, Optional.of(settings));
     }
 
     public PgwardConfig {
+        java.util.Objects.requireNonNull(mcp, "mcp");
         arango = List.copyOf(arango);
         admins = List.copyOf(admins);
         java.util.Objects.requireNonNull(nl, "nl");
@@ -60,7 +70,7 @@ public record PgwardConfig(Listen listen, Duration startupTimeout, Tls tls, Back
     /** Serves metrics and health over HTTP on {@code address} ({@code metrics.listen}). */
     public PgwardConfig withMetrics(Listen address) {
         return new PgwardConfig(listen, startupTimeout, tls, backend, pool, logins, audit, arango, nl,
-                Optional.of(address), drainTimeout, admins);
+                Optional.of(address), drainTimeout, admins, mcp);
     }
 
     /** A configuration without ArangoDB databases and without an {@code nl:} section. */
@@ -71,7 +81,7 @@ public record PgwardConfig(Listen listen, Duration startupTimeout, Tls tls, Back
 
     public PgwardConfig withNl(NlSettings settings) {
         return new PgwardConfig(listen, startupTimeout, tls, backend, pool, logins, audit, arango,
-                Optional.of(settings), metrics, drainTimeout, admins);
+                Optional.of(settings), metrics, drainTimeout, admins, mcp);
     }
 
     /** A configuration without an audit log (tests, embedding). */
@@ -82,24 +92,24 @@ public record PgwardConfig(Listen listen, Duration startupTimeout, Tls tls, Back
 
     public PgwardConfig withArango(List<ArangoConfig> databases) {
         return new PgwardConfig(listen, startupTimeout, tls, backend, pool, logins, audit, databases, nl, metrics,
-                drainTimeout, admins);
+                drainTimeout, admins, mcp);
     }
 
     public PgwardConfig withAudit(Audit changed) {
         return new PgwardConfig(listen, startupTimeout, tls, backend, pool, logins, changed, arango, nl, metrics,
-                drainTimeout, admins);
+                drainTimeout, admins, mcp);
     }
 
     /** The same configuration with these logins. */
     public PgwardConfig withLogins(Map<String, Login> changed) {
         return new PgwardConfig(listen, startupTimeout, tls, backend, pool, changed, audit, arango, nl, metrics,
-                drainTimeout, admins);
+                drainTimeout, admins, mcp);
     }
 
     /** The logins that may use the admin console (database {@code pgward}); none by default. */
     public PgwardConfig withAdmins(List<String> names) {
         return new PgwardConfig(listen, startupTimeout, tls, backend, pool, logins, audit, arango, nl, metrics,
-                drainTimeout, names);
+                drainTimeout, names, mcp);
     }
 
     /**
@@ -108,7 +118,7 @@ public record PgwardConfig(Listen listen, Duration startupTimeout, Tls tls, Back
      */
     public PgwardConfig withLiveSettingsOf(PgwardConfig loaded) {
         return new PgwardConfig(listen, loaded.startupTimeout, tls, backend, pool, loaded.logins, audit, arango, nl,
-                metrics, drainTimeout, loaded.admins);
+                metrics, drainTimeout, loaded.admins, mcp);
     }
 
     /** Whether {@code login} may use the admin console. */

@@ -7,6 +7,7 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.pgward.mcp.AgentDoor;
 import io.pgward.wire.admin.AdminConsole;
 import io.pgward.wire.admin.ReloadReport;
 import io.pgward.wire.audit.AuditLog;
@@ -53,6 +54,7 @@ public final class PgwardServer implements AutoCloseable {
     private final Reloader reloader;
     private final AdminConsole console;
     private Channel listener;
+    private Channel agentListener;
     private MetricsServer metricsServer;
     private boolean closed;
 
@@ -103,8 +105,47 @@ public final class PgwardServer implements AutoCloseable {
         return server;
     }
 
+    /**
+     * Starts without the clients' listener or metrics: only {@link #openAgentDoor} will accept sessions. For
+     * {@code pgward mcp}, an agent's own process that serves one login over stdio.
+     */
+    public static PgwardServer startForAgentsOnly(PgwardConfig config, Map<String, LocalDatabase> localDatabases) {
+        return new PgwardServer(config, audit -> Gates.standard(config, audit), localDatabases,
+                Math.max(2, Runtime.getRuntime().availableProcessors()));
+    }
+
     private void bind() {
-        ServerBootstrap bootstrap = new ServerBootstrap()
+        try {
+            listener = bootstrap(false).bind(config.listen().host(), config.listen().port()).syncUninterruptibly()
+                    .channel();
+        } catch (Exception e) { // BindException arrives unchecked from Netty's future
+            close();
+            throw new IllegalStateException("cannot listen on " + config.listen() + ": " + e.getMessage(), e);
+        }
+        bound();
+    }
+
+    /**
+     * Opens the agent listener for pgward's own MCP server: loopback, an ephemeral port, and {@code logins} each
+     * opened only by a secret made here (256 random bits), held in memory and handed to the caller alone. The
+     * statements that arrive there are relayed and judged exactly as on the clients' listener.
+     */
+    public synchronized AgentDoor openAgentDoor(java.util.Collection<String> logins, String database) {
+        if (agentListener != null) {
+            throw new IllegalStateException("the agent listener is open already");
+        }
+        byte[] random = new byte[32];
+        new java.security.SecureRandom().nextBytes(random);
+        String secret = java.util.HexFormat.of().formatHex(random);
+        context.openAgentLogins(logins, secret);
+        agentListener = bootstrap(true).bind("127.0.0.1", 0).syncUninterruptibly().channel();
+        InetSocketAddress address = (InetSocketAddress) agentListener.localAddress();
+        log.info("pgward agent listener on {} for the MCP server's logins {}", address, logins);
+        return new AgentDoor(address.getHostString(), address.getPort(), database, secret);
+    }
+
+    private ServerBootstrap bootstrap(boolean agent) {
+        return new ServerBootstrap()
                 .group(boss, workers)
                 .channel(Transport.best().serverSocketChannel())
                 .option(ChannelOption.SO_BACKLOG, 1024)
@@ -114,18 +155,15 @@ public final class PgwardServer implements AutoCloseable {
                 .childHandler(new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel ch) {
-                        String connection = "c" + connections.incrementAndGet();
+                        String connection = (agent ? "a" : "c") + connections.incrementAndGet();
                         ch.pipeline().addLast("direct-tls", FrontendStartup.directTls(context, connection))
                                 .addLast("startup-decoder", new StartupDecoder())
-                                .addLast("startup", new FrontendStartup(context, connection));
+                                .addLast("startup", new FrontendStartup(context, connection, agent));
                     }
                 });
-        try {
-            listener = bootstrap.bind(config.listen().host(), config.listen().port()).syncUninterruptibly().channel();
-        } catch (Exception e) { // BindException arrives unchecked from Netty's future
-            close();
-            throw new IllegalStateException("cannot listen on " + config.listen() + ": " + e.getMessage(), e);
-        }
+    }
+
+    private void bound() {
         log.info("pgward listening on {}, forwarding to {}", address(), pool.connector().address());
         if (config.metrics().isPresent()) {
             try {
@@ -268,6 +306,9 @@ public final class PgwardServer implements AutoCloseable {
         }
         if (listener != null) {
             listener.close().syncUninterruptibly();
+        }
+        if (agentListener != null) {
+            agentListener.close().syncUninterruptibly();
         }
         pool.closeIdle();
         console.close();

@@ -141,6 +141,7 @@ final class Reloader {
         differs(keys, "nl", running.nl(), file.nl());
         differs(keys, "metrics", running.metrics(), file.metrics());
         differs(keys, "drain_timeout", running.drainTimeout(), file.drainTimeout());
+        differs(keys, "mcp", running.mcp(), file.mcp());
         return keys;
     }
 

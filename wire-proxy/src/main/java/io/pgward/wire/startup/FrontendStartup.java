@@ -72,6 +72,8 @@ public final class FrontendStartup extends ChannelInboundHandlerAdapter {
 
     private final ServerContext server;
     private final String connection;
+    /** On the loopback listener of pgward's own MCP server: logins open only with the agent secret. */
+    private final boolean agent;
     private Phase phase = Phase.STARTUP;
     private boolean encrypted;
     /** TLS began with the client's ClientHello, without an SSLRequest ({@link DirectTls}). */
@@ -89,8 +91,17 @@ public final class FrontendStartup extends ChannelInboundHandlerAdapter {
     private ScheduledFuture<?> timeout;
 
     public FrontendStartup(ServerContext server, String connection) {
+        this(server, connection, false);
+    }
+
+    /**
+     * @param agent true on the agent listener: every login authenticates with SCRAM against the agent secret
+     *              ({@link ServerContext#openAgentLogins}), whatever its configured method
+     */
+    public FrontendStartup(ServerContext server, String connection, boolean agent) {
         this.server = server;
         this.connection = connection;
+        this.agent = agent;
     }
 
     @Override
@@ -201,7 +212,8 @@ public final class FrontendStartup extends ChannelInboundHandlerAdapter {
             throw new ProtocolException(SqlState.FEATURE_NOT_SUPPORTED, "unsupported frontend protocol "
                     + m.major() + "." + m.minor() + ": server supports 3.0 to 3.0");
         }
-        if (server.config().tls().mode() == PgwardConfig.TlsMode.REQUIRE && !encrypted) {
+        // The agent listener is bound to loopback and its only client is this process.
+        if (server.config().tls().mode() == PgwardConfig.TlsMode.REQUIRE && !encrypted && !agent) {
             throw new ProtocolException(SqlState.INVALID_AUTHORIZATION_SPECIFICATION,
                     "pgward accepts only encrypted connections: connect with sslmode=require");
         }
@@ -234,8 +246,10 @@ public final class FrontendStartup extends ChannelInboundHandlerAdapter {
             ctx.write(Messages.negotiateProtocolVersion(ctx.alloc(), 0, unrecognized));
         }
         active = server.active();
-        entry = active.logins().find(user);
-        PgwardConfig.AuthMethod method = entry == null ? PgwardConfig.AuthMethod.SCRAM_SHA_256 : entry.login().auth();
+        entry = agent ? server.agentLogin(active, user) : active.logins().find(user);
+        // A trust or md5 login is still SCRAM on the agent listener: there the agent secret is the password.
+        PgwardConfig.AuthMethod method = entry == null || agent ? PgwardConfig.AuthMethod.SCRAM_SHA_256
+                : entry.login().auth();
         switch (method) {
             case TRUST -> connectBackend(ctx);
             case MD5 -> {

@@ -3,6 +3,7 @@ package io.pgward.wire.startup;
 import io.netty.handler.ssl.SslContext;
 import io.pgward.wire.audit.AuditLog;
 import io.pgward.wire.auth.ScramServerExchange;
+import io.pgward.wire.auth.ScramVerifier;
 import io.pgward.wire.config.PgwardConfig;
 import io.pgward.wire.metrics.PgwardMetrics;
 import io.pgward.wire.gate.SessionGates;
@@ -24,6 +25,8 @@ public final class ServerContext {
     /** Replaced whole by a reload; a session reads it once, when it logs in. */
     private final AtomicReference<ActiveConfig> active;
     private final SslContext sslContext;
+    /** The agent listener's logins and their one password; null without an MCP server. */
+    private volatile AgentLogins agentLogins;
     private final BackendPool pool;
     private final CancelRegistry cancelKeys = new CancelRegistry();
     private final SessionGates gates;
@@ -101,6 +104,31 @@ public final class ServerContext {
 
     SslContext sslContext() {
         return sslContext;
+    }
+
+    /**
+     * Opens the agent listener's logins: {@code names}, each with {@code secret} as its only password. Called once,
+     * before the agent listener accepts anyone.
+     */
+    public void openAgentLogins(java.util.Collection<String> names, String secret) {
+        agentLogins = new AgentLogins(java.util.Set.copyOf(names), ScramVerifier.fromPassword(secret));
+    }
+
+    /**
+     * A login of the agent listener, with the agent secret as its only password, or null (every login fails until
+     * {@link #openAgentLogins}). Its policy is the one {@code current} has, so a reload that narrows or removes the
+     * login holds agents to it as it holds clients.
+     */
+    LoginDirectory.Entry agentLogin(ActiveConfig current, String name) {
+        AgentLogins opened = agentLogins;
+        PgwardConfig.Login login = current.login(name);
+        if (opened == null || login == null || !opened.names().contains(name)) {
+            return null;
+        }
+        return new LoginDirectory.Entry(login, opened.verifier());
+    }
+
+    private record AgentLogins(java.util.Set<String> names, ScramVerifier verifier) {
     }
 
     BackendPool pool() {
