@@ -14,6 +14,8 @@ import java.util.concurrent.ConcurrentHashMap;
 final class Loopback implements AutoCloseable {
 
     static final String APPLICATION_NAME = "pgward-mcp";
+    private static final int MAX_POOL_SIZE = 4;
+    private static final int VALIDATION_SECONDS = 5;
 
     private final AgentDoor door;
     private final boolean pooled;
@@ -38,7 +40,17 @@ final class Loopback implements AutoCloseable {
             props.setProperty("sslmode", "disable");
             return java.sql.DriverManager.getConnection(door.jdbcUrl(), props);
         }
-        return pools.computeIfAbsent(login, this::pool).getConnection();
+        HikariDataSource pool = pools.computeIfAbsent(login, this::pool);
+        // A pooled session pgward ended meanwhile (a reload that narrowed the login ends its idle sessions with
+        // 57P01) is dropped here rather than failing the agent's call: the next one logs in under the new policy.
+        for (int attempt = 0; attempt < MAX_POOL_SIZE; attempt++) {
+            Connection session = pool.getConnection();
+            if (session.isValid(VALIDATION_SECONDS)) {
+                return session;
+            }
+            pool.evictConnection(session);
+        }
+        return pool.getConnection();
     }
 
     private HikariDataSource pool(String login) {
@@ -52,7 +64,7 @@ final class Loopback implements AutoCloseable {
         config.addDataSourceProperty("sslmode", "disable");
         // execute's string params: PostgreSQL infers their type from the statement, as for a literal.
         config.addDataSourceProperty("stringtype", "unspecified");
-        config.setMaximumPoolSize(4);
+        config.setMaximumPoolSize(MAX_POOL_SIZE);
         config.setMinimumIdle(0);
         config.setIdleTimeout(60_000);
         config.setConnectionTimeout(15_000);
