@@ -1,5 +1,10 @@
 package io.pgward.nl;
 
+import static io.pgward.nl.CallTokens.isBitOrHexString;
+import static io.pgward.nl.CallTokens.isIdentifier;
+import static io.pgward.nl.CallTokens.isName;
+import static io.pgward.nl.CallTokens.isPunctuation;
+
 import io.pgward.guard.lexer.LexerException;
 import io.pgward.guard.lexer.SqlLexer;
 import io.pgward.guard.lexer.Token;
@@ -416,22 +421,5 @@ public final class PgwardCallSites {
         return new NlException(NlException.INVALID_PARAMETER, "pgward." + function + " takes string literals, "
                 + "integers or bound parameters ($1) as its arguments, not " + token.text()
                 + ": pgward computes its rows before PostgreSQL runs the statement");
-    }
-
-    private static boolean isBitOrHexString(Token token) {
-        char first = Character.toLowerCase(token.text().charAt(0));
-        return (first == 'b' || first == 'x') && token.text().length() > 1 && token.text().charAt(1) == '\'';
-    }
-
-    private static boolean isName(Token token, String name) {
-        return isIdentifier(token) && token.value().equals(name);
-    }
-
-    private static boolean isIdentifier(Token token) {
-        return token.kind() == Token.Kind.WORD || token.kind() == Token.Kind.QUOTED_IDENTIFIER;
-    }
-
-    private static boolean isPunctuation(Token token, String text) {
-        return token.kind() == Token.Kind.PUNCTUATION && token.text().equals(text);
     }
 }
