@@ -10,7 +10,6 @@ import io.pgward.wire.pool.BackendPool;
 import io.pgward.wire.protocol.PgError;
 import io.pgward.wire.protocol.SqlState;
 import io.pgward.wire.relay.Pause;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -62,16 +61,8 @@ public final class AdminConsole implements LocalDatabase {
 
     public AdminConsole(Server server) {
         this.server = server;
-        Map<String, String> status = new LinkedHashMap<>();
-        // Clients parse the leading number; this one keeps psql on its current paths (it warns of the difference).
-        status.put("server_version", "17.0 (pgward admin console)");
-        status.put("server_encoding", "UTF8");
-        status.put("client_encoding", "UTF8");
-        status.put("DateStyle", "ISO, MDY");
-        status.put("TimeZone", "UTC");
-        status.put("integer_datetimes", "on");
-        status.put("standard_conforming_strings", "on");
-        this.parameterStatus = Map.copyOf(status);
+        // psql warns of the version difference and stays on its current paths.
+        this.parameterStatus = LocalDatabase.standardParameterStatus("17.0 (pgward admin console)");
     }
 
     @Override

@@ -56,16 +56,8 @@ public final class ArangoLocalDatabase implements LocalDatabase {
         this.policies = policies;
         this.statements = statements;
         this.questions = questions;
-        Map<String, String> status = new LinkedHashMap<>();
-        // Clients parse the leading number; 17.0 keeps them on their current protocol paths.
-        status.put("server_version", "17.0 (pgward, ArangoDB " + bridge.serverInfo().version() + ")");
-        status.put("server_encoding", "UTF8");
-        status.put("client_encoding", "UTF8");
-        status.put("DateStyle", "ISO, MDY");
-        status.put("TimeZone", "UTC");
-        status.put("integer_datetimes", "on");
-        status.put("standard_conforming_strings", "on");
-        this.parameterStatus = Collections.unmodifiableMap(status);
+        this.parameterStatus = LocalDatabase.standardParameterStatus(
+                "17.0 (pgward, ArangoDB " + bridge.serverInfo().version() + ")");
     }
 
     @Override

@@ -54,6 +54,23 @@ public interface LocalDatabase {
     Map<String, String> parameterStatus();
 
     /**
+     * The ParameterStatus a database pgward answers itself reports at login, in this order: UTF-8 both ways, ISO
+     * dates, UTC, standard strings. Clients parse {@code serverVersion}'s leading number; 17.0 keeps them on their
+     * current protocol paths.
+     */
+    static Map<String, String> standardParameterStatus(String serverVersion) {
+        Map<String, String> status = new java.util.LinkedHashMap<>();
+        status.put("server_version", serverVersion);
+        status.put("server_encoding", "UTF8");
+        status.put("client_encoding", "UTF8");
+        status.put("DateStyle", "ISO, MDY");
+        status.put("TimeZone", "UTC");
+        status.put("integer_datetimes", "on");
+        status.put("standard_conforming_strings", "on");
+        return java.util.Collections.unmodifiableMap(status);
+    }
+
+    /**
      * One statement of one session.
      *
      * @param parameters     the values bound to {@code $1 ...}, as text, null for SQL NULL
