@@ -419,9 +419,14 @@ public final class CatalogCheck implements AutoCloseable {
     /**
      * Runs {@code listener} after each schema change this check notices (and after each {@link #invalidate()}), on
      * the poll thread or the caller of invalidate; it should return quickly. Table selections are re-resolved here.
+     *
+     * @return what stops the calls: what registered a listener for a login policy a reload dropped runs it, so that
+     *         neither the listener nor what it holds outlives that policy
      */
-    public void onSchemaChange(Runnable listener) {
-        schemaListeners.add(Objects.requireNonNull(listener, "listener"));
+    public Runnable onSchemaChange(Runnable listener) {
+        Runnable registered = Objects.requireNonNull(listener, "listener");
+        schemaListeners.add(registered);
+        return () -> schemaListeners.remove(registered);
     }
 
     /** The built-in catalog rows the checks share now. */

@@ -278,7 +278,13 @@ public final class GuardPipeline implements AutoCloseable {
      */
     public void retain(java.util.Collection<LoginPolicy> configured) {
         java.util.Set<LoginPolicy> kept = java.util.Set.copyOf(configured);
-        logins.keySet().removeIf(key -> !kept.contains(key.login()));
+        logins.entrySet().removeIf(entry -> {
+            if (kept.contains(entry.getKey().login())) {
+                return false;
+            }
+            entry.getValue().thenAccept(LoginGuard::forget);
+            return true;
+        });
         java.util.Set<String> roles = new java.util.HashSet<>();
         kept.forEach(login -> roles.add(poolKey(login, "")));
         for (Map.Entry<String, CompletableFuture<Pools>> entry : pools.entrySet()) {

@@ -66,6 +66,8 @@ public final class LoginGuard {
     private record Converted(ResolvedSelection from, TableSelection to) {
     }
 
+    private final Runnable stopListening;
+
     /** Resolves the selection now, on the caller's thread (the pipeline's executor). */
     LoginGuard(GuardPipeline pipeline, LoginPolicy login, CatalogCheck check, HikariDataSource control,
                SelectedNames names, Executor executor) throws SQLException {
@@ -79,8 +81,15 @@ public final class LoginGuard {
         this.viewColumns = selection == null ? ViewColumns.NONE : viewColumns(control, login);
         if (selection != null) {
             report(selection.current());
-            check.onSchemaChange(this::refreshLater);
+            this.stopListening = check.onSchemaChange(this::refreshLater);
+        } else {
+            this.stopListening = () -> { };
         }
+    }
+
+    /** Its login policy is no longer configured: the schema changes of its check no longer reach it. */
+    void forget() {
+        stopListening.run();
     }
 
     private static CatalogColumns catalogColumns(HikariDataSource control, LoginPolicy login) {

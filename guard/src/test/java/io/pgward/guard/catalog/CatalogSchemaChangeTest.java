@@ -74,6 +74,23 @@ class CatalogSchemaChangeTest {
     }
 
     @Test
+    void aListenerThatStoppedListeningHearsNoLaterChange() throws Exception {
+        // No poll within the test: only the two invalidations call the listeners.
+        try (CatalogCheck check = newCheck(Duration.ofMinutes(10))) {
+            java.util.concurrent.atomic.AtomicInteger kept = new java.util.concurrent.atomic.AtomicInteger();
+            java.util.concurrent.atomic.AtomicInteger stopped = new java.util.concurrent.atomic.AtomicInteger();
+            check.onSchemaChange(kept::incrementAndGet);
+            Runnable stop = check.onSchemaChange(stopped::incrementAndGet);
+            check.invalidate();
+            assertEquals(1, stopped.get());
+            stop.run();
+            check.invalidate();
+            assertEquals(2, kept.get());
+            assertEquals(1, stopped.get(), "a policy a reload dropped is not called again");
+        }
+    }
+
+    @Test
     void aDroppedAndRecreatedSelectedTableDropsTheCacheAndNeedsItsNewOid() throws Exception {
         try (CatalogCheck check = newCheck(Duration.ofMillis(100))) {
             Semaphore changes = new Semaphore(0);

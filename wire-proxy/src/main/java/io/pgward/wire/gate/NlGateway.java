@@ -72,7 +72,13 @@ final class NlGateway implements NlFunctions, AutoCloseable {
     /** After a reload: forgets the prompts and schemas of logins' earlier configurations. */
     void retain(java.util.Collection<PgwardConfig.Login> configured) {
         java.util.Set<PgwardConfig.Login> kept = java.util.Set.copyOf(configured);
-        logins.keySet().removeIf(key -> !kept.contains(key.login()));
+        logins.entrySet().removeIf(entry -> {
+            if (kept.contains(entry.getKey().login())) {
+                return false;
+            }
+            entry.getValue().forget();
+            return true;
+        });
     }
     private final AuditLog audit;
     private volatile PgwardMetrics metrics;
@@ -201,6 +207,7 @@ final class NlGateway implements NlFunctions, AutoCloseable {
         final NlAssistant assistant;
         /** Set once a call used the catalog: only then is a schema change worth reading again. */
         volatile boolean used;
+        private final Runnable stopListening;
 
         LoginNl(PgwardConfig.Login login, String database, LoginGuard loginGuard) {
             SchemaCatalog.Builder builder = SchemaCatalog.builder(loginGuard.control()::getConnection)
@@ -220,11 +227,16 @@ final class NlGateway implements NlFunctions, AutoCloseable {
                 assistant.rowCap(login.policy().rowCap());
             }
             this.assistant = assistant.build();
-            loginGuard.check().onSchemaChange(() -> {
+            this.stopListening = loginGuard.check().onSchemaChange(() -> {
                 if (used) {
                     executor.execute(this::refreshAfterChange);
                 }
             });
+        }
+
+        /** A reload dropped its login policy: its schema is no longer read again after each change. */
+        void forget() {
+            stopListening.run();
         }
 
         private void refreshAfterChange() {
