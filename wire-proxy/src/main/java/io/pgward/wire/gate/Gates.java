@@ -6,8 +6,6 @@ import io.pgward.nl.NlSettings;
 import io.pgward.wire.audit.AuditLog;
 import io.pgward.wire.config.PgwardConfig;
 import io.pgward.wire.metrics.PgwardMetrics;
-import io.pgward.nl.NlException;
-import io.pgward.nl.PgwardCall;
 import io.pgward.nl.PgwardCallSites;
 import java.util.Map;
 import java.util.Optional;
@@ -136,16 +134,8 @@ public final class Gates implements SessionGates {
             if (request.kind() == GateRequest.Kind.FUNCTION_CALL || !PgwardCallSites.mayCall(request.sql())) {
                 return ALLOWED;
             }
-            try {
-                Optional<PgwardCall> call = PgwardFunctions.recognize(request);
-                if (call.isPresent()) {
-                    return functions.answer(call.get(), login, request);
-                }
-            } catch (NlException e) {
-                return PgwardFunctions.refusal(e);
-            }
-            CompletionStage<Verdict> spliced = functions.calls().check(request, login, written -> ALLOWED);
-            return spliced == null ? ALLOWED : spliced;
+            CompletionStage<Verdict> called = functions.check(request, login, written -> ALLOWED);
+            return called == null ? ALLOWED : called;
         }
 
         @Override

@@ -5,14 +5,11 @@ import io.pgward.guard.Verdict;
 import io.pgward.guard.policy.GuardPipeline;
 import io.pgward.guard.policy.LoginPolicy;
 import io.pgward.guard.policy.PipelineRefusals;
-import io.pgward.nl.NlException;
-import io.pgward.nl.PgwardCall;
 import io.pgward.wire.config.PgwardConfig;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -70,21 +67,9 @@ final class GuardGate implements StatementGate {
         if (request.kind() == GateRequest.Kind.FUNCTION_CALL) {
             return refuse(PipelineRefusals.functionCall(policy.name()));
         }
-        if (functions != null) {
-            try {
-                Optional<PgwardCall> call = PgwardFunctions.recognize(request);
-                if (call.isPresent()) {
-                    return functions.answer(call.get(), login, request);
-                }
-            } catch (NlException e) {
-                return PgwardFunctions.refusal(e);
-            }
-            CompletionStage<Verdict> spliced = functions.calls().check(request, login, this::judgeOnLoop);
-            if (spliced != null) {
-                return spliced;
-            }
-        }
-        return guard(request);
+        CompletionStage<Verdict> called = functions == null ? null
+                : functions.check(request, login, this::judgeOnLoop);
+        return called != null ? called : guard(request);
     }
 
     @Override

@@ -77,6 +77,22 @@ final class PgwardFunctions {
         return calls;
     }
 
+    /**
+     * The verdict for a text that calls pgward functions, or null when it calls none: a whole-statement call is
+     * answered here, calls anywhere else are computed into the statement, which {@code judge} then judges.
+     */
+    CompletionStage<Verdict> check(GateRequest request, PgwardConfig.Login login, SplicedCalls.Judge judge) {
+        try {
+            Optional<PgwardCall> call = recognize(request);
+            if (call.isPresent()) {
+                return answer(call.get(), login, request);
+            }
+        } catch (NlException e) {
+            return refusal(e);
+        }
+        return calls.check(request, login, judge);
+    }
+
     CompletionStage<Verdict> answer(PgwardCall call, PgwardConfig.Login login, GateRequest request) {
         return switch (call) {
             case PgwardCall.Relations r -> withCatalog(login, request, (loginGuard, connection) ->
