@@ -9,11 +9,13 @@
 #   BENCH_REPEATS=3              runs per (mode, clients, target); the report gives medians
 #   BENCH_CLIENTS="1 8 32"       pgbench -c values; -j is min(clients, 2)
 #   BENCH_MODES="simple prepared"
-#   BENCH_TARGETS="direct pgbouncer pgward pgward-ro pgward-sel"
-#                                pgward: the read-write login app (statements not checked); pgward-sel: the
+#   BENCH_TARGETS="direct pgbouncer pgward pgward-ro pgward-sel pgward-bp"
+#                                pgward: the read-write login app (statements not checked); pgward-bp: the same
+#                                login on a second `pgward run` with io.busy_poll set; pgward-sel: the
 #                                read-only login selector with a table selection (the four pgbench tables), whose
 #                                catalog is filtered; pgward-ro: the
 #                                read-only login analyst (the guard checks every Query and Parse)
+#   BENCH_BUSY_POLL=100us        io.busy_poll of the pgward-bp target
 #   BENCH_PGBENCH_SCALE=10       pgbench -i -s
 #   BENCH_DEMO_SCALE=0.1         pgward demo --scale (the sample shop is not used here)
 #   BENCH_WARMUP=5               seconds of unreported pgbench per target before measuring (0: none)
@@ -34,7 +36,8 @@ REPEATS=${BENCH_REPEATS:-3}
 CLIENTS=${BENCH_CLIENTS:-1 8 32}
 MODES=${BENCH_MODES:-simple prepared}
 BASELINE_JAR=${BENCH_BASELINE_APP:-}
-TARGETS=${BENCH_TARGETS:-direct pgbouncer pgward pgward-ro pgward-sel${BASELINE_JAR:+ baseline baseline-ro}}
+TARGETS=${BENCH_TARGETS:-direct pgbouncer pgward pgward-ro pgward-sel pgward-bp${BASELINE_JAR:+ baseline baseline-ro}}
+BUSY_POLL=${BENCH_BUSY_POLL:-100us}
 PGBENCH_SCALE=${BENCH_PGBENCH_SCALE:-10}
 DEMO_SCALE=${BENCH_DEMO_SCALE:-0.1}
 WARMUP=${BENCH_WARMUP:-5}
@@ -50,7 +53,7 @@ for m in $MODES; do
     case $m in simple | prepared | extended) ;; *) bench_die "BENCH_MODES: unknown pgbench mode $m" ;; esac
 done
 for t in $TARGETS; do
-    case $t in direct | pgbouncer | pgward | pgward-ro | pgward-sel | baseline | baseline-ro) ;;
+    case $t in direct | pgbouncer | pgward | pgward-ro | pgward-sel | pgward-bp | baseline | baseline-ro) ;;
         *) bench_die "BENCH_TARGETS: unknown target $t" ;; esac
 done
 [ -z "$BASELINE_JAR" ] || [ -f "$BASELINE_JAR" ] || bench_die "BENCH_BASELINE_APP: no such file: $BASELINE_JAR"
@@ -134,11 +137,11 @@ EOF
 # measures the same proxy. Both logins are served by the one process, so that the read-only/read-write ratio
 # compares the guard and nothing else. Audit lines of both go to one file; the report summarises the
 # decision times pgward itself recorded.
-# $1: the name (pgward or baseline), $2: the audit file, then the command that runs pgward; sets STARTED_PID
-# and STARTED_PORT.
+# $1: the name (pgward, busypoll or baseline), $2: the audit file, $3: more YAML for the configuration, then the
+# command that runs pgward; sets STARTED_PID and STARTED_PORT.
 start_pgward_run() {
-    local name=$1 audit=$2 dir=$BENCH_TMP/$1
-    shift 2
+    local name=$1 audit=$2 extra=$3 dir=$BENCH_TMP/$1
+    shift 3
     mkdir -m 700 "$dir"
     bench_take_port 0
     cat >"$dir/pgward.yaml" <<EOF
@@ -174,6 +177,7 @@ logins:
     tables: [public.pgbench_accounts, public.pgbench_branches, public.pgbench_tellers, public.pgbench_history]
 audit:
   file: $audit
+$extra
 EOF
     bench_spawn "$name" env PGWARD_BENCH_APP_PASSWORD=app PGWARD_BENCH_ANALYST_PASSWORD=analyst \
         PGWARD_BENCH_BACKEND_PASSWORD="$PG_PASSWORD" "$@" run --config "$dir/pgward.yaml"
@@ -191,7 +195,7 @@ AUDIT_FILE=""
 if [ "$PGWARD_VIA" = run ]; then
     if has_pgward_target; then
         AUDIT_FILE=$BENCH_TMP/pgward.audit.jsonl
-        start_pgward_run pgward "$AUDIT_FILE" "$BENCH_ROOT/pgward"
+        start_pgward_run pgward "$AUDIT_FILE" "" "$BENCH_ROOT/pgward"
         PGWARD_PID=$STARTED_PID
         PGWARD_PORT=$STARTED_PORT
     fi
@@ -203,12 +207,25 @@ else
     PGWARD_DESC="the demo's own pgward (logins app, read-write, and analyst, read-only; SCRAM, pool.max_size 20, session mode; audit to stdout)"
 fi
 
+# The read-write login once more, on a pgward whose event loops poll before they sleep (io.busy_poll): the
+# latency a client with one statement in flight gains, and what it costs when the CPUs are busy.
+BUSY_POLL_PORT=""
+if has_target pgward-bp; then
+    start_pgward_run busypoll "$BENCH_TMP/busypoll.audit.jsonl" "io:
+  busy_poll: $BUSY_POLL" "$BENCH_ROOT/pgward"
+    BUSY_POLL_PID=$STARTED_PID
+    BUSY_POLL_PORT=$STARTED_PORT
+fi
+
 BASELINE_PORT=""
 if has_baseline_target; then
     [ -n "$BASELINE_JAR" ] || bench_die "the baseline targets need BENCH_BASELINE_APP"
     # shellcheck source=../scripts/select-jdk.sh
     . "$BENCH_ROOT/scripts/select-jdk.sh"
-    start_pgward_run baseline "$BENCH_TMP/baseline.audit.jsonl" "$JAVA_HOME/bin/java" -jar "$BASELINE_JAR"
+    # The launcher's JVM options for `pgward run` unless BENCH_BASELINE_JVM_OPTS says otherwise, as for this build.
+    read -r -a baseline_jvm_opts <<<"${BENCH_BASELINE_JVM_OPTS-$(sed -nE 's/^ +default_jvm_opts="(.+)"$/\1/p' "$BENCH_ROOT/pgward")}"
+    start_pgward_run baseline "$BENCH_TMP/baseline.audit.jsonl" "" "$JAVA_HOME/bin/java" "${baseline_jvm_opts[@]}" \
+        -jar "$BASELINE_JAR"
     BASELINE_PID=$STARTED_PID
     BASELINE_PORT=$STARTED_PORT
 fi
@@ -217,16 +234,17 @@ fi
 target_port() {
     case $1 in
         direct) echo "$PG_PORT" ;; pgbouncer) echo "$PGBOUNCER_PORT" ;; pgward | pgward-ro | pgward-sel) echo "$PGWARD_PORT" ;;
-        baseline | baseline-ro) echo "$BASELINE_PORT" ;;
+        baseline | baseline-ro) echo "$BASELINE_PORT" ;; pgward-bp) echo "$BUSY_POLL_PORT" ;;
     esac
 }
 target_user() {
-    case $1 in direct | pgbouncer) echo postgres ;; pgward | baseline) echo app ;; pgward-ro | baseline-ro) echo analyst ;;
+    case $1 in direct | pgbouncer) echo postgres ;; pgward | baseline | pgward-bp) echo app ;;
+        pgward-ro | baseline-ro) echo analyst ;;
         pgward-sel) echo selector ;; esac
 }
 target_password() {
     case $1 in
-        direct | pgbouncer) echo "$PG_PASSWORD" ;; pgward | baseline) echo app ;;
+        direct | pgbouncer) echo "$PG_PASSWORD" ;; pgward | baseline | pgward-bp) echo app ;;
         pgward-ro | baseline-ro | pgward-sel) echo analyst ;;
     esac
 }
@@ -266,6 +284,7 @@ run_pgbench() {
         case $target in
             pgward | pgward-ro | pgward-sel) bench_tail "$PGWARD_LOG" 25 ;;
             baseline | baseline-ro) bench_tail "$BENCH_TMP/baseline.err" 25 ;;
+            pgward-bp) bench_tail "$BENCH_TMP/busypoll.err" 25 ;;
             pgbouncer) bench_tail "$BENCH_TMP/pgbouncer/pgbouncer.log" 25 ;;
         esac
         if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
@@ -318,6 +337,9 @@ fi
 if [ -n "$BASELINE_PORT" ]; then
     bench_stop "$BASELINE_PID" 30 baseline
 fi
+if [ -n "$BUSY_POLL_PORT" ]; then
+    bench_stop "$BUSY_POLL_PID" 30 busypoll
+fi
 
 # ------------------------------------------------------------------------------------------ report
 
@@ -364,6 +386,28 @@ audit_summary() {
     echo "| login | message | decisions | median µs | p99 µs | max µs |"
     echo "|---|---|--:|--:|--:|--:|"
     echo "$rows"
+    echo
+}
+
+# The read-write login with io.busy_poll against the same login without it, and against direct and pgbouncer.
+busy_poll_table() {
+    local mode clients d b w p
+    echo "The read-write login on a second \`pgward run\` with \`io.busy_poll: $BUSY_POLL\` (*bp*): its event loops"
+    echo "poll for that long before they sleep. Same configuration otherwise, interleaved with the other targets."
+    echo
+    echo "| mode | clients | pgward rw TPS | pgward bp TPS | pgward bp ms | bp/rw | bp/direct | bp/pgbouncer |"
+    echo "|---|--:|--:|--:|--:|--:|--:|--:|"
+    for mode in $MODES; do
+        for clients in $CLIENTS; do
+            d=$(med "$mode" "$clients" direct 5)
+            b=$(med "$mode" "$clients" pgbouncer 5)
+            w=$(med "$mode" "$clients" pgward 5)
+            p=$(med "$mode" "$clients" pgward-bp 5)
+            printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$mode" "$clients" "$(fmt_tps "$w")" "$(fmt_tps "$p")" \
+                "$(fmt_ms "$(med "$mode" "$clients" pgward-bp 6)")" "$(ratio "$p" "$w")" "$(ratio "$p" "$d")" \
+                "$(ratio "$p" "$b")"
+        done
+    done
     echo
 }
 
@@ -425,6 +469,9 @@ report() {
         done
     done
     echo
+    if [ -n "$BUSY_POLL_PORT" ]; then
+        busy_poll_table
+    fi
     if [ -n "$BASELINE_PORT" ]; then
         baseline_table
     fi

@@ -216,11 +216,12 @@ class ReloadUnderLoadIT {
                     .supplyAsync(() -> outcome(w, "SELECT pg_sleep(60)"), r -> Thread.ofPlatform().daemon().start(r));
             Thread.sleep(300);
             Files.writeString(file, config(database, "public.kept", writer.formatted(PASSWORD, database.user(),
-                    database.password(), "read-only")) + "pool:\n  max_size: 7\n");
+                    database.password(), "read-only")) + "pool:\n  max_size: 7\nio:\n  busy_poll: 50us\n");
             long started = System.nanoTime();
             ReloadReport report = server.reload();
             assertEquals(1, report.sessionsEnded());
-            assertEquals(List.of("pool"), report.needsRestart(), "a pool size cannot change while pgward runs");
+            assertEquals(List.of("pool", "io"), report.needsRestart(),
+                    "a pool size and the event loops cannot change while pgward runs");
             assertEquals(20, server.pool().maxSize(), "the running pool keeps its size");
             assertEquals("57P01", sleeping.get(30, java.util.concurrent.TimeUnit.SECONDS),
                     "the busy session ended with the FATAL");

@@ -108,6 +108,7 @@ public final class ConfigLoader {
                 audit(top.section("audit")), ArangoSection.read(top), NlConfig.read(top), metrics(top.section("metrics")),
                 top.duration("drain_timeout", PgwardConfig.DEFAULT_DRAIN_TIMEOUT), admins(top.section("admin"), logins),
                 Optional.empty());
+        config = config.withIo(io(top.section("io")));
         if (top.has("mcp")) {
             config = config.withMcp(McpSection.read(top.section("mcp"), config.logins(), config.arango()));
         } else {
@@ -184,6 +185,16 @@ public final class ConfigLoader {
                 controlHost, controlPort, controlConnections);
         section.done();
         return backend;
+    }
+
+    private static PgwardConfig.Io io(ConfigSection section) {
+        PgwardConfig.Io io = new PgwardConfig.Io(section.integer("threads", 0, 0, 1024),
+                section.duration("busy_poll", Duration.ZERO));
+        if (io.busyPoll().compareTo(PgwardConfig.Io.MAX_BUSY_POLL) > 0) {
+            throw ConfigException.at(section.keyPath("busy_poll"), "must be at most 1ms, " + section.was("busy_poll"));
+        }
+        section.done();
+        return io;
     }
 
     private static Pool pool(ConfigSection section) {

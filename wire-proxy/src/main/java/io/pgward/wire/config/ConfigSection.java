@@ -22,7 +22,7 @@ import java.util.regex.Pattern;
 final class ConfigSection {
 
     private static final Pattern VARIABLE = Pattern.compile("\\$\\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?}");
-    private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h)?");
+    private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(us|ms|s|m|h)?");
 
     private final String path;
     private final JsonNode node;
@@ -128,7 +128,7 @@ final class ConfigSection {
         }
     }
 
-    /** {@code 250ms}, {@code 10s}, {@code 5m}, {@code 1h}; a bare number is seconds. */
+    /** {@code 100us}, {@code 250ms}, {@code 10s}, {@code 5m}, {@code 1h}; a bare number is seconds. */
     Duration duration(String key, Duration fallback) {
         String text = string(key, null);
         if (text == null) {
@@ -138,14 +138,19 @@ final class ConfigSection {
         if (!m.matches()) {
             throw ConfigException.at(keyPath(key), "must be a duration such as 500ms, 10s or 5m, " + was(key));
         }
-        long amount = Long.parseLong(m.group(1));
         String unit = m.group(2) == null ? "s" : m.group(2);
-        return switch (unit) {
-            case "ms" -> Duration.ofMillis(amount);
-            case "m" -> Duration.ofMinutes(amount);
-            case "h" -> Duration.ofHours(amount);
-            default -> Duration.ofSeconds(amount);
-        };
+        try {
+            long amount = Long.parseLong(m.group(1));
+            return switch (unit) {
+                case "us" -> Duration.ofNanos(Math.multiplyExact(amount, 1000L));
+                case "ms" -> Duration.ofMillis(amount);
+                case "m" -> Duration.ofMinutes(amount);
+                case "h" -> Duration.ofHours(amount);
+                default -> Duration.ofSeconds(amount);
+            };
+        } catch (ArithmeticException | NumberFormatException e) {
+            throw ConfigException.at(keyPath(key), "is too long a duration, " + was(key));
+        }
     }
 
     <E extends Enum<E>> E choice(String key, Class<E> type, E fallback) {

@@ -24,11 +24,21 @@ import io.pgward.mcp.McpSettings;
  * @param nl the {@code nl:} section; empty when absent, and then no {@code pgward.*} natural-language function
  *           answers
  * @param admins the logins that may connect to the admin console, database {@code pgward} ({@code admin.logins})
+ * @param io the event loops that relay the sessions ({@code io:})
  */
 public record PgwardConfig(Listen listen, Duration startupTimeout, Tls tls, Backend backend, Pool pool,
                            Map<String, Login> logins, Audit audit, List<ArangoConfig> arango,
                            Optional<NlSettings> nl, Optional<Listen> metrics, Duration drainTimeout,
-                           List<String> admins, Optional<McpSettings> mcp) {
+                           List<String> admins, Optional<McpSettings> mcp, Io io) {
+
+    /** A configuration with the default event loops. */
+    public PgwardConfig(Listen listen, Duration startupTimeout, Tls tls, Backend backend, Pool pool,
+                        Map<String, Login> logins, Audit audit, List<ArangoConfig> arango,
+                        Optional<NlSettings> nl, Optional<Listen> metrics, Duration drainTimeout,
+                        List<String> admins, Optional<McpSettings> mcp) {
+        this(listen, startupTimeout, tls, backend, pool, logins, audit, arango, nl, metrics, drainTimeout, admins, mcp,
+                Io.DEFAULT);
+    }
 
     /** How long a stopping pgward lets running statements finish ({@code drain_timeout}). */
     public static final Duration DEFAULT_DRAIN_TIMEOUT = Duration.ofSeconds(10);
@@ -49,11 +59,18 @@ public record PgwardConfig(Listen listen, Duration startupTimeout, Tls tls, Back
     /** Serves MCP for agents ({@code mcp:}). */
     public PgwardConfig withMcp(McpSettings settings) {
         return new PgwardConfig(listen, startupTimeout, tls, backend, pool, logins, audit, arango, nl, metrics,
-                drainTimeout, admins, Optional.of(settings));
+                drainTimeout, admins, Optional.of(settings), io);
+    }
+
+    /** Relays on these event loops ({@code io:}). */
+    public PgwardConfig withIo(Io changed) {
+        return new PgwardConfig(listen, startupTimeout, tls, backend, pool, logins, audit, arango, nl, metrics,
+                drainTimeout, admins, mcp, changed);
     }
 
     public PgwardConfig {
         java.util.Objects.requireNonNull(mcp, "mcp");
+        java.util.Objects.requireNonNull(io, "io");
         arango = List.copyOf(arango);
         admins = List.copyOf(admins);
         java.util.Objects.requireNonNull(nl, "nl");
@@ -70,7 +87,7 @@ public record PgwardConfig(Listen listen, Duration startupTimeout, Tls tls, Back
     /** Serves metrics and health over HTTP on {@code address} ({@code metrics.listen}). */
     public PgwardConfig withMetrics(Listen address) {
         return new PgwardConfig(listen, startupTimeout, tls, backend, pool, logins, audit, arango, nl,
-                Optional.of(address), drainTimeout, admins, mcp);
+                Optional.of(address), drainTimeout, admins, mcp, io);
     }
 
     /** A configuration without ArangoDB databases and without an {@code nl:} section. */
@@ -81,7 +98,7 @@ public record PgwardConfig(Listen listen, Duration startupTimeout, Tls tls, Back
 
     public PgwardConfig withNl(NlSettings settings) {
         return new PgwardConfig(listen, startupTimeout, tls, backend, pool, logins, audit, arango,
-                Optional.of(settings), metrics, drainTimeout, admins, mcp);
+                Optional.of(settings), metrics, drainTimeout, admins, mcp, io);
     }
 
     /** A configuration without an audit log (tests, embedding). */
@@ -92,24 +109,24 @@ public record PgwardConfig(Listen listen, Duration startupTimeout, Tls tls, Back
 
     public PgwardConfig withArango(List<ArangoConfig> databases) {
         return new PgwardConfig(listen, startupTimeout, tls, backend, pool, logins, audit, databases, nl, metrics,
-                drainTimeout, admins, mcp);
+                drainTimeout, admins, mcp, io);
     }
 
     public PgwardConfig withAudit(Audit changed) {
         return new PgwardConfig(listen, startupTimeout, tls, backend, pool, logins, changed, arango, nl, metrics,
-                drainTimeout, admins, mcp);
+                drainTimeout, admins, mcp, io);
     }
 
     /** The same configuration with these logins. */
     public PgwardConfig withLogins(Map<String, Login> changed) {
         return new PgwardConfig(listen, startupTimeout, tls, backend, pool, changed, audit, arango, nl, metrics,
-                drainTimeout, admins, mcp);
+                drainTimeout, admins, mcp, io);
     }
 
     /** The logins that may use the admin console (database {@code pgward}); none by default. */
     public PgwardConfig withAdmins(List<String> names) {
         return new PgwardConfig(listen, startupTimeout, tls, backend, pool, logins, audit, arango, nl, metrics,
-                drainTimeout, names, mcp);
+                drainTimeout, names, mcp, io);
     }
 
     /**
@@ -118,12 +135,31 @@ public record PgwardConfig(Listen listen, Duration startupTimeout, Tls tls, Back
      */
     public PgwardConfig withLiveSettingsOf(PgwardConfig loaded) {
         return new PgwardConfig(listen, loaded.startupTimeout, tls, backend, pool, loaded.logins, audit, arango, nl,
-                metrics, drainTimeout, loaded.admins, mcp);
+                metrics, drainTimeout, loaded.admins, mcp, io);
     }
 
     /** Whether {@code login} may use the admin console. */
     public boolean isAdmin(String login) {
         return admins.contains(login);
+    }
+
+    /**
+     * The event loops that relay client and backend sockets.
+     *
+     * @param threads how many; 0 for one per CPU, at least two
+     * @param busyPoll how long an event loop that has run out of ready sockets keeps asking for more before it
+     *                 sleeps: a client waiting on one statement at a time gets its reply without the two wake-ups a
+     *                 sleeping event loop costs, at the price of CPU spent polling; {@link Duration#ZERO} (the
+     *                 default) sleeps at once
+     */
+    public record Io(int threads, Duration busyPoll) {
+        public static final Io DEFAULT = new Io(0, Duration.ZERO);
+        public static final Duration MAX_BUSY_POLL = Duration.ofMillis(1);
+
+        /** The number of event loops for a machine with {@code processors} CPUs. */
+        public int threadsFor(int processors) {
+            return threads > 0 ? threads : Math.max(2, processors);
+        }
     }
 
     public enum AuditTarget { STDOUT, FILE, OFF }

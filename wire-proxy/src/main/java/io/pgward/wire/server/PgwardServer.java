@@ -49,6 +49,7 @@ public final class PgwardServer implements AutoCloseable {
     private final SessionGates gates;
     private final ServerContext context;
     private final int ioThreads;
+    private final Transport transport;
     private final AtomicLong connections = new AtomicLong();
     private final PgwardMetrics metrics;
     private final Reloader reloader;
@@ -59,10 +60,11 @@ public final class PgwardServer implements AutoCloseable {
     private boolean closed;
 
     private PgwardServer(PgwardConfig config, Function<AuditLog, SessionGates> gates,
-                         Map<String, LocalDatabase> localDatabases, int threads) {
+                         Map<String, LocalDatabase> localDatabases) {
         this.config = config;
+        int threads = config.io().threadsFor(Runtime.getRuntime().availableProcessors());
         this.ioThreads = threads;
-        Transport transport = Transport.best();
+        this.transport = Transport.best(config.io().busyPoll());
         this.boss = transport.newGroup(1, new DefaultThreadFactory("pgward-accept", true));
         this.workers = transport.newGroup(threads, new DefaultThreadFactory("pgward-io", true));
         SslContext ssl = config.tls().mode() == PgwardConfig.TlsMode.DISABLE ? null : ServerTls.forClients(config.tls());
@@ -82,7 +84,9 @@ public final class PgwardServer implements AutoCloseable {
         this.reloader = new Reloader(context, this.gates, workers);
         this.console = new AdminConsole(new ConsoleView());
         context.serveAdminConsole(console);
-        log.info("pgward using {} transport with {} I/O threads", transport.name(), threads);
+        log.info("pgward using {} transport with {} I/O threads{}", transport.name(), threads,
+                config.io().busyPoll().isZero() ? "" : ", busy polling up to "
+                        + config.io().busyPoll().toNanos() / 1000 + " µs");
     }
 
     /** Starts serving with every guard layer ({@link Gates#standard}). */
@@ -99,8 +103,7 @@ public final class PgwardServer implements AutoCloseable {
      */
     public static PgwardServer start(PgwardConfig config, Function<AuditLog, SessionGates> gates,
                                      Map<String, LocalDatabase> localDatabases) {
-        PgwardServer server = new PgwardServer(config, gates, localDatabases,
-                Math.max(2, Runtime.getRuntime().availableProcessors()));
+        PgwardServer server = new PgwardServer(config, gates, localDatabases);
         server.bind();
         return server;
     }
@@ -110,8 +113,7 @@ public final class PgwardServer implements AutoCloseable {
      * {@code pgward mcp}, an agent's own process that serves one login over stdio.
      */
     public static PgwardServer startForAgentsOnly(PgwardConfig config, Map<String, LocalDatabase> localDatabases) {
-        return new PgwardServer(config, audit -> Gates.standard(config, audit), localDatabases,
-                Math.max(2, Runtime.getRuntime().availableProcessors()));
+        return new PgwardServer(config, audit -> Gates.standard(config, audit), localDatabases);
     }
 
     private void bind() {
@@ -147,7 +149,7 @@ public final class PgwardServer implements AutoCloseable {
     private ServerBootstrap bootstrap(boolean agent) {
         return new ServerBootstrap()
                 .group(boss, workers)
-                .channel(Transport.best().serverSocketChannel())
+                .channel(transport.serverSocketChannel())
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)

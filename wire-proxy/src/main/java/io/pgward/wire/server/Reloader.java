@@ -142,6 +142,7 @@ final class Reloader {
         differs(keys, "metrics", running.metrics(), file.metrics());
         differs(keys, "drain_timeout", running.drainTimeout(), file.drainTimeout());
         differs(keys, "mcp", running.mcp(), file.mcp());
+        differs(keys, "io", running.io(), file.io());
         return keys;
     }
 

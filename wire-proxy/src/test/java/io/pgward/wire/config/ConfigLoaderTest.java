@@ -349,6 +349,26 @@ class ConfigLoaderTest {
         assertEquals("db.internal", loader.read(file).backend().host());
     }
 
+    @Test
+    void eventLoopsAreOnePerCpuAndSleepAtOnceUnlessConfigured() {
+        PgwardConfig defaults = loader.parse(MINIMAL, "pgward.yaml");
+        assertEquals(PgwardConfig.Io.DEFAULT, defaults.io());
+        assertEquals(2, defaults.io().threadsFor(1), "at least two event loops");
+        assertEquals(8, defaults.io().threadsFor(8));
+        PgwardConfig tuned = loader.parse(MINIMAL + "io: {threads: 1, busy_poll: 100us}\n", "pgward.yaml");
+        assertEquals(new PgwardConfig.Io(1, Duration.ofNanos(100_000)), tuned.io());
+        assertEquals(1, tuned.io().threadsFor(8));
+        assertEquals(Duration.ofMillis(1), loader.parse(MINIMAL + "io: {busy_poll: 1ms}\n", "pgward.yaml").io()
+                .busyPoll());
+        assertError("io.busy_poll: must be at most 1ms, was \"2ms\"", MINIMAL + "io: {busy_poll: 2ms}\n");
+        assertError("io.threads: must be a whole number from 0 to 1024, was \"-1\"", MINIMAL + "io: {threads: -1}\n");
+        assertError("io.busy_pol: is not a setting pgward knows", MINIMAL + "io: {busy_pol: 10us}\n");
+        assertError("io.busy_poll: is too long a duration, was \"99999999999999999999us\"",
+                MINIMAL + "io: {busy_poll: 99999999999999999999us}\n");
+        assertError("startup_timeout: is too long a duration, was \"9999999999999999h\"",
+                MINIMAL + "startup_timeout: 9999999999999999h\n");
+    }
+
     private void assertError(String expected, String yaml) {
         ConfigException e = assertThrows(ConfigException.class, () -> loader.parse(yaml, "pgward.yaml"));
         assertEquals(expected, e.getMessage());
