@@ -8,14 +8,21 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Properties;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Per-statement latency through pgward for three logins side by side: a read-only login with a table selection,
  * a read-only login without one, and a read-write login. Run by bench/catalog-check.sh, which starts pgward;
  * prints Markdown tables to stdout.
  *
- * <p>New statements: each text is sent once (its literal differs every time), so a read-only login pays the full
- * guard, catalog check included. Repeated statements: one text per login sent again and again, so the read-only
+ * <p>New statements: each text is sent once (its literal differs every time); a read-only login answers all but the
+ * first of a shape from its verdicts by shape. Never-seen shapes: each text also names its first column with an
+ * alias of its own, so no verdict is shared and every text pays the full guard, catalog check included; once with
+ * the logins taking turns, once with {@link #SESSIONS} sessions of the first login at the same time, whose checks
+ * share the login's control connections. Repeated statements: one text per login sent again and again, so the read-only
  * logins answer from their verdict cache. Logins take turns statement by statement, and the order rotates, so
  * that a change in the machine's load hits all three alike.
  *
@@ -33,7 +40,16 @@ public final class CatalogCheckLatency {
             {"selected view (its definition is walked too)", "SELECT * FROM v_sales WHERE order_id = %d"},
     };
 
-    private record Login(String label, Connection connection) {
+    /** Sessions of one login sending never-seen shapes at the same time. */
+    private static final int SESSIONS = 8;
+
+    private record Login(String label, Connection connection, String url, Properties props) {
+    }
+
+    /** The shape's text with a literal and a column alias never used before: a shape no verdict covers. */
+    private static String neverSeen(String shape, long literal) {
+        return String.format(Locale.ROOT, shape, literal).replaceFirst("^SELECT ", "SELECT 1 AS shape_" + literal
+                + ", ");
     }
 
     public static void main(String[] args) throws Exception {
@@ -53,7 +69,7 @@ public final class CatalogCheckLatency {
             props.setProperty("sslmode", "disable");
             // Simple protocol: each statement is one Query message, as psql and pgbench -M simple send it.
             props.setProperty("preferQueryMode", "simple");
-            logins.add(new Login(parts[0], DriverManager.getConnection(url, props)));
+            logins.add(new Login(parts[0], DriverManager.getConnection(url, props), url, props));
         }
         // Literals count up from a value taken from the clock, so a second run against the same pgward does
         // not find the first run's texts in the verdict cache.
@@ -91,6 +107,26 @@ public final class CatalogCheckLatency {
         }
         System.out.println();
 
+        System.out.println("## Never-seen shapes (every text a shape of its own)");
+        System.out.println();
+        System.out.printf(Locale.ROOT, "%d texts per login and shape, each with a column alias of its own, so each "
+                + "pays L1, L2 and a catalog check. Latency in ms.%n%n", fresh);
+        table(logins, "first-sight cost");
+        for (String[] shape : SHAPES) {
+            progress("never-seen shapes: %s", shape[0]);
+            long[][] times = new long[logins.size()][fresh];
+            for (int i = 0; i < fresh; i++) {
+                for (int k = 0; k < logins.size(); k++) {
+                    int l = (k + i) % logins.size();
+                    times[l][i] = run(logins.get(l), neverSeen(shape[1], literal++));
+                }
+            }
+            row(shape[0], times, true);
+        }
+        System.out.println();
+        concurrentNeverSeen(logins.getFirst(), fresh, literal);
+        literal += (long) SESSIONS * fresh * SHAPES.length;
+
         System.out.println("## Repeated statements (one text per login, sent again and again)");
         System.out.println();
         System.out.printf(Locale.ROOT, "%d executions per login and shape after one unmeasured first sight. "
@@ -115,6 +151,46 @@ public final class CatalogCheckLatency {
         for (Login login : logins) {
             login.connection().close();
         }
+    }
+
+    /**
+     * {@link #SESSIONS} sessions of one login send never-seen shapes at the same time, {@code perSession} each per
+     * shape: what one check costs while others of the same backend role queue for its control connections.
+     */
+    private static void concurrentNeverSeen(Login login, int perSession, long firstLiteral) throws Exception {
+        System.out.printf(Locale.ROOT, "### %d sessions of %s at the same time%n%n", SESSIONS, login.label());
+        System.out.println("| statement | median | p90 | p99 |");
+        System.out.println("|---|--:|--:|--:|");
+        AtomicLong literal = new AtomicLong(firstLiteral);
+        ExecutorService pool = Executors.newFixedThreadPool(SESSIONS);
+        try {
+            for (String[] shape : SHAPES) {
+                progress("never-seen shapes, %d sessions at once: %s", SESSIONS, shape[0]);
+                List<Future<long[]>> sessions = new ArrayList<>();
+                for (int n = 0; n < SESSIONS; n++) {
+                    sessions.add(pool.submit(() -> {
+                        long[] times = new long[perSession];
+                        try (Connection c = DriverManager.getConnection(login.url(), login.props())) {
+                            Login session = new Login(login.label(), c, login.url(), login.props());
+                            for (int i = 0; i < perSession; i++) {
+                                times[i] = run(session, neverSeen(shape[1], literal.getAndIncrement()));
+                            }
+                        }
+                        return times;
+                    }));
+                }
+                long[] all = new long[SESSIONS * perSession];
+                for (int n = 0; n < SESSIONS; n++) {
+                    System.arraycopy(sessions.get(n).get(), 0, all, n * perSession, perSession);
+                }
+                Arrays.sort(all);
+                System.out.printf(Locale.ROOT, "| %s | %.3f | %.3f | %.3f |%n", shape[0], quantile(all, 0.5) / 1e6,
+                        quantile(all, 0.9) / 1e6, quantile(all, 0.99) / 1e6);
+            }
+        } finally {
+            pool.shutdown();
+        }
+        System.out.println();
     }
 
     /** The header: median and p99 for each login, then the comparison of each login with the last one. */

@@ -21,6 +21,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -196,7 +197,7 @@ public final class CatalogCheck implements AutoCloseable {
         try {
             executor.execute(() -> {
                 try {
-                    Verdict verdict = checkNow(request, epoch, shape, shapeKey);
+                    Verdict verdict = checkNow(request, epoch, shape, shapeKey, mine::complete);
                     mine.complete(verdict);
                 } catch (Throwable e) {
                     // Never leave a session waiting: whatever escapes the check is a refusal.
@@ -317,7 +318,7 @@ public final class CatalogCheck implements AutoCloseable {
             shapeHits.increment();
             return shared;
         }
-        return checkNow(request, cache.epoch(), shape, shapeKey);
+        return checkNow(request, cache.epoch(), shape, shapeKey, verdict -> { });
     }
 
     /** The request's key in the cache of allows by shape, or null for a statement the check does not analyse. */
@@ -336,22 +337,22 @@ public final class CatalogCheck implements AutoCloseable {
         return StatementShape.of(statement);
     }
 
+    /** @param decided given an allow as soon as it is final, before the check's connection is free again */
     private Verdict checkNow(CheckRequest request, long epoch, StatementShape shape,
-                             VerdictCache.ShapeKey shapeKey) {
+                             VerdictCache.ShapeKey shapeKey, Consumer<Verdict> decided) {
         Connection connection = null;
         try {
             connection = pool.getConnection();
             roundTrips.increment();
             CheckTransaction.Checked checked = CheckTransaction.checked(connection, request, shape,
-                    options.timeout(), builtIns.current());
-            Verdict verdict = checked.verdict();
-            if (cacheable(verdict)) {
-                cache.put(request, verdict, epoch);
+                    options.timeout(), builtIns.current(), allowed -> {
+                        remember(request, epoch, shapeKey, allowed);
+                        decided.accept(allowed.verdict());
+                    });
+            if (checked.verdict() != Verdict.ALLOW) {
+                remember(request, epoch, shapeKey, checked);
             }
-            if (checked.shareableByShape() && shapeKey != null) {
-                cache.put(shapeKey, verdict, epoch);
-            }
-            return verdict;
+            return checked.verdict();
         } catch (NodeTreeException.TooComplex | StackOverflowError e) {
             // Bounded work: a tree too deep to read is an answer about the statement, not a fault of the check.
             // The stack is a last resort behind NodeTreeParser.MAX_DEPTH; either way the connection is fine.
@@ -375,6 +376,16 @@ public final class CatalogCheck implements AutoCloseable {
                     log.debug("closing a control connection failed", e);
                 }
             }
+        }
+    }
+
+    private void remember(CheckRequest request, long epoch, VerdictCache.ShapeKey shapeKey,
+                          CheckTransaction.Checked checked) {
+        if (cacheable(checked.verdict())) {
+            cache.put(request, checked.verdict(), epoch);
+        }
+        if (checked.shareableByShape() && shapeKey != null) {
+            cache.put(shapeKey, checked.verdict(), epoch);
         }
     }
 

@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Consumer;
 import org.postgresql.core.Parser;
 import org.postgresql.util.PSQLException;
 import org.postgresql.util.ServerErrorMessage;
@@ -130,7 +131,7 @@ final class CheckTransaction {
     /** As {@link #run(Connection, CheckRequest, StatementShape, Duration)}, reading built-in rows from a cache. */
     static Verdict run(Connection connection, CheckRequest request, StatementShape shape, Duration timeout,
                          BuiltInRows.Generation builtIns) throws SQLException {
-        return checked(connection, request, shape, timeout, builtIns).verdict();
+        return checked(connection, request, shape, timeout, builtIns, allowed -> { }).verdict();
     }
 
     /**
@@ -140,15 +141,21 @@ final class CheckTransaction {
     record Checked(Verdict verdict, boolean shareableByShape) {
     }
 
-    /** As {@link #run(Connection, CheckRequest, StatementShape, Duration, BuiltInRows.Generation)}, with sharing. */
+    /**
+     * As {@link #run(Connection, CheckRequest, StatementShape, Duration, BuiltInRows.Generation)}, with sharing.
+     * An allow is final once the view's tree is judged, so {@code allowed} is given it then, before the ROLLBACK's
+     * round trip (and PostgreSQL's work to undo the view) that the connection still needs; a refusal is worked out
+     * further after the ROLLBACK and comes only as the result.
+     */
     static Checked checked(Connection connection, CheckRequest request, StatementShape shape, Duration timeout,
-                           BuiltInRows.Generation builtIns) throws SQLException {
+                           BuiltInRows.Generation builtIns, Consumer<Checked> allowed)
+            throws SQLException {
         CheckTransaction check = new CheckTransaction(connection, request, shape, timeout, builtIns);
-        Verdict verdict = check.run();
+        Verdict verdict = check.run(allowed);
         return new Checked(verdict, verdict == Verdict.ALLOW && check.shareableByShape);
     }
 
-    private Verdict run() throws SQLException {
+    private Verdict run(Consumer<Checked> allowed) throws SQLException {
         List<CatalogReader.DomainCheck> domainChecks;
         try {
             domainChecks = begin();
@@ -162,6 +169,9 @@ final class CheckTransaction {
         Verdict verdict;
         try {
             verdict = inTransaction(domainChecks);
+            if (verdict == Verdict.ALLOW) {
+                allowed.accept(new Checked(verdict, shareableByShape));
+            }
         } catch (PostgresVerdict v) {
             verdict = v.verdict;
         } finally {

@@ -372,6 +372,32 @@ class CatalogCheckTest {
     }
 
     @Test
+    void anAllowIsGivenBeforeTheRollbackAndARefusalOnlyAfterIt() throws Exception {
+        String allowed = "SELECT count(*) FROM public.customers";
+        String refused = "SELECT nosuch FROM public.customers";
+        try (Connection c = db.connect()) {
+            c.setAutoCommit(true);
+            org.postgresql.core.BaseConnection pg = c.unwrap(org.postgresql.core.BaseConnection.class);
+            List<org.postgresql.core.TransactionState> seen = new java.util.ArrayList<>();
+            CheckTransaction.Checked checked = CheckTransaction.checked(c, new CheckRequest(selection, null, PATH,
+                    true, allowed, List.of()), StatementShape.of(allowed, true), Duration.ofSeconds(5),
+                    new BuiltInRows.Generation(), early -> {
+                        assertEquals(Verdict.ALLOW, early.verdict());
+                        seen.add(pg.getTransactionState());
+                    });
+            assertEquals(Verdict.ALLOW, checked.verdict());
+            assertEquals(List.of(org.postgresql.core.TransactionState.OPEN), seen,
+                    "given once, while the check's transaction is still open");
+            assertEquals(org.postgresql.core.TransactionState.IDLE, pg.getTransactionState(), "then rolled back");
+            checked = CheckTransaction.checked(c, new CheckRequest(selection, null, PATH, true, refused, List.of()),
+                    StatementShape.of(refused, true), Duration.ofSeconds(5), new BuiltInRows.Generation(),
+                    early -> seen.add(null));
+            assertInstanceOf(Verdict.Refuse.class, checked.verdict());
+            assertEquals(1, seen.size(), "a refusal is not given early");
+        }
+    }
+
+    @Test
     void provesTheTextIsOneStatement() throws Exception {
         // L1 and L3 read this text with standard_conforming_strings off (one string literal); PostgreSQL and
         // pgjdbc, told it is on, see three statements. The check must not run the DROP.
