@@ -94,16 +94,11 @@ public final class CatalogCheckLatency {
         System.out.printf(Locale.ROOT, "%d texts per login and shape. Latency from sending the Query to the last "
                 + "row, in ms.%n%n", fresh);
         table(logins, "first-sight cost");
-        long[][][] freshTimes = new long[SHAPES.length][logins.size()][fresh];
-        for (int s = 0; s < SHAPES.length; s++) {
-            progress("new statements: %s", SHAPES[s][0]);
-            for (int i = 0; i < fresh; i++) {
-                for (int k = 0; k < logins.size(); k++) {
-                    int l = (k + i) % logins.size();
-                    freshTimes[s][l][i] = run(logins.get(l), String.format(Locale.ROOT, SHAPES[s][1], literal++));
-                }
-            }
-            row(SHAPES[s][0], freshTimes[s], true);
+        AtomicLong next = new AtomicLong(literal);
+        for (String[] shape : SHAPES) {
+            progress("new statements: %s", shape[0]);
+            row(shape[0], inTurns(logins, fresh,
+                    () -> String.format(Locale.ROOT, shape[1], next.getAndIncrement())), true);
         }
         System.out.println();
 
@@ -114,18 +109,10 @@ public final class CatalogCheckLatency {
         table(logins, "first-sight cost");
         for (String[] shape : SHAPES) {
             progress("never-seen shapes: %s", shape[0]);
-            long[][] times = new long[logins.size()][fresh];
-            for (int i = 0; i < fresh; i++) {
-                for (int k = 0; k < logins.size(); k++) {
-                    int l = (k + i) % logins.size();
-                    times[l][i] = run(logins.get(l), neverSeen(shape[1], literal++));
-                }
-            }
-            row(shape[0], times, true);
+            row(shape[0], inTurns(logins, fresh, () -> neverSeen(shape[1], next.getAndIncrement())), true);
         }
         System.out.println();
-        concurrentNeverSeen(logins.getFirst(), fresh, literal);
-        literal += (long) SESSIONS * fresh * SHAPES.length;
+        concurrentNeverSeen(logins.getFirst(), fresh, next);
 
         System.out.println("## Repeated statements (one text per login, sent again and again)");
         System.out.println();
@@ -135,17 +122,10 @@ public final class CatalogCheckLatency {
         for (String[] shape : SHAPES) {
             progress("repeated statements: %s", shape[0]);
             String text = String.format(Locale.ROOT, shape[1], 42);
-            long[][] times = new long[logins.size()][repeats];
             for (Login login : logins) {
                 run(login, text);
             }
-            for (int i = 0; i < repeats; i++) {
-                for (int k = 0; k < logins.size(); k++) {
-                    int l = (k + i) % logins.size();
-                    times[l][i] = run(logins.get(l), text);
-                }
-            }
-            row(shape[0], times, false);
+            row(shape[0], inTurns(logins, repeats, () -> text), false);
         }
         System.out.println();
         for (Login login : logins) {
@@ -157,11 +137,10 @@ public final class CatalogCheckLatency {
      * {@link #SESSIONS} sessions of one login send never-seen shapes at the same time, {@code perSession} each per
      * shape: what one check costs while others of the same backend role queue for its control connections.
      */
-    private static void concurrentNeverSeen(Login login, int perSession, long firstLiteral) throws Exception {
+    private static void concurrentNeverSeen(Login login, int perSession, AtomicLong literal) throws Exception {
         System.out.printf(Locale.ROOT, "### %d sessions of %s at the same time%n%n", SESSIONS, login.label());
         System.out.println("| statement | median | p90 | p99 |");
         System.out.println("|---|--:|--:|--:|");
-        AtomicLong literal = new AtomicLong(firstLiteral);
         ExecutorService pool = Executors.newFixedThreadPool(SESSIONS);
         try {
             for (String[] shape : SHAPES) {
@@ -191,6 +170,22 @@ public final class CatalogCheckLatency {
             pool.shutdown();
         }
         System.out.println();
+    }
+
+    /**
+     * Each login runs {@code count} texts from {@code texts}, the logins taking turns text by text and their order
+     * rotating, so that a change in the machine's load hits all alike; nanoseconds per login and run.
+     */
+    private static long[][] inTurns(List<Login> logins, int count, java.util.function.Supplier<String> texts)
+            throws SQLException {
+        long[][] times = new long[logins.size()][count];
+        for (int i = 0; i < count; i++) {
+            for (int k = 0; k < logins.size(); k++) {
+                int l = (k + i) % logins.size();
+                times[l][i] = run(logins.get(l), texts.get());
+            }
+        }
+        return times;
     }
 
     /** The header: median and p99 for each login, then the comparison of each login with the last one. */
