@@ -13,6 +13,10 @@ import io.netty.util.IntSupplier;
  * The loop yields the CPU between polls, so a runnable PostgreSQL or client process on the same CPU goes first;
  * what is spent is CPU time that would otherwise be idle, and where no CPU is idle (many busy sessions on few
  * CPUs) it costs a few percent of throughput, which is why it is off by default (bench/README.md).
+ *
+ * <p>Work other threads hand the loop while it polls (a verdict decided off the loop, a cancel) is not looked at
+ * until the budget is spent or a socket is ready: it waits at most the budget, which the configuration caps at
+ * 1 ms.
  */
 final class BusyPoll implements SelectStrategy {
 
