@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgward.testkit.PostgresTest;
 import io.pgward.testkit.TestDatabase;
-import io.pgward.wire.auth.ScramVerifier;
+import io.pgward.scram.ScramVerifier;
 import io.pgward.wire.config.PgwardConfig;
 import io.pgward.wire.config.Secret;
 import io.pgward.wire.protocol.SqlState;

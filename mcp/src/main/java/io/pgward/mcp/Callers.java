@@ -1,5 +1,6 @@
 package io.pgward.mcp;
 
+import io.pgward.scram.ScramCrypto;
 import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
@@ -32,7 +33,7 @@ final class Callers {
         if (token == null || token.isEmpty() || token.length() > 512) {
             return Optional.empty();
         }
-        String digest = HexFormat.of().formatHex(TokenHash.sha256(token.getBytes(StandardCharsets.UTF_8)));
+        String digest = HexFormat.of().formatHex(ScramCrypto.sha256(token.getBytes(StandardCharsets.UTF_8)));
         synchronized (proven) {
             String name = proven.get(digest);
             if (name != null) {

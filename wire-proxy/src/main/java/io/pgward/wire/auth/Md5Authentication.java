@@ -1,5 +1,6 @@
 package io.pgward.wire.auth;
 
+import io.pgward.scram.ScramCrypto;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;

@@ -1,5 +1,6 @@
 package io.pgward.wire.auth;
 
+import io.pgward.scram.ScramCrypto;
 import java.util.Base64;
 
 /**

@@ -1,5 +1,7 @@
 package io.pgward.wire.auth;
 
+import io.pgward.scram.ScramCrypto;
+import io.pgward.scram.ScramVerifier;
 import io.pgward.wire.auth.ScramMessages.ClientFinal;
 import io.pgward.wire.auth.ScramMessages.ClientFirst;
 import java.nio.charset.StandardCharsets;

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.pgward.guard.selection.SelectedNames;
+import io.pgward.scram.ScramVerifier;
 import io.pgward.wire.config.PgwardConfig.AuthMethod;
 import io.pgward.wire.config.PgwardConfig.Backend;
 import io.pgward.wire.config.PgwardConfig.Listen;
@@ -243,10 +244,22 @@ public final class ConfigLoader {
         if (verifier != null && !verifier.value().startsWith("SCRAM-SHA-256$")) {
             throw ConfigException.at(section.keyPath("scram_verifier"), "must start with SCRAM-SHA-256$");
         }
+        if (verifier != null) {
+            requireVerifier(section.keyPath("scram_verifier"), verifier.value());
+        }
         Login login = new Login(name, auth, password, verifier, section.string("backend_user", name),
                 secret(section.string("backend_password", null)), policy(section));
         section.done();
         return login;
+    }
+
+    /** Read when the file is loaded, so a bad verifier is a refusal naming its key; the message never holds the keys. */
+    private static void requireVerifier(String key, String text) {
+        try {
+            ScramVerifier.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw ConfigException.at(key, e.getMessage());
+        }
     }
 
     private static Policy policy(ConfigSection section) {

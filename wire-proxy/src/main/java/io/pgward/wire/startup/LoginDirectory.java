@@ -1,6 +1,6 @@
 package io.pgward.wire.startup;
 
-import io.pgward.wire.auth.ScramVerifier;
+import io.pgward.scram.ScramVerifier;
 import io.pgward.wire.config.PgwardConfig;
 import java.util.HashMap;
 import java.util.Map;

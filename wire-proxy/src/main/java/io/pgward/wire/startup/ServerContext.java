@@ -3,7 +3,7 @@ package io.pgward.wire.startup;
 import io.netty.handler.ssl.SslContext;
 import io.pgward.wire.audit.AuditLog;
 import io.pgward.wire.auth.ScramServerExchange;
-import io.pgward.wire.auth.ScramVerifier;
+import io.pgward.scram.ScramVerifier;
 import io.pgward.wire.config.PgwardConfig;
 import io.pgward.wire.metrics.PgwardMetrics;
 import io.pgward.wire.gate.SessionGates;

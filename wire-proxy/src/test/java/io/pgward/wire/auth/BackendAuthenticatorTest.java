@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pgward.scram.ScramVerifier;
 import io.pgward.wire.auth.BackendAuthenticator.AwaitNext;
 import io.pgward.wire.auth.BackendAuthenticator.Authenticated;
 import io.pgward.wire.auth.BackendAuthenticator.Respond;

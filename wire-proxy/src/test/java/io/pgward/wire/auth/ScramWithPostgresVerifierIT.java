@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.pgward.scram.ScramVerifier;
 import io.pgward.testkit.PostgresTest;
 import io.pgward.testkit.TestDatabase;
 import io.pgward.wire.protocol.SqlState;
@@ -74,6 +75,26 @@ class ScramWithPostgresVerifierIT {
         ScramVerifier postgres = ScramVerifier.parse(rolpassword(database, role));
 
         assertEquals(postgres, ScramVerifier.fromPassword(password, postgres.salt(), postgres.iterations()));
+    }
+
+    /**
+     * PostgreSQL stores a verifier given as the password as it is, and checks logins against it with its own SCRAM
+     * code: so a login proves that the verifiers pgward writes (login passwords, MCP token hashes) are its own.
+     */
+    @Test
+    void postgresAuthenticatesAgainstTheVerifiersPgwardMakes(TestDatabase database) throws Exception {
+        String token = "pgw_4kQq2x0Zr8yTn1mVh6bWc3sLd9pEa5uJ7gFi0oKxYz";
+        for (ScramVerifier verifier : List.of(ScramVerifier.fromPassword(PASSWORD),
+                ScramVerifier.fromUnpreparedSecret(token))) {
+            String secret = verifier.matchesUnpreparedSecret(token) ? token : PASSWORD;
+            String role = createRole(database, "scram-sha-256", verifier.encoded());
+            assertEquals(verifier.encoded(), rolpassword(database, role), "stored as given, not hashed again");
+
+            RawBackendLogin login = RawBackendLogin.login(database, role, secret);
+            assumeTrue(login.requestCodes().contains(10), "this server does not ask TCP logins for SCRAM");
+            assertNull(login.sqlState(), "login should succeed");
+            assertEquals(SqlState.INVALID_PASSWORD, RawBackendLogin.login(database, role, secret + "!").sqlState());
+        }
     }
 
     @Test

@@ -248,6 +248,9 @@ class ConfigLoaderTest {
                 "backend: {host: h}\nlogins: {a: {auth: trust, mode: read-write, row_cap: 10}}");
         assertError("logins.a.scram_verifier: must start with SCRAM-SHA-256$",
                 "backend: {host: h}\nlogins: {a: {scram_verifier: md5abc}}");
+        assertError("logins.a.scram_verifier: SCRAM ServerKey must be 32 bytes, was 3",
+                "backend: {host: h}\nlogins: {a: {scram_verifier: \"SCRAM-SHA-256$4096:c2FsdA==$"
+                        + "7PBjQ/O/OQ2kj/4C9TT8uxIIyMixFZUvFu/3guDsfrc=:QUJD\"}}");
     }
 
     @Test

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import io.pgward.wire.auth.ScramVerifier;
+import io.pgward.scram.ScramVerifier;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,4 +1,4 @@
-package io.pgward.wire.auth;
+package io.pgward.scram;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -65,6 +65,37 @@ class ScramVerifierTest {
     @Test
     void refusesAnEmptyPassword() {
         assertThrows(IllegalArgumentException.class, () -> ScramVerifier.fromPassword(""));
+    }
+
+    @Test
+    void matchesAnUnpreparedSecretOnlyByItsOwnText() {
+        ScramVerifier verifier = ScramVerifier.fromUnpreparedSecret("pgw_secret");
+        assertEquals(4096, verifier.iterations());
+        assertEquals(16, verifier.salt().length);
+        assertTrue(verifier.matchesUnpreparedSecret("pgw_secret"));
+        assertFalse(verifier.matchesUnpreparedSecret("pgw_secreT"));
+        assertFalse(verifier.matchesUnpreparedSecret(""));
+        assertFalse(verifier.matchesUnpreparedSecret(null));
+        assertFalse(ScramVerifier.parse(verifier.encoded()).matchesUnpreparedSecret(verifier.encoded()));
+        assertNotEquals(verifier, ScramVerifier.fromUnpreparedSecret("pgw_secret"), "a fresh salt each time");
+    }
+
+    @Test
+    void hashesAnUnpreparedSecretAsAPasswordWhereSaslPrepLeavesItAlone() {
+        // The RFC 7677 keys: for printable ASCII, SASLprep changes nothing.
+        assertTrue(ScramVerifier.parse(PENCIL).matchesUnpreparedSecret("pencil"));
+    }
+
+    @Test
+    void skipsSaslPrepForAnUnpreparedSecret() {
+        ScramVerifier prepared = ScramVerifier.fromPassword("\uFF30I\u00ADX", SALT, 4096);
+        assertTrue(prepared.matchesUnpreparedSecret("PIX"));
+        assertFalse(prepared.matchesUnpreparedSecret("\uFF30I\u00ADX"));
+    }
+
+    @Test
+    void refusesAnEmptyUnpreparedSecret() {
+        assertThrows(IllegalArgumentException.class, () -> ScramVerifier.fromUnpreparedSecret(""));
     }
 
     static Stream<String> malformed() {

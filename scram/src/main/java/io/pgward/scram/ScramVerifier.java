@@ -1,4 +1,4 @@
-package io.pgward.wire.auth;
+package io.pgward.scram;
 
 import java.security.MessageDigest;
 import java.util.Arrays;
@@ -23,7 +23,8 @@ public record ScramVerifier(int iterations, byte[] salt, byte[] storedKey, byte[
 
     /** What PostgreSQL uses unless {@code scram_iterations} says otherwise. */
     public static final int DEFAULT_ITERATIONS = 4096;
-    static final int DEFAULT_SALT_LENGTH = 16;
+    /** The salt length PostgreSQL uses. */
+    public static final int DEFAULT_SALT_LENGTH = 16;
 
     private static final String PREFIX = "SCRAM-SHA-256";
     private static final Pattern FORMAT = Pattern.compile(
@@ -75,8 +76,39 @@ public record ScramVerifier(int iterations, byte[] salt, byte[] storedKey, byte[
      * The verifier PostgreSQL derives from this password, salt and iteration count. The password goes through
      * SASLprep; where SASLprep prohibits it, its UTF-8 bytes are used unchanged, as PostgreSQL does.
      */
-    static ScramVerifier fromPassword(String password, byte[] salt, int iterations) {
-        byte[] saltedPassword = ScramCrypto.saltedPassword(password, salt, iterations);
+    public static ScramVerifier fromPassword(String password, byte[] salt, int iterations) {
+        return fromSaltedPassword(ScramCrypto.saltedPassword(password, salt, iterations), salt, iterations);
+    }
+
+    /**
+     * A new verifier, as {@link #fromPassword(String)} makes one, of a secret whose UTF-8 bytes are hashed as they
+     * are, without SASLprep. For secrets pgward generates or stores itself (the MCP bearer tokens) rather than
+     * passwords a PostgreSQL client prepares; for ASCII text without control characters the two agree.
+     */
+    public static ScramVerifier fromUnpreparedSecret(String secret) {
+        byte[] salt = ScramCrypto.randomBytes(DEFAULT_SALT_LENGTH);
+        return fromSaltedPassword(ScramCrypto.saltedUnprepared(secret, salt, DEFAULT_ITERATIONS), salt,
+                DEFAULT_ITERATIONS);
+    }
+
+    /**
+     * Whether {@code secret}, hashed as {@link #fromUnpreparedSecret} hashes it with this verifier's salt and
+     * iteration count, gives this StoredKey. The keys are compared in constant time; an empty or null secret
+     * matches nothing.
+     */
+    public boolean matchesUnpreparedSecret(String secret) {
+        if (secret == null || secret.isEmpty()) {
+            return false;
+        }
+        byte[] saltedPassword = ScramCrypto.saltedUnprepared(secret, salt, iterations);
+        byte[] clientKey = ScramCrypto.hmac(saltedPassword, "Client Key");
+        byte[] candidate = ScramCrypto.sha256(clientKey);
+        Arrays.fill(saltedPassword, (byte) 0);
+        Arrays.fill(clientKey, (byte) 0);
+        return MessageDigest.isEqual(candidate, storedKey);
+    }
+
+    private static ScramVerifier fromSaltedPassword(byte[] saltedPassword, byte[] salt, int iterations) {
         byte[] clientKey = ScramCrypto.hmac(saltedPassword, "Client Key");
         byte[] serverKey = ScramCrypto.hmac(saltedPassword, "Server Key");
         ScramVerifier verifier = new ScramVerifier(iterations, salt, ScramCrypto.sha256(clientKey), serverKey);

@@ -1,4 +1,4 @@
-package io.pgward.wire.auth;
+package io.pgward.scram;
 
 import com.ongres.scram.common.ScramFunctions;
 import com.ongres.scram.common.ScramMechanism;
@@ -8,13 +8,16 @@ import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
 import javax.crypto.Mac;
+import javax.crypto.SecretKeyFactory;
+import javax.crypto.spec.PBEKeySpec;
 import javax.crypto.spec.SecretKeySpec;
 
 /** The SCRAM-SHA-256 primitives of RFC 5802 section 3, on the JDK's providers. */
-final class ScramCrypto {
+public final class ScramCrypto {
 
-    static final int KEY_LENGTH = 32;
-    static final SecureRandom RANDOM = new SecureRandom();
+    /** The length of every SHA-256 key and proof: StoredKey, ServerKey, ClientProof. */
+    public static final int KEY_LENGTH = 32;
+    private static final SecureRandom RANDOM = new SecureRandom();
 
     private ScramCrypto() {
     }
@@ -24,14 +27,27 @@ final class ScramCrypto {
      * password SASLprep prohibits is used as it is (as UTF-8 bytes) instead of being refused.
      */
     static byte[] saltedPassword(String password, byte[] salt, int iterations) {
-        if (password == null || password.isEmpty()) {
-            throw new IllegalArgumentException("a SCRAM password must not be empty");
-        }
+        requireSecret(password);
         return ScramFunctions.saltedPassword(ScramMechanism.SCRAM_SHA_256, StringPreparation.POSTGRESQL_PREPARATION,
                 password.toCharArray(), salt, iterations);
     }
 
-    static byte[] hmac(byte[] key, byte[] message) {
+    /** SaltedPassword := Hi(secret, salt, i) over the secret's UTF-8 bytes as they are, without SASLprep. */
+    static byte[] saltedUnprepared(String secret, byte[] salt, int iterations) {
+        requireSecret(secret);
+        try {
+            PBEKeySpec spec = new PBEKeySpec(secret.toCharArray(), salt, iterations, KEY_LENGTH * 8);
+            try {
+                return SecretKeyFactory.getInstance("PBKDF2WithHmacSHA256").generateSecret(spec).getEncoded();
+            } finally {
+                spec.clearPassword();
+            }
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("PBKDF2WithHmacSHA256 is required of every Java platform", e);
+        }
+    }
+
+    public static byte[] hmac(byte[] key, byte[] message) {
         try {
             Mac mac = Mac.getInstance("HmacSHA256");
             mac.init(new SecretKeySpec(key, "HmacSHA256"));
@@ -41,11 +57,11 @@ final class ScramCrypto {
         }
     }
 
-    static byte[] hmac(byte[] key, String message) {
+    public static byte[] hmac(byte[] key, String message) {
         return hmac(key, message.getBytes(StandardCharsets.US_ASCII));
     }
 
-    static byte[] sha256(byte[] data) {
+    public static byte[] sha256(byte[] data) {
         try {
             return MessageDigest.getInstance("SHA-256").digest(data);
         } catch (GeneralSecurityException e) {
@@ -53,7 +69,7 @@ final class ScramCrypto {
         }
     }
 
-    static byte[] xor(byte[] a, byte[] b) {
+    public static byte[] xor(byte[] a, byte[] b) {
         byte[] result = new byte[a.length];
         for (int i = 0; i < a.length; i++) {
             result[i] = (byte) (a[i] ^ b[i]);
@@ -61,9 +77,15 @@ final class ScramCrypto {
         return result;
     }
 
-    static byte[] randomBytes(int length) {
+    public static byte[] randomBytes(int length) {
         byte[] bytes = new byte[length];
         RANDOM.nextBytes(bytes);
         return bytes;
+    }
+
+    private static void requireSecret(String secret) {
+        if (secret == null || secret.isEmpty()) {
+            throw new IllegalArgumentException("a SCRAM password must not be empty");
+        }
     }
 }
