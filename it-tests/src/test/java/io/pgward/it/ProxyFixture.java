@@ -110,8 +110,8 @@ final class ProxyFixture implements AutoCloseable {
             Map<String, PgwardConfig.Login> logins = new LinkedHashMap<>(config.logins());
             PgwardConfig.Login l = logins.get(loginName);
             logins.put(loginName, l.withPolicy(change.apply(l.policy())));
-            return new PgwardConfig(config.listen(), config.startupTimeout(), config.tls(), config.backend(),
-                    config.pool(), logins, config.audit(), config.arango(), config.nl());
+            // withLogins keeps every other setting (metrics, admins, MCP, ...), whatever was changed before.
+            return config.withLogins(logins);
         };
     }
 
