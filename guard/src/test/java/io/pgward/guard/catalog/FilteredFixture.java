@@ -10,7 +10,6 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -50,8 +49,7 @@ final class FilteredFixture {
 
     /** A catalog check on two control connections: 5 s a check, 1000 verdicts cached, no schema polling. */
     static CatalogCheck check(TestDatabase db) {
-        return new CatalogCheck(CatalogCheck.controlPool(db.jdbcUrl(), db.user(), db.password(), 2),
-                new CatalogCheck.Options(Duration.ofSeconds(5), 1000, Duration.ZERO));
+        return CatalogChecks.on(db);
     }
 
     /** Every row on a new connection as the database owner, its cells joined with "|". */
