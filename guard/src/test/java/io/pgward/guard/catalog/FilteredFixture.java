@@ -15,8 +15,8 @@ import java.util.List;
 
 /**
  * TEST ONLY: what the catalog tests on a real PostgreSQL share once {@link GuardFixture} is loaded: the selection with
- * its catalog and view filters, the rewrite through them, a catalog check on the database, and the rows a statement
- * returns.
+ * its catalog and view filters, the rewrite through them, the enum types the type tests look up, a catalog check
+ * on the database, and the rows a statement returns.
  */
 final class FilteredFixture {
 
@@ -45,6 +45,19 @@ final class FilteredFixture {
         } catch (LexerException e) {
             throw new AssertionError(e);
         }
+    }
+
+    /**
+     * The types the type tests look up: an enum a selected table uses ({@code public.order_status} on orders), a
+     * hidden enum with the same name ({@code hr.order_status}) and a hidden enum only a hidden table uses
+     * ({@code hr.secret_kind} on hr.salaries).
+     */
+    static void createStatusTypes(Statement owner) throws SQLException {
+        owner.execute("CREATE TYPE public.order_status AS ENUM ('new', 'paid')");
+        owner.execute("ALTER TABLE public.orders ADD COLUMN state public.order_status");
+        owner.execute("CREATE TYPE hr.order_status AS ENUM ('tok_live')");
+        owner.execute("CREATE TYPE hr.secret_kind AS ENUM ('tok_live')");
+        owner.execute("ALTER TABLE hr.salaries ADD COLUMN kind hr.secret_kind");
     }
 
     /** A catalog check on two control connections: 5 s a check, 1000 verdicts cached, no schema polling. */
