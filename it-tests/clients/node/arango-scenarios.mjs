@@ -1,17 +1,7 @@
 // node-postgres (pg) against an ArangoDB database served by pgward: statements are AQL. See
 // scenario-main.mjs for the calling convention; ArangoThroughProxyIT scripts the ArangoDB answers.
-import pg from 'pg';
+import { withPgClient as withClient } from './connections.mjs';
 import { main, errorFields } from './scenario-main.mjs';
-
-async function withClient(url, body) {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await body(client);
-  } finally {
-    await client.end();
-  }
-}
 
 const scenarios = {
   // Simple protocol: objects become columns, nested values JSON text, nulls null.

@@ -7,9 +7,9 @@
 // when that query fails, version 3.4 rejects a promise nobody awaits, and Node's default for an unhandled
 // rejection is to end the process. The handler below records such a rejection as an item instead, so the
 // test reports it; a process that dies anyway prints no JSON and fails the test.
-import postgres from 'postgres';
 import pg from 'pg';
 import { withTimeout } from './scenario-main.mjs';
+import { postgresJs as openPostgresJs } from './connections.mjs';
 
 const TIMEOUT_MS = 20_000;
 const out = {};
@@ -35,7 +35,7 @@ const plain = (rows) => rows.map((row) => Object.fromEntries(Object.entries(row)
 
 async function postgresJs(url) {
   // Default options: fetch_types on, prepared statements on.
-  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  const sql = openPostgresJs(url);
   try {
     await item('postgres.js enum column', async () => plain(await sql`SELECT id, status FROM orders ORDER BY id LIMIT 3`));
     await item('postgres.js enum parameter',

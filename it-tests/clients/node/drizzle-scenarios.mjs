@@ -1,11 +1,11 @@
 // Drizzle ORM over node-postgres against a PostgreSQL URL; see scenario-main.mjs for the calling convention.
 // The table is declared with drizzle's pg-core schema and created with raw SQL as a temporary table, so a
 // scenario leaves nothing behind and two runs on one database cannot collide.
-import pg from 'pg';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { pgTable, serial, text, numeric, jsonb, timestamp, integer } from 'drizzle-orm/pg-core';
 import { and, asc, eq, gt, sql } from 'drizzle-orm';
 import { main, errorFields, canonical } from './scenario-main.mjs';
+import { withPgClient } from './connections.mjs';
 
 const items = pgTable('pgward_items', {
   id: serial('id').primaryKey(),
@@ -26,16 +26,11 @@ const CREATE = `CREATE TEMP TABLE pgward_items (
   attributes jsonb,
   added_at timestamptz NOT NULL)`;
 
-async function withDb(url, body) {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query("SET TimeZone = 'UTC'");
+function withDb(url, body) {
+  return withPgClient(url, async (client) => {
     await client.query(CREATE);
-    return await body(drizzle({ client }));
-  } finally {
-    await client.end();
-  }
+    return body(drizzle({ client }));
+  }, { utc: true });
 }
 
 /** Drizzle wraps driver errors; the PostgreSQL error is its cause. */

@@ -2,16 +2,7 @@
 // See scenario-main.mjs for the calling convention.
 import pg from 'pg';
 import { main, collector, withTimeout } from './scenario-main.mjs';
-
-async function withClient(url, body) {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await body(client);
-  } finally {
-    await client.end();
-  }
-}
+import { withPgClient as withClient } from './connections.mjs';
 
 const scenarios = {
   // The pid in BackendKeyData (client.processID) is the backend's: pg_backend_pid(), pg_stat_activity and the

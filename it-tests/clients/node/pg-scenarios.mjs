@@ -1,16 +1,10 @@
 // node-postgres (pg) against a PostgreSQL URL; see scenario-main.mjs for the calling convention.
-import pg from 'pg';
 import { main, collector, withTimeout, errorFields, canonical, SAMPLE } from './scenario-main.mjs';
+import { withPgClient } from './connections.mjs';
 
-async function withClient(url, body) {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query("SET TimeZone = 'UTC'");
-    return await body(client);
-  } finally {
-    await client.end();
-  }
+/** Every scenario's session runs in UTC. */
+function withClient(url, body) {
+  return withPgClient(url, body, { utc: true });
 }
 
 const scenarios = {

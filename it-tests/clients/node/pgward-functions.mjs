@@ -1,19 +1,9 @@
 // pgward.* functions with bound parameters through node-postgres (unnamed and named statements); see
 // scenario-main.mjs for the calling convention.
-import pg from 'pg';
+import { withPgClient as withClient } from './connections.mjs';
 import { main, errorFields } from './scenario-main.mjs';
 
 const NAMES = ['public.orders', 'customers', 'public.products', 'orders', 'customers', 'public.orders', 'products'];
-
-async function withClient(url, body) {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await body(client);
-  } finally {
-    await client.end();
-  }
-}
 
 const scenarios = {
   // The same statement with a new value each time, unnamed and as a named prepared statement.

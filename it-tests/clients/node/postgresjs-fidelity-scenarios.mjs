@@ -1,6 +1,6 @@
 // postgres.js: the pid it is told, and statements with tens of thousands of parameters. See scenario-main.mjs for the calling convention.
-import postgres from 'postgres';
 import { main, collector, withTimeout } from './scenario-main.mjs';
+import { postgresJs } from './connections.mjs';
 
 /** A VALUES list of count parameters, summed by the server: the Parse carries count parameter types. */
 async function sumOf(sql, count) {
@@ -15,8 +15,8 @@ const scenarios = {
   // postgres.js's "listen reconnects": pg_terminate_backend() of the pid a listener was told ends that
   // listener's connection, postgres.js connects again and listens again, and notifications keep coming.
   async listenReconnects(url) {
-    const listener = postgres(url, { max: 1, onnotice: () => {} });
-    const sql = postgres(url, { max: 1, onnotice: () => {} });
+    const listener = postgresJs(url);
+    const sql = postgresJs(url);
     try {
       const received = collector(2);
       let first;
@@ -46,7 +46,7 @@ const scenarios = {
   // postgres.js's "big query body" sends 50,000 parameters; PostgreSQL reads the count as unsigned 16 bits, so
   // anything up to 65,535 is valid (postgres.js itself refuses 65,534 and more).
   async manyParameters(url) {
-    const sql = postgres(url, { max: 1, onnotice: () => {} });
+    const sql = postgresJs(url);
     try {
       const out = {};
       for (const count of [32_767, 32_768, 50_000, 65_533]) {

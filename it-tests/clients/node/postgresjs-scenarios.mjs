@@ -1,10 +1,10 @@
 // postgres.js (the "postgres" package) against a PostgreSQL URL; see scenario-main.mjs for the calling
 // convention. Every scenario uses one connection (max: 1) so that concurrent queries are pipelined on it.
-import postgres from 'postgres';
 import { main, collector, withTimeout, errorFields, canonical, SAMPLE } from './scenario-main.mjs';
+import { postgresJs } from './connections.mjs';
 
 async function withSql(url, body) {
-  const sql = postgres(url, { max: 1, onnotice: () => {}, connection: { TimeZone: 'UTC' } });
+  const sql = postgresJs(url, { connection: { TimeZone: 'UTC' } });
   try {
     return await body(sql);
   } finally {

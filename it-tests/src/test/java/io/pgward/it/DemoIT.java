@@ -4,16 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.net.Socket;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
@@ -30,13 +25,10 @@ class DemoIT {
     @Test
     void demoAnswersPsqlAndStopsCleanly() throws Exception {
         Path psql = RealClients.require("psql");
-        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        Process demo = new ProcessBuilder(java.toString(), "-cp", System.getProperty("java.class.path"),
-                "io.pgward.demo.DemoMain", "demo", "--scale", "0.1", "--port", "0").redirectErrorStream(true).start();
-        try {
-            String[] uris = awaitConnectLines(demo);
-            String app = uris[0];
-            String analyst = uris[1];
+        try (DemoProcess demo = DemoProcess.start("0.1")) {
+            List<String> uris = awaitConnectLines(demo);
+            String app = uris.get(0);
+            String analyst = uris.get(1);
 
             RealClients.Result count = RealClients.run(List.of(psql.toString(), app, "-At", "-c",
                     "select count(*) from orders"));
@@ -63,30 +55,20 @@ class DemoIT {
                     + "public.order_items, public.v_sales, public.mv_region_revenue."), salaries.err());
 
             int port = URI.create(app).getPort();
-            demo.destroy();
-            assertTrue(demo.waitFor(60, TimeUnit.SECONDS), "demo exits on SIGTERM");
+            demo.stop();
             assertFalse(accepts(port), "PostgreSQL stopped with the demo");
-        } finally {
-            demo.destroyForcibly();
         }
     }
 
     @Test
     void demoAnswersQuestionsWithTheModelGivenOnTheCommandLine() throws Exception {
         Path psql = RealClients.require("psql");
-        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
         String question = "how many orders are there";
         String sql = "SELECT count(*) AS orders FROM public.orders LIMIT 1";
         try (ScriptedLlmServer llm = new ScriptedLlmServer()) {
             llm.script(question, ScriptedLlmServer.sql(sql));
-            ProcessBuilder builder = new ProcessBuilder(java.toString(), "-cp", System.getProperty("java.class.path"),
-                    "io.pgward.demo.DemoMain", "demo", "--scale", "0.01", "--port", "0",
-                    "--llm-provider", "openai", "--llm-base-url", llm.baseUrl().toString(),
-                    "--llm-model", ScriptedLlmServer.MODEL).redirectErrorStream(true);
-            builder.environment().keySet().removeIf(name -> name.startsWith("PGWARD_LLM_") || name.endsWith("_API_KEY"));
-            Process demo = builder.start();
-            try {
-                String analyst = awaitConnectLines(demo)[1];
+            try (DemoProcess demo = DemoProcess.start("0.01", DemoProcess.modelOptions(llm))) {
+                String analyst = awaitConnectLines(demo).get(1);
                 RealClients.Result asked = RealClients.run(List.of(psql.toString(), analyst, "-At", "-c",
                         "select * from pgward.ask('" + question + "')"));
                 assertEquals(0, asked.exit(), asked.err());
@@ -96,43 +78,14 @@ class DemoIT {
                 assertTrue(prompt.contains("orders.status is an enum"), "the demo's description:\n" + prompt);
                 assertTrue(prompt.contains("<analyst_rules>"), prompt);
                 assertFalse(prompt.contains("salaries"), prompt);
-            } finally {
-                demo.destroy();
-                assertTrue(demo.waitFor(60, TimeUnit.SECONDS), "demo exits on SIGTERM");
+                demo.stop();
             }
         }
     }
 
     /** The app and analyst connection strings the demo prints. */
-    private static String[] awaitConnectLines(Process demo) throws IOException {
-        BufferedReader reader = new BufferedReader(new InputStreamReader(demo.getInputStream(), StandardCharsets.UTF_8));
-        StringBuilder seen = new StringBuilder();
-        String line;
-        String app = null;
-        String analyst = null;
-        while ((line = reader.readLine()) != null) {
-            seen.append(line).append('\n');
-            Matcher a = APP.matcher(line);
-            Matcher r = ANALYST.matcher(line);
-            if (a.find()) {
-                app = a.group(1);
-            } else if (r.find()) {
-                analyst = r.group(1);
-            }
-            if (app != null && analyst != null) {
-                Thread drain = new Thread(() -> {
-                    try {
-                        reader.transferTo(java.io.Writer.nullWriter());
-                    } catch (IOException ignored) {
-                        // the demo closed its output: nothing left to drain
-                    }
-                });
-                drain.setDaemon(true);
-                drain.start();
-                return new String[] {app, analyst};
-            }
-        }
-        throw new AssertionError("demo exited before printing how to connect:\n" + seen);
+    private static List<String> awaitConnectLines(DemoProcess demo) throws IOException {
+        return demo.awaitPrinted("how to connect", APP, ANALYST);
     }
 
     private static boolean accepts(int port) {

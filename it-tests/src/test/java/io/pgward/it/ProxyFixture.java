@@ -91,13 +91,27 @@ final class ProxyFixture implements AutoCloseable {
         return policy(loginName, p -> p.withRowCap(cap));
     }
 
+    /**
+     * A configuration change that has pgward reach PostgreSQL over TLS with {@code sslmode}, trusting
+     * {@code rootCertificate} (null: the JDK's trust store) for verify-full.
+     */
+    static UnaryOperator<PgwardConfig> backendTls(PgwardConfig.SslMode sslmode, Path rootCertificate) {
+        return config -> {
+            PgwardConfig.Backend backend = new PgwardConfig.Backend(config.backend().host(), config.backend().port(),
+                    sslmode, rootCertificate);
+            return new PgwardConfig(config.listen(), config.startupTimeout(), config.tls(), backend, config.pool(),
+                    config.logins(), config.audit(), config.arango(), config.nl(), config.metrics(),
+                    config.drainTimeout(), config.admins(), config.mcp());
+        };
+    }
+
     static UnaryOperator<PgwardConfig> policy(String loginName, UnaryOperator<PgwardConfig.Policy> change) {
         return config -> {
             Map<String, PgwardConfig.Login> logins = new LinkedHashMap<>(config.logins());
             PgwardConfig.Login l = logins.get(loginName);
             logins.put(loginName, l.withPolicy(change.apply(l.policy())));
-            return new PgwardConfig(config.listen(), config.startupTimeout(), config.tls(), config.backend(),
-                    config.pool(), logins, config.audit(), config.arango(), config.nl());
+            // withLogins keeps every other setting (metrics, admins, MCP, ...), whatever was changed before.
+            return config.withLogins(logins);
         };
     }
 

@@ -10,9 +10,7 @@ import io.pgward.sampledb.PostgresBinaries;
 import io.pgward.testkit.PostgresTest;
 import io.pgward.testkit.TestDatabase;
 import io.pgward.wire.config.PgwardConfig;
-import io.pgward.wire.config.Secret;
 import io.pgward.wire.protocol.SqlState;
-import io.pgward.wire.server.PgwardServer;
 import io.pgward.wire.net.SelfSignedCertificate;
 import java.net.Socket;
 import java.nio.ByteBuffer;
@@ -21,11 +19,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.cert.X509Certificate;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -244,8 +240,8 @@ class TlsThroughProxyIT {
     void pgwardReachesAPostgresThatRequiresTls() throws SQLException {
         try (LocalPostgres secured = LocalPostgres.start(0, pem.certificate(), pem.key())) {
             for (PgwardConfig.SslMode mode : List.of(PgwardConfig.SslMode.REQUIRE, PgwardConfig.SslMode.VERIFY_FULL)) {
-                try (PgwardServer server = PgwardServer.start(backendTlsConfig(secured, mode, pem.certificate()));
-                     Connection c = connect(server); Statement s = c.createStatement();
+                try (ProxyFixture proxy = inFrontOf(secured, mode, pem.certificate());
+                     Connection c = proxy.connect("app"); Statement s = c.createStatement();
                      ResultSet rs = s.executeQuery("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()")) {
                     assertTrue(rs.next());
                     assertTrue(rs.getBoolean(1), mode + " encrypts the backend connection");
@@ -258,27 +254,18 @@ class TlsThroughProxyIT {
     void verifyFullRefusesAServerCertificateItDoesNotTrust(@TempDir Path other) {
         SelfSignedCertificate.PemFiles stranger = SelfSignedCertificate.write(other);
         try (LocalPostgres secured = LocalPostgres.start(0, pem.certificate(), pem.key());
-             PgwardServer server = PgwardServer.start(backendTlsConfig(secured, PgwardConfig.SslMode.VERIFY_FULL,
-                     stranger.certificate()))) {
-            SQLException e = assertThrows(SQLException.class, () -> connect(server));
+             ProxyFixture proxy = inFrontOf(secured, PgwardConfig.SslMode.VERIFY_FULL, stranger.certificate())) {
+            SQLException e = assertThrows(SQLException.class, () -> proxy.connect("app"));
             assertEquals(SqlState.CONNECTION_FAILURE, e.getSQLState());
         }
     }
 
-    private static Connection connect(PgwardServer server) throws SQLException {
-        Properties props = new Properties();
-        props.setProperty("user", "app");
-        props.setProperty("password", "pw");
-        return DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + server.port() + "/postgres", props);
-    }
-
-    private static PgwardConfig backendTlsConfig(LocalPostgres secured, PgwardConfig.SslMode mode, Path root) {
-        PgwardConfig.Login app = new PgwardConfig.Login("app", PgwardConfig.AuthMethod.SCRAM_SHA_256, new Secret("pw"),
-                null, secured.superuser(), new Secret(secured.password()), PgwardConfig.Mode.READ_WRITE);
-        return new PgwardConfig(new PgwardConfig.Listen("127.0.0.1", 0), Duration.ofSeconds(5),
-                new PgwardConfig.Tls(PgwardConfig.TlsMode.DISABLE, null, null),
-                new PgwardConfig.Backend("127.0.0.1", secured.port(), mode, root),
-                new PgwardConfig.Pool(2, Duration.ofSeconds(2)), Map.of("app", app));
+    /** pgward in front of the secured server's own postgres database, reaching it over TLS with {@code mode}. */
+    private static ProxyFixture inFrontOf(LocalPostgres secured, PgwardConfig.SslMode mode, Path root) {
+        TestDatabase postgres = new TestDatabase("127.0.0.1", secured.port(), "postgres", secured.superuser(),
+                secured.password(), database.serverMajor());
+        return ProxyFixture.start(postgres, ProxyFixture.STANDARD_GATES, null, PgwardConfig.TlsMode.DISABLE, 2,
+                ProxyFixture.backendTls(mode, root));
     }
 
     private static Properties tlsProps(String mode) {

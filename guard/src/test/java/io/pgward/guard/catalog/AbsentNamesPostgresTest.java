@@ -20,7 +20,6 @@ import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -60,8 +59,7 @@ class AbsentNamesPostgresTest {
             selection = GuardFixture.selection(c).withFilters(CatalogFilters.of(resolved.visible(),
                     CatalogColumns.read(c)));
         }
-        check = new CatalogCheck(CatalogCheck.controlPool(db.jdbcUrl(), db.user(), db.password(), 2),
-                new CatalogCheck.Options(Duration.ofSeconds(5), 1000, Duration.ZERO));
+        check = CatalogChecks.on(db);
     }
 
     @AfterAll

@@ -96,13 +96,9 @@ class BoundTypeNamesPostgresTest {
         db = database;
         try (Connection c = db.connect(); Statement s = c.createStatement()) {
             GuardFixture.load(c);
-            s.execute("CREATE TYPE public.order_status AS ENUM ('new', 'paid')");
-            s.execute("ALTER TABLE public.orders ADD COLUMN state public.order_status");
-            s.execute("CREATE TYPE hr.order_status AS ENUM ('tok_live')");
-            s.execute("CREATE TYPE hr.secret_kind AS ENUM ('tok_live')");
+            FilteredFixture.createStatusTypes(s);
             s.execute("CREATE TYPE hr.\"Mixed Case\" AS (a int)");
             s.execute("CREATE TYPE public.hidden_pair AS (a int, b int)");
-            s.execute("ALTER TABLE hr.salaries ADD COLUMN kind hr.secret_kind");
             selection = GuardFixture.selection(c).withFilters(FilteredFixture.filters(c, GuardFixture.SELECTED));
         }
         check = FilteredFixture.check(db);

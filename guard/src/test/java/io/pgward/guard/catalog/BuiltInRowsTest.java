@@ -53,8 +53,7 @@ class BuiltInRowsTest {
     }
 
     private static CatalogCheck newCheck() {
-        return new CatalogCheck(CatalogCheck.controlPool(db.jdbcUrl(), db.user(), db.password(), 2),
-                new CatalogCheck.Options(Duration.ofSeconds(5), 100, Duration.ZERO));
+        return CatalogChecks.on(db, 100);
     }
 
     private static CheckRequest request(String sql) {

@@ -19,7 +19,6 @@ import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -130,8 +129,7 @@ class CatalogArgumentsPostgresTest {
         orders = oid("SELECT 'public.orders'::regclass::oid");
         secrets = oid("SELECT 'public.secrets'::regclass::oid");
         hiddenOrders = oid("SELECT 'hr.orders'::regclass::oid");
-        check = new CatalogCheck(CatalogCheck.controlPool(db.jdbcUrl(), db.user(), db.password(), 2),
-                new CatalogCheck.Options(Duration.ofSeconds(5), 1000, Duration.ZERO));
+        check = CatalogChecks.on(db);
     }
 
     @AfterAll

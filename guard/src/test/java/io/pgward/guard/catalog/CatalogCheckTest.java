@@ -88,8 +88,7 @@ class CatalogCheckTest {
             s.execute("CREATE TABLE shadow.orders(id int)");
             selection = GuardFixture.selection(c);
         }
-        check = new CatalogCheck(CatalogCheck.controlPool(db.jdbcUrl(), db.user(), db.password(), 2),
-                new CatalogCheck.Options(Duration.ofSeconds(5), 1000, Duration.ZERO));
+        check = CatalogChecks.on(db);
     }
 
     @AfterAll

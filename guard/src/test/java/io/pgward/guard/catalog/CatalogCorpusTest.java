@@ -53,8 +53,7 @@ class CatalogCorpusTest {
             selection = GuardFixture.selection(c);
         }
         assertEquals(4, selection.relations().size());
-        check = new CatalogCheck(CatalogCheck.controlPool(db.jdbcUrl(), db.user(), db.password(), 2),
-                new CatalogCheck.Options(Duration.ofSeconds(5), 1000, Duration.ZERO));
+        check = CatalogChecks.on(db);
         classifier = new ReadOnlyClassifier();
     }
 

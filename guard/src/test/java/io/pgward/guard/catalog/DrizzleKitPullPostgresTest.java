@@ -20,7 +20,6 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -64,8 +63,7 @@ class DrizzleKitPullPostgresTest {
                     .withFilters(CatalogFilters.of(resolved.visible(), CatalogColumns.read(c)))
                     .withViews(ViewFilters.of(resolved.visible(), resolved.names(), ViewColumns.read(c)));
         }
-        check = new CatalogCheck(CatalogCheck.controlPool(db.jdbcUrl(), db.user(), db.password(), 2),
-                new CatalogCheck.Options(Duration.ofSeconds(5), 1000, Duration.ZERO));
+        check = CatalogChecks.on(db);
     }
 
     @AfterAll

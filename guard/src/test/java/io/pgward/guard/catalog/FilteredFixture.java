@@ -10,14 +10,13 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * TEST ONLY: what the catalog tests on a real PostgreSQL share once {@link GuardFixture} is loaded: the selection with
- * its catalog and view filters, the rewrite through them, a catalog check on the database, and the rows a statement
- * returns.
+ * its catalog and view filters, the rewrite through them, the enum types the type tests look up, a catalog check
+ * on the database, and the rows a statement returns.
  */
 final class FilteredFixture {
 
@@ -48,10 +47,22 @@ final class FilteredFixture {
         }
     }
 
+    /**
+     * The types the type tests look up: an enum a selected table uses ({@code public.order_status} on orders), a
+     * hidden enum with the same name ({@code hr.order_status}) and a hidden enum only a hidden table uses
+     * ({@code hr.secret_kind} on hr.salaries).
+     */
+    static void createStatusTypes(Statement owner) throws SQLException {
+        owner.execute("CREATE TYPE public.order_status AS ENUM ('new', 'paid')");
+        owner.execute("ALTER TABLE public.orders ADD COLUMN state public.order_status");
+        owner.execute("CREATE TYPE hr.order_status AS ENUM ('tok_live')");
+        owner.execute("CREATE TYPE hr.secret_kind AS ENUM ('tok_live')");
+        owner.execute("ALTER TABLE hr.salaries ADD COLUMN kind hr.secret_kind");
+    }
+
     /** A catalog check on two control connections: 5 s a check, 1000 verdicts cached, no schema polling. */
     static CatalogCheck check(TestDatabase db) {
-        return new CatalogCheck(CatalogCheck.controlPool(db.jdbcUrl(), db.user(), db.password(), 2),
-                new CatalogCheck.Options(Duration.ofSeconds(5), 1000, Duration.ZERO));
+        return CatalogChecks.on(db);
     }
 
     /** Every row on a new connection as the database owner, its cells joined with "|". */

@@ -18,7 +18,6 @@ import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -67,8 +66,7 @@ class GatedFunctionsPostgresTest {
         hiddenOrders = oid("SELECT 'hr.orders'::regclass::oid");
         hiddenRole = oid("SELECT 'analyst'::regrole::oid");
         secretsType = oid("SELECT 'public.secrets'::regtype::oid");
-        check = new CatalogCheck(CatalogCheck.controlPool(db.jdbcUrl(), db.user(), db.password(), 2),
-                new CatalogCheck.Options(Duration.ofSeconds(5), 1000, Duration.ZERO));
+        check = CatalogChecks.on(db);
     }
 
     @AfterAll

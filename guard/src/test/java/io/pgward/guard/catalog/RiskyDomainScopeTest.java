@@ -10,7 +10,6 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -52,8 +51,7 @@ class RiskyDomainScopeTest {
                         + "AS $$ SELECT $1::text = $2 $$",
                 "CREATE OPERATOR public.@@@ (LEFTARG = public.email, RIGHTARG = text, FUNCTION = public.same_mail)",
                 "INSERT INTO public.orders VALUES (1, 'a')");
-        check = new CatalogCheck(CatalogCheck.controlPool(db.jdbcUrl(), db.user(), db.password(), 2),
-                new CatalogCheck.Options(Duration.ofSeconds(5), 100, Duration.ZERO));
+        check = CatalogChecks.on(db, 100);
     }
 
     @AfterAll

@@ -8,7 +8,6 @@ import io.pgward.testkit.PostgresTest;
 import io.pgward.testkit.TestDatabase;
 import java.sql.Connection;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -36,8 +35,7 @@ class ShapeCacheTest {
             s.execute("CREATE SEQUENCE IF NOT EXISTS public.s2");
             selection = GuardFixture.selection(c);
         }
-        check = new CatalogCheck(CatalogCheck.controlPool(db.jdbcUrl(), db.user(), db.password(), 2),
-                new CatalogCheck.Options(Duration.ofSeconds(5), 1000, Duration.ZERO));
+        check = CatalogChecks.on(db);
     }
 
     @AfterAll

@@ -60,11 +60,7 @@ class TypeByNamePostgresTest {
         db = database;
         try (Connection c = db.connect(); Statement s = c.createStatement()) {
             GuardFixture.load(c);
-            s.execute("CREATE TYPE public.order_status AS ENUM ('new', 'paid')");
-            s.execute("ALTER TABLE public.orders ADD COLUMN state public.order_status");
-            s.execute("CREATE TYPE hr.order_status AS ENUM ('tok_live')");
-            s.execute("CREATE TYPE hr.secret_kind AS ENUM ('tok_live')");
-            s.execute("ALTER TABLE hr.salaries ADD COLUMN kind hr.secret_kind");
+            FilteredFixture.createStatusTypes(s);
             selection = GuardFixture.selection(c).withFilters(FilteredFixture.filters(c, GuardFixture.SELECTED));
         }
         check = FilteredFixture.check(db);

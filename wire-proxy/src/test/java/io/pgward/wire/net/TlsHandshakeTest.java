@@ -266,13 +266,18 @@ class TlsHandshakeTest {
     private Client connect(EchoServer server, Backend backend) throws InterruptedException {
         SslContext context = BackendTls.forBackend(backend);
         CompletableFuture<String> received = new CompletableFuture<>();
+        // Kept from the initializer, not looked up in the pipeline after connect: a refused handshake can close
+        // the channel, which empties its pipeline, before this thread gets to look.
+        CompletableFuture<SslHandler> tls = new CompletableFuture<>();
         Channel channel = new Bootstrap()
                 .group(group)
                 .channel(NioSocketChannel.class)
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        ch.pipeline().addLast(BackendTls.handler(context, ch.alloc(), backend),
+                        SslHandler handler = BackendTls.handler(context, ch.alloc(), backend);
+                        tls.complete(handler);
+                        ch.pipeline().addLast(handler,
                                 new SimpleChannelInboundHandler<ByteBuf>() {
                                     @Override
                                     protected void channelRead0(ChannelHandlerContext ctx, ByteBuf msg) {
@@ -289,7 +294,9 @@ class TlsHandshakeTest {
                 })
                 .connect(server.channel().localAddress()).sync().channel();
         channels.add(channel);
-        SslHandler handler = channel.pipeline().get(SslHandler.class);
+        // The initializer ran when the channel registered, before the connect it waited for.
+        SslHandler handler = tls.getNow(null);
+        assertNotNull(handler, "TLS handler added");
         Future<Channel> handshake = handler.handshakeFuture();
         assertTrue(handshake.await(10, TimeUnit.SECONDS), "handshake finished");
         return new Client(channel, handler, handshake.cause(), received);
