@@ -101,7 +101,7 @@ final class ProxyFixture implements AutoCloseable {
                     sslmode, rootCertificate);
             return new PgwardConfig(config.listen(), config.startupTimeout(), config.tls(), backend, config.pool(),
                     config.logins(), config.audit(), config.arango(), config.nl(), config.metrics(),
-                    config.drainTimeout(), config.admins(), config.mcp());
+                    config.drainTimeout(), config.admins(), config.mcp(), config.io());
         };
     }
 
