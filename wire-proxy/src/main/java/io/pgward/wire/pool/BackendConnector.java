@@ -22,8 +22,12 @@ import io.pgward.wire.protocol.SqlState;
 import io.pgward.wire.net.Transport;
 import io.pgward.wire.net.BackendTls;
 import java.time.Duration;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Opens authenticated connections to the configured PostgreSQL, on the event loop of the client session that
@@ -41,6 +45,8 @@ public final class BackendConnector {
     private final PgwardConfig.Backend backend;
     private final SslContext sslContext;
     private final Transport transport;
+    /** Cancels sent and not yet answered: stopping pgward waits for them, or their statements would run on. */
+    private final Set<CompletableFuture<Void>> cancelling = ConcurrentHashMap.newKeySet();
 
     public BackendConnector(PgwardConfig.Backend backend, Transport transport) {
         this.backend = backend;
@@ -83,7 +89,6 @@ public final class BackendConnector {
         return promise;
     }
 
-    /** Sends CancelRequest for a backend connection, on a connection of its own, as libpq does. */
     /**
      * Sends a CancelRequest for the connection's running statement. The returned stage completes (on
      * {@code loop}) once the server has closed the cancel connection, which it does after signalling the
@@ -91,6 +96,8 @@ public final class BackendConnector {
      */
     public CompletableFuture<Void> cancel(EventLoop loop, BackendConnection connection) {
         CompletableFuture<Void> done = new CompletableFuture<>();
+        cancelling.add(done);
+        done.whenComplete((ignored, e) -> cancelling.remove(done));
         new Bootstrap().group(loop).channel(transport.socketChannel())
                 .handler(new ChannelInboundHandlerAdapter())
                 .connect(backend.host(), backend.port())
@@ -106,6 +113,22 @@ public final class BackendConnector {
                     loop.schedule(() -> channel.close(), CANCEL_WAIT.toMillis(), TimeUnit.MILLISECONDS);
                 });
         return done;
+    }
+
+    /**
+     * Waits, at most {@link #CANCEL_WAIT} and a little, until the cancels sent so far are answered: the event loops
+     * that carry them must not stop before (a cancel whose connection is closed unsent leaves its statement
+     * running on the server after pgward has gone).
+     */
+    public void awaitCancels() {
+        CompletableFuture<?>[] pending = cancelling.toArray(CompletableFuture<?>[]::new);
+        try {
+            CompletableFuture.allOf(pending).get(CANCEL_WAIT.toMillis() + 500, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException | ExecutionException e) {
+            // Each cancel gives up on its own after CANCEL_WAIT; nothing more to wait for.
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** SSLRequest, the server's one-byte answer, then the TLS handshake before the startup packet. */

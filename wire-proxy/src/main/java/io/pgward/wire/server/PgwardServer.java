@@ -314,6 +314,7 @@ public final class PgwardServer implements AutoCloseable {
         }
         pool.closeIdle();
         console.close();
+        pool.connector().awaitCancels();
         workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         gates.close();
