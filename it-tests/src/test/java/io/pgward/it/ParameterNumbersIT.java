@@ -57,6 +57,36 @@ class ParameterNumbersIT {
         assertEquals(direct, jdbcError(readOnly(), sql));
     }
 
+    /**
+     * A number beyond int32 is no parameter a Bind could fill: PostgreSQL 17 and older wrap it ($2147483648 is
+     * "there is no parameter $-2147483648", $4294967297 "$1"), 18 refuses it as it scans. The login gets the very
+     * same error for a Query and for a Parse, not a refusal of its own.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"select $2147483648", "select $4294967297", "select $99999999999999999999",
+            "select 1 where $2147483648 is null", "select $0002147483648::int"})
+    void aParameterNumberBeyondInt32GetsPostgresqlsOwnError(String sql) throws Exception {
+        String direct = psqlError(Target.direct(database), sql);
+        assertTrue(direct.startsWith("ERROR:  42P02: ") || direct.startsWith("ERROR:  42601: "), direct);
+        assertEquals(direct, psqlError(readOnly(), sql));
+        String directParse = jdbcError(Target.direct(database), sql);
+        // $4294967297 is $1 to PostgreSQL 17, and its Parse fails on the Bind; see the test below.
+        if (directParse.startsWith("42P02") || directParse.startsWith("42601")) {
+            assertEquals(directParse, jdbcError(readOnly(), sql));
+        }
+    }
+
+    /**
+     * As PostgreSQL 17 and older read it, {@code $4294967297} in a Parse is {@code $1}, a parameter the Bind fills;
+     * pgward does not follow that platform-dependent wrap and answers "there is no parameter $1" as for a Query.
+     */
+    @org.junit.jupiter.api.Test
+    void aParseDoesNotBindAWrappedParameterNumber() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(database.serverMajor() < 18, "PostgreSQL 18 does not wrap");
+        assertEquals("42P02: ERROR: there is no parameter $1\n  Position: 8",
+                jdbcError(readOnly(), "select $4294967297::int"));
+    }
+
     private static Target readOnly() {
         return new Target("pgward", "127.0.0.1", proxy.port(), database.name(), "analyst", ProxyFixture.PASSWORD);
     }

@@ -117,6 +117,32 @@ class SessionViewsIT {
         }
     }
 
+    /** The owner's COPY into payment_tokens is listed directly; the analyst sees its own backend's rows only. */
+    @Test
+    void anotherSessionsProgressAndGssapiRowsDoNotShow() throws SQLException {
+        for (String mode : List.of("simple", "extended")) {
+            try (Connection owner = database.connect(); Connection reader = connect(mode);
+                 Statement r = reader.createStatement()) {
+                String own = single(r, "SELECT pg_backend_pid()");
+                org.postgresql.copy.CopyIn copy = owner.unwrap(org.postgresql.PGConnection.class).getCopyAPI()
+                        .copyIn("COPY public.payment_tokens FROM STDIN");
+                try {
+                    try (Connection watcher = database.connect(); Statement w = watcher.createStatement()) {
+                        assertEquals(List.of(paymentTokens),
+                                rows(w, "SELECT relid FROM pg_catalog.pg_stat_progress_copy"));
+                    }
+                    assertEquals(List.of(), rows(r, "SELECT pid, relid FROM pg_stat_progress_copy"), mode);
+                    for (String view : List.of("analyze", "basebackup", "cluster", "create_index", "vacuum")) {
+                        assertEquals(List.of(), rows(r, "SELECT * FROM pg_catalog.pg_stat_progress_" + view), mode);
+                    }
+                    assertEquals(List.of(own + "|null"), rows(r, "SELECT pid, principal FROM pg_stat_gssapi"), mode);
+                } finally {
+                    copy.cancelCopy();
+                }
+            }
+        }
+    }
+
     @Test
     void theOwnLockOnATableUnderASelectedViewDoesNotShow() throws SQLException {
         for (String mode : List.of("simple", "extended")) {

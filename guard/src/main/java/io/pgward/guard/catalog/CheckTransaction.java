@@ -695,14 +695,32 @@ final class CheckTransaction {
             settings(sessionSettings());
             sessionPath = true;
         }
-        try (PreparedStatement ps = connection.prepareStatement("SELECT pg_catalog." + kind.resolver()
-                + "(pg_catalog.convert_from(?, pg_catalog.getdatabaseencoding()))::pg_catalog.oid")) {
+        // Before PostgreSQL 16 the to_reg* functions raise a syntax error for a text that is no name at all, such as
+        // '99999', which the reg* input reads as an OID: such a text names nothing, and the check carries on.
+        try (PreparedStatement ps = connection.prepareStatement("SAVEPOINT " + RESOLVE_SAVEPOINT
+                + "; SELECT pg_catalog." + kind.resolver()
+                + "(pg_catalog.convert_from(?, pg_catalog.getdatabaseencoding()))::pg_catalog.oid; RELEASE SAVEPOINT "
+                + RESOLVE_SAVEPOINT)) {
             ps.setBytes(1, name);
-            try (ResultSet rs = ps.executeQuery()) {
+            ps.execute();
+            if (!ps.getMoreResults()) {
+                throw new SQLException("the resolved name was not returned");
+            }
+            try (ResultSet rs = ps.getResultSet()) {
                 return rs.next() ? rs.getLong(1) : 0;
             }
+        } catch (PSQLException e) {
+            if (e.getServerErrorMessage() == null || !SqlStates.SYNTAX_ERROR.equals(e.getSQLState())) {
+                throw e;
+            }
+            try (Statement s = connection.createStatement()) {
+                s.execute("ROLLBACK TO SAVEPOINT " + RESOLVE_SAVEPOINT);
+            }
+            return UNRESOLVED_NAME;
         }
     }
+
+    private static final String RESOLVE_SAVEPOINT = "pgward_resolve";
 
     /** Not an OID: the name is not looked up, and a call of it stays unproven. */
     private static final long UNRESOLVED_NAME = -1;

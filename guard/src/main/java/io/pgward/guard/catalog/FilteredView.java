@@ -99,6 +99,19 @@ enum FilteredView {
     /** The own session's row; the certificate fields describe pgward's connection to the server: NULL. */
     PG_STAT_SSL("pg_catalog", "pg_stat_ssl", Set.of("client_dn", "client_serial", "issuer_dn"),
             Key.ownBackend("pid")),
+    /** The own session's row; the principal is pgward's toward the server, not the login's: NULL. */
+    PG_STAT_GSSAPI("pg_catalog", "pg_stat_gssapi", Set.of("principal"), Key.ownBackend("pid")),
+    /**
+     * The progress views: the own session's row only. A backend reports progress of the command it runs, so the only
+     * row a read-only login can ever see is its own COPY's (a COPY of a query reading the view, relid 0); other
+     * sessions' VACUUM, CREATE INDEX or CLUSTER would show which hidden tables they touch and when.
+     */
+    PG_STAT_PROGRESS_ANALYZE("pg_catalog", "pg_stat_progress_analyze", Set.of(), Key.ownBackend("pid")),
+    PG_STAT_PROGRESS_BASEBACKUP("pg_catalog", "pg_stat_progress_basebackup", Set.of(), Key.ownBackend("pid")),
+    PG_STAT_PROGRESS_CLUSTER("pg_catalog", "pg_stat_progress_cluster", Set.of(), Key.ownBackend("pid")),
+    PG_STAT_PROGRESS_COPY("pg_catalog", "pg_stat_progress_copy", Set.of(), Key.ownBackend("pid")),
+    PG_STAT_PROGRESS_CREATE_INDEX("pg_catalog", "pg_stat_progress_create_index", Set.of(), Key.ownBackend("pid")),
+    PG_STAT_PROGRESS_VACUUM("pg_catalog", "pg_stat_progress_vacuum", Set.of(), Key.ownBackend("pid")),
     /**
      * The own session's locks on nothing or on visible user relations: a lock on a hidden table read through a
      * selected view, on a built-in catalog (whose locks follow what the statement touched) or on an object by OID

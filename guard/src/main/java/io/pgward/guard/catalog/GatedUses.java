@@ -578,6 +578,11 @@ final class GatedUses {
                     }
                     // One round trip per string: a bounded number, however many the statement has.
                     for (String name : names(literal.value())) {
+                        // Digits are the OID itself to every reg* input, never a name (regproc.c); from PostgreSQL 16
+                        // on the to_reg* functions read them so too, and would make the OID look like a name.
+                        if (isOidText(name)) {
+                            continue;
+                        }
                         if (resolve(kind, name.getBytes(StandardCharsets.UTF_8)) == oid) {
                             return absentByName(kind, name, oid, literal.position());
                         }
@@ -586,6 +591,10 @@ final class GatedUses {
             }
         }
         return CatalogRefusals.absentObject(kind.sqlState(), kind.absentByOid(oid), 0);
+    }
+
+    private static boolean isOidText(String name) {
+        return !name.isEmpty() && name.chars().allMatch(c -> c >= '0' && c <= '9');
     }
 
     /**

@@ -25,16 +25,26 @@ final class QueryText {
     private QueryText() {
     }
 
-    /** The parameter numbers ($1 → 1) the query uses, ascending. */
+    /**
+     * The parameter numbers ($1 → 1) the query uses, ascending. A number beyond int32 counts as
+     * {@link Integer#MIN_VALUE}, below 1 like {@code $0}: no Bind gives it a value (PostgreSQL 17 and older wrap it
+     * as C's atol and a 32-bit cast do, which depends on the platform; 18 refuses it), so the check sends it as
+     * written and the server answers with its own error.
+     */
     static TreeSet<Integer> parameters(StatementShape shape) {
         TreeSet<Integer> numbers = new TreeSet<>();
         for (int i = shape.from(); i < shape.to(); i++) {
             Token t = shape.tokens().get(i);
             if (t.kind() == Token.Kind.PARAMETER) {
-                numbers.add(Integer.parseInt(t.value()));
+                numbers.add(fitsInt32(t.value()) ? Integer.parseInt(t.value()) : Integer.MIN_VALUE);
             }
         }
         return numbers;
+    }
+
+    /** Whether the digits of a {@code $n} (no leading zeros) are at most 2147483647. */
+    private static boolean fitsInt32(String digits) {
+        return digits.length() < 10 || digits.length() == 10 && digits.compareTo("2147483647") <= 0;
     }
 
     /** The query with its parameters left as they are (for PREPARE, which infers their types). */

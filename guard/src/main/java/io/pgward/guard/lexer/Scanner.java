@@ -201,12 +201,13 @@ final class Scanner {
         return new Lexeme(Kind.STRING, Form.SIMPLE_STRING, start, end, sql.substring(tagEnd + 1, close));
     }
 
-    private String parameterNumber(int start, int end) throws LexerException {
-        String digits = sql.substring(start + 1, end).replaceFirst("^0+(?=.)", "");
-        if (digits.length() > 10 || Long.parseLong(digits) > Integer.MAX_VALUE) {
-            throw new LexerException("parameter number too large", start);
-        }
-        return digits;
+    /**
+     * The digits without leading zeros, however many: PostgreSQL 17 and older wrap a number beyond int32 and refuse
+     * the statement when they analyse it (42P02), 18 refuses it here (42601); the catalog check lets the server
+     * give whichever error it gives ({@code QueryText#parameters}).
+     */
+    private String parameterNumber(int start, int end) {
+        return sql.substring(start + 1, end).replaceFirst("^0+(?=.)", "");
     }
 
     /**

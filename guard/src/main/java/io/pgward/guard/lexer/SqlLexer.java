@@ -31,8 +31,9 @@ import java.util.List;
  *       are the same.</li>
  *   <li>Vertical tab is whitespace only since PostgreSQL 17; older servers refuse any Query with one outside a
  *       literal or comment.</li>
- *   <li>{@code $2147483648} and larger parameter numbers are an error as in PostgreSQL 18; older servers wrap
- *       the number and refuse the statement later.</li>
+ *   <li>{@code $2147483648} and larger parameter numbers are one parameter token, as before PostgreSQL 18
+ *       (which refuses them as it scans); the digits cannot start a string, comment or quote, so the statements
+ *       are the same.</li>
  *   <li>{@code \'} in E'' strings is accepted, as the server does for every client encoding except the
  *       client-only ones (SJIS, BIG5, GBK, GB18030, UHC), where it refuses it.</li>
  *   <li>A NUL character, which cannot reach the server inside a Query message, is an error.</li>

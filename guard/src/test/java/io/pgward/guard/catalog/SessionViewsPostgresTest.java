@@ -20,7 +20,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The session views a selection login reads filtered (pg_locks, pg_stat_activity, pg_stat_ssl: the own backend only;
+ * The session views a selection login reads filtered (pg_locks, pg_stat_activity, pg_stat_ssl, pg_stat_gssapi and
+ * the pg_stat_progress_* views: the own backend only;
  * pg_replication_slots: no rows; the time zone views: whole), on a real PostgreSQL (14 to 18 with -Dpg.version).
  * Beside the guard corpus's selection, {@code public.v_secret_count} is selected: a view over the hidden
  * {@code public.secrets}, so reading it locks a relation the login may not see. A second connection holds locks of
@@ -102,7 +103,10 @@ class SessionViewsPostgresTest {
     void everySessionViewIsServed() {
         for (FilteredView view : List.of(FilteredView.PG_LOCKS, FilteredView.PG_STAT_ACTIVITY,
                 FilteredView.PG_STAT_SSL, FilteredView.PG_REPLICATION_SLOTS, FilteredView.PG_TIMEZONE_NAMES,
-                FilteredView.PG_TIMEZONE_ABBREVS)) {
+                FilteredView.PG_TIMEZONE_ABBREVS, FilteredView.PG_STAT_GSSAPI, FilteredView.PG_STAT_PROGRESS_ANALYZE,
+                FilteredView.PG_STAT_PROGRESS_BASEBACKUP, FilteredView.PG_STAT_PROGRESS_CLUSTER,
+                FilteredView.PG_STAT_PROGRESS_COPY, FilteredView.PG_STAT_PROGRESS_CREATE_INDEX,
+                FilteredView.PG_STAT_PROGRESS_VACUUM)) {
             assertNotNull(selection.views().byName(view.schema(), view.relation()), view.name());
             allowed("SELECT * FROM " + view.schema() + "." + view.relation());
         }
@@ -199,6 +203,31 @@ class SessionViewsPostgresTest {
             assertEquals(List.of(own + "|null|null|null"), rows(reader, allowed(
                     "SELECT pid, client_dn, client_serial, issuer_dn FROM pg_stat_ssl")));
             other.rollback();
+        }
+    }
+
+    /**
+     * Another session's COPY into the hidden table shows in pg_stat_progress_copy with the table's OID; the login sees
+     * its own backend's progress only, and its own pg_stat_gssapi row without the principal (pgward's).
+     */
+    @Test
+    void anotherSessionsProgressAndGssapiRowsDoNotShow() throws SQLException {
+        try (Connection reader = db.connect(); Connection other = db.connect()) {
+            String otherPid = pid(other);
+            String own = pid(reader);
+            org.postgresql.copy.CopyIn copy = other.unwrap(org.postgresql.PGConnection.class).getCopyAPI()
+                    .copyIn("COPY public.secrets FROM STDIN");
+            try {
+                assertEquals(List.of(otherPid + "|" + secrets),
+                        rows(reader, "SELECT pid, relid FROM pg_catalog.pg_stat_progress_copy"));
+                assertEquals(List.of(), rows(reader, allowed("SELECT pid, relid FROM pg_stat_progress_copy")));
+                assertEquals(List.of(), rows(reader, allowed(
+                        "SELECT * FROM pg_catalog.pg_stat_progress_copy WHERE relid = " + secrets)));
+            } finally {
+                copy.cancelCopy();
+            }
+            assertTrue(rows(reader, "SELECT pid FROM pg_catalog.pg_stat_gssapi").contains(otherPid));
+            assertEquals(List.of(own + "|null"), rows(reader, allowed("SELECT pid, principal FROM pg_stat_gssapi")));
         }
     }
 
