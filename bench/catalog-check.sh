@@ -8,7 +8,8 @@
 # Settings (environment):
 #   BENCH_NEW=200                new texts per login and statement shape
 #   BENCH_REPEATS=2000           executions of the repeated text per login and statement shape
-#   BENCH_WARMUP=100             unreported new texts per login and shape first (and 5x as many repeats)
+#   BENCH_WARMUP=100             unreported new and never-seen texts per login and shape first (and 5x as
+#                                many repeats)
 #   BENCH_DEMO_SCALE=0.1         pgward demo --scale (the sample shop is what the statements read)
 #   BENCH_PGWARD_APP=            a pgward-app.jar to measure instead of this checkout's (its lib/ beside it)
 #   BENCH_BASELINE_APP=          another pgward-app.jar, e.g. an earlier build: a second pgward with the same
@@ -57,7 +58,8 @@ backend:
   port: $PG_PORT
   sslmode: disable
 pool:
-  max_size: 8
+  # Session pooling: the two logins on pgward_analyst keep their sessions open while 8 more check at once.
+  max_size: 16
   wait_timeout: 5s
 logins:
   app:
@@ -166,7 +168,7 @@ report() {
         echo "  PostgreSQL; its logins are the columns marked (baseline)"
     fi
     echo "- client: pgjdbc $(basename "$PGJDBC" .jar | sed 's/^postgresql-//'), simple protocol, one connection per login, logins in turn statement by statement"
-    echo "- $WARMUP new and $((WARMUP * 5)) repeated statements per login and shape first, not reported"
+    echo "- $WARMUP new, $WARMUP never-seen and $((WARMUP * 5)) repeated statements per login and shape first, not reported"
     echo "- load average (1/5/15 min): $LOAD_BEFORE before, $LOAD_AFTER after; clients, pgward and PostgreSQL share $(nproc) CPUs"
     echo
     echo "Both read-only logins run every statement that reads through the catalog check (L3); a new text costs"

@@ -131,6 +131,11 @@ public final class CatalogCheck implements AutoCloseable {
         config.setConnectionTimeout(5_000);
         config.addDataSourceProperty("preferQueryMode", "extended");
         config.addDataSourceProperty("ApplicationName", "pgward catalog check");
+        // Every check creates its temporary view, and by default pgjdbc drops its server-prepared statements on any
+        // CREATE, so each check would parse and plan its fixed catalog queries again: most of a check's time. The
+        // statements the check prepares read only system catalogs, whose row types DDL does not change, and
+        // PostgreSQL replans them itself when the catalog changes.
+        config.addDataSourceProperty("flushCacheOnDdl", "false");
         // HikariCP drops a connection on 0A000, which is how a standby refuses BEGIN READ WRITE; the check needs
         // the connection to ask pg_is_in_recovery() and report the standby.
         config.setExceptionOverride(new com.zaxxer.hikari.SQLExceptionOverride() {

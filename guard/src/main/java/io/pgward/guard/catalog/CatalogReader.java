@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.sql.Types;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -15,7 +16,8 @@ import java.util.stream.Collectors;
 /**
  * The catalog rows the rules need, read on the check's connection inside its transaction. Every query names
  * pg_catalog objects with their schema, and the check runs them with {@code search_path = pg_catalog, pg_temp},
- * so objects a user created cannot stand in for the catalog's.
+ * so objects a user created cannot stand in for the catalog's. The reads by OID are {@link PreparedReads}: the
+ * connection must have them prepared.
  */
 final class CatalogReader {
 
@@ -64,6 +66,7 @@ final class CatalogReader {
     private final Map<Long, Function> functionRows = new HashMap<>();
     private final Map<Long, Operator> operatorRows = new HashMap<>();
     private final Map<Long, Type> typeRows = new HashMap<>();
+    private final Map<Long, Definition> definitionRows = new HashMap<>();
 
     /** Runs before each query this reader sends, e.g. to put the safe search_path in place. */
     @FunctionalInterface
@@ -79,11 +82,6 @@ final class CatalogReader {
         this.connection = connection;
         this.builtIns = builtIns;
         this.beforeQuery = beforeQuery;
-    }
-
-    /** A reader that reads every row from the catalog. */
-    CatalogReader(Connection connection) {
-        this(connection, new BuiltInRows.Generation(), () -> { });
     }
 
     /** The relation rows' query without its WHERE clause; {@link #rememberRelations} reads its rows. */
@@ -106,10 +104,8 @@ final class CatalogReader {
     private static final RowReader<Type> TYPE = rs -> new Type(rs.getLong(1), rs.getString(2), rs.getString(3),
             rs.getString(4), rs.getBoolean(5), rs.getLong(6), rs.getLong(7), rs.getLong(8));
 
-    private static final String BY_OIDS = " WHERE %s.oid = ANY (CAST(? AS pg_catalog.oid[]))";
-
     Map<Long, Relation> relations(Collection<Long> oids) throws SQLException {
-        return lookup(oids, relationRows, builtIns.relations, RELATION_SELECT + BY_OIDS.formatted("c"), RELATION);
+        return lookup(oids, relationRows, builtIns.relations, PreparedReads.Read.RELATIONS, RELATION);
     }
 
     /** Keeps the rows of a {@link #RELATION_SELECT} the caller ran, so that they are not read again. */
@@ -123,8 +119,7 @@ final class CatalogReader {
     }
 
     Map<Long, Function> functions(Collection<Long> oids) throws SQLException {
-        return lookup(oids, functionRows, builtIns.functions,
-                FUNCTION_SELECT + " WHERE p.oid = ANY (CAST(? AS pg_catalog.oid[]))", CatalogReader::function);
+        return lookup(oids, functionRows, builtIns.functions, PreparedReads.Read.FUNCTIONS, CatalogReader::function);
     }
 
     /** Every function, in any schema, with one of these names: what a name in a string body may call. */
@@ -146,7 +141,7 @@ final class CatalogReader {
         return out;
     }
 
-    private static final String FUNCTION_SELECT = """
+    static final String FUNCTION_SELECT = """
             SELECT p.oid, n.nspname, p.proname,
                    pg_catalog.quote_ident(n.nspname) || '.' || pg_catalog.quote_ident(p.proname),
                    p.prokind, p.provolatile, p.prosecdef, p.proconfig IS NOT NULL, l.lanname,
@@ -163,12 +158,13 @@ final class CatalogReader {
     }
 
     Map<Long, Operator> operators(Collection<Long> oids) throws SQLException {
-        return lookup(oids, operatorRows, builtIns.operators, """
-                SELECT o.oid, n.nspname, pg_catalog.quote_ident(n.nspname) || '.' || o.oprname, o.oprcode::pg_catalog.oid
-                FROM pg_catalog.pg_operator o JOIN pg_catalog.pg_namespace n ON n.oid = o.oprnamespace
-                WHERE o.oid = ANY (CAST(? AS pg_catalog.oid[]))""",
+        return lookup(oids, operatorRows, builtIns.operators, PreparedReads.Read.OPERATORS,
                 rs -> new Operator(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getLong(4)));
     }
+
+    static final String OPERATOR_SELECT = """
+            SELECT o.oid, n.nspname, pg_catalog.quote_ident(n.nspname) || '.' || o.oprname, o.oprcode::pg_catalog.oid
+            FROM pg_catalog.pg_operator o JOIN pg_catalog.pg_namespace n ON n.oid = o.oprnamespace""";
 
     /** The answer of a query of one boolean and no parameters, sent with the safe search_path. */
     boolean answers(String sql) throws SQLException {
@@ -197,27 +193,38 @@ final class CatalogReader {
     }
 
     Map<Long, Type> types(Collection<Long> oids) throws SQLException {
-        return lookup(oids, typeRows, builtIns.types, TYPE_SELECT + BY_OIDS.formatted("t"), TYPE);
+        return lookup(oids, typeRows, builtIns.types, PreparedReads.Read.TYPES, TYPE);
     }
 
     /** The stored queries of the views and materialized views among {@code relations}. */
     List<Definition> viewDefinitions(Collection<Long> relations) throws SQLException {
         List<Definition> out = new ArrayList<>();
-        query("""
-                SELECT r.ev_class, r.ev_action::pg_catalog.text FROM pg_catalog.pg_rewrite r
-                WHERE r.ev_class = ANY (CAST(? AS pg_catalog.oid[])) AND r.rulename OPERATOR(pg_catalog.=) '_RETURN'
-                ORDER BY r.ev_class""", relations,
+        List<Long> missing = new ArrayList<>();
+        for (long oid : relations) {
+            Definition known = definitionRows.get(oid);
+            if (known != null) {
+                out.add(known);
+            } else {
+                missing.add(oid);
+            }
+        }
+        query(PreparedReads.Read.VIEW_DEFINITIONS, missing,
                 rs -> out.add(new Definition(rs.getLong(1), rs.getString(2))));
+        out.sort(java.util.Comparator.comparingLong(Definition::relation));
         return out;
+    }
+
+    /** Keeps the rows of a read of view definitions (relation, tree) the caller ran. */
+    void rememberViewDefinitions(ResultSet rs) throws SQLException {
+        while (rs.next()) {
+            definitionRows.put(rs.getLong(1), new Definition(rs.getLong(1), rs.getString(2)));
+        }
     }
 
     /** The USING and WITH CHECK expressions of the row-security policies on {@code relations}. */
     List<Definition> policyExpressions(Collection<Long> relations) throws SQLException {
         List<Definition> out = new ArrayList<>();
-        query("""
-                SELECT p.polrelid, p.polqual::pg_catalog.text, p.polwithcheck::pg_catalog.text
-                FROM pg_catalog.pg_policy p WHERE p.polrelid = ANY (CAST(? AS pg_catalog.oid[]))
-                ORDER BY p.oid""", relations, rs -> {
+        query(PreparedReads.Read.POLICY_EXPRESSIONS, relations, rs -> {
                     for (int column = 2; column <= 3; column++) {
                         if (rs.getString(column) != null) {
                             out.add(new Definition(rs.getLong(1), rs.getString(column)));
@@ -284,8 +291,8 @@ final class CatalogReader {
      * The rows of {@code oids} that exist, from this transaction's memo, then the shared built-in rows, then one
      * query for the rest. Its first column is the OID.
      */
-    private <T> Map<Long, T> lookup(Collection<Long> oids, Map<Long, T> memo, Map<Long, T> shared, String sql,
-                                    RowReader<T> reader) throws SQLException {
+    private <T> Map<Long, T> lookup(Collection<Long> oids, Map<Long, T> memo, Map<Long, T> shared,
+                                    PreparedReads.Read read, RowReader<T> reader) throws SQLException {
         Map<Long, T> out = new HashMap<>();
         List<Long> missing = new ArrayList<>();
         for (long oid : oids) {
@@ -299,22 +306,18 @@ final class CatalogReader {
                 missing.add(oid);
             }
         }
-        query(sql, missing, rs -> out.put(rs.getLong(1), keep(rs, memo, shared, reader)));
+        query(read, missing, rs -> out.put(rs.getLong(1), keep(rs, memo, shared, reader)));
         return out;
     }
 
-    private void query(String sql, Collection<Long> oids, RowHandler handler) throws SQLException {
+    private void query(PreparedReads.Read read, Collection<Long> oids, RowHandler handler) throws SQLException {
         if (oids.isEmpty()) {
             return;
         }
         beforeQuery.run();
-        try (PreparedStatement ps = connection.prepareStatement(sql)) {
-            ps.setObject(1, oids.stream().map(String::valueOf).collect(Collectors.joining(",", "{", "}")),
-                    Types.OTHER);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    handler.row(rs);
-                }
+        try (Statement s = connection.createStatement(); ResultSet rs = s.executeQuery(read.execute(oids))) {
+            while (rs.next()) {
+                handler.row(rs);
             }
         }
     }

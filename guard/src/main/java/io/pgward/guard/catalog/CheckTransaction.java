@@ -31,9 +31,11 @@ import org.slf4j.LoggerFactory;
  * temporary view, and pgward reads the stored parse tree back. The transaction always rolls back.
  *
  * <pre>
+ *   [PREPARE the catalog reads]                     -- once per connection, see PreparedReads
  *   one round trip:
  *     BEGIN TRANSACTION READ WRITE                  -- a temporary view is a write, even for a read-only role
- *     set_config: statement_timeout, role, search_path = pg_catalog, pg_temp      (all LOCAL)
+ *     set_config: statement_timeout, plan_cache_mode, role, search_path = pg_catalog, pg_temp   (all LOCAL)
+ *     whether the connection's temporary schema is kept yet
  *     read the domain CHECK expressions
  *     set_config: search_path = the session's, standard_conforming_strings = the session's
  *   judge the domain CHECK expressions              -- before anything of the statement is parsed; a catalog read
@@ -43,9 +45,11 @@ import org.slf4j.LoggerFactory;
  *   CREATE TEMPORARY VIEW pgward_check AS SELECT 1 FROM (query with $n as typed NULLs) AS pgward_query
  *   one round trip:
  *     set_config: search_path = pg_catalog, pg_temp
- *     read pg_rewrite.ev_action and pg_depend of the view
+ *     read pg_rewrite.ev_action and pg_depend of the view, and the rows of the relations, column types and view
+ *     definitions it depends on
  *   read the views, policies, functions, operators and types it reaches  -- built-in ones from BuiltInRows
  *   ROLLBACK
+ *   [CREATE FUNCTION pg_temp.pgward_keeps_temporary_schema ...]    -- once per connection, see keepTemporarySchema
  * </pre>
  *
  * <p>The fixed statements of one round trip go as one pgjdbc statement text, which pgjdbc sends as a Parse,
@@ -64,11 +68,11 @@ final class CheckTransaction {
 
     private static final Logger log = LoggerFactory.getLogger(CheckTransaction.class);
 
-    private static final String VIEW = "pgward_check";
+    static final String VIEW = "pgward_check";
     private static final String VIEW_PREFIX = "CREATE TEMPORARY VIEW " + VIEW + " AS SELECT 1 FROM (\n";
     private static final String VIEW_SUFFIX = "\n) AS pgward_query";
     private static final String PREPARED = "pgward_params";
-    private static final String SAFE_PATH = "pg_catalog, pg_temp";
+    static final String SAFE_PATH = "pg_catalog, pg_temp";
     /** pg_catalog.regtype's pinned OID (pg_type.dat). */
     /**
      * The most parameter values a Bind message carries (its count is an unsigned int16), so no statement can run with
@@ -97,6 +101,8 @@ final class CheckTransaction {
     private DomainReach domainReach;
     // Set by judge() when it allows: the allow holds for every statement with the same ConstantShape key.
     private boolean shareableByShape;
+    // Read by begin(): whether keepTemporarySchema() should run after the check.
+    private boolean keepTemporarySchema;
     // The $n of type regtype (given at Parse or inferred), checked as KeyMatch operands; see Verdict.Allow.
     private final Set<Integer> typeNameParameters = new TreeSet<>();
     // The $n of a text type used only as to_regtype's argument (TypeNameTexts), with a selection.
@@ -156,6 +162,7 @@ final class CheckTransaction {
     }
 
     private Verdict run(Consumer<Checked> allowed) throws SQLException {
+        PreparedReads.ensure(connection);
         List<CatalogReader.DomainCheck> domainChecks;
         try {
             domainChecks = begin();
@@ -178,6 +185,9 @@ final class CheckTransaction {
             try (Statement s = connection.createStatement()) {
                 s.execute("ROLLBACK");
             }
+        }
+        if (keepTemporarySchema) {
+            keepTemporarySchema();
         }
         // CREATE TEMPORARY VIEW is the only step that needs a privilege the role may lack.
         if (verdict instanceof Verdict.Refuse r && r.rule().equals(CatalogRefusals.POSTGRES_ERROR)
@@ -334,22 +344,44 @@ final class CheckTransaction {
     }
 
     /**
-     * Opens the transaction, takes the role with the safe path, reads the domain CHECK expressions and then
-     * takes the session's search_path and standard_conforming_strings, all in one round trip.
+     * Whether this connection's temporary schema should be kept (see {@link #keepTemporarySchema()}): it is not yet,
+     * and the database login itself may create temporary objects. A role taken with SET ROLE still needs the TEMP
+     * privilege of its own for the check's view: PostgreSQL gives a role without it no CREATE on the kept schema.
+     */
+    private static final String TEMPORARY_SCHEMA = "SELECT pg_catalog.pg_my_temp_schema() OPERATOR(pg_catalog.=) 0 "
+            + "AND pg_catalog.has_database_privilege(SESSION_USER, pg_catalog.current_database(), 'TEMP')";
+
+    /** A function in pg_temp, which PostgreSQL never looks up by its name alone: see keepTemporarySchema. */
+    static final String SCHEMA_KEEPER = "pgward_keeps_temporary_schema";
+
+    /**
+     * Opens the transaction, takes the role with the safe path, reads whether to keep the temporary schema and the
+     * domain CHECK expressions, and then takes the session's search_path and standard_conforming_strings, all in
+     * one round trip.
      */
     private List<CatalogReader.DomainCheck> begin() throws SQLException {
         List<Setting> opening = new ArrayList<>(List.of(
-                new Setting("statement_timeout", Long.toString(Math.max(1, timeout.toMillis())))));
+                new Setting("statement_timeout", Long.toString(Math.max(1, timeout.toMillis()))),
+                // The PreparedReads by OID: PostgreSQL would plan each execution anew (its estimate for an
+                // unknown array favours a custom plan), where the generic plan's index scans are as good.
+                new Setting("plan_cache_mode", "force_generic_plan")));
         opening.addAll(safePath());
         if (request.role() != null) {
             opening.add(new Setting("role", request.role()));
         }
         List<Setting> session = sessionSettings();
         try (PreparedStatement ps = connection.prepareStatement("BEGIN TRANSACTION READ WRITE; "
-                + Setting.select(opening) + "; " + CatalogReader.DOMAIN_CHECKS + "; " + Setting.select(session))) {
+                + Setting.select(opening) + "; " + TEMPORARY_SCHEMA + "; "
+                + PreparedReads.Read.DOMAIN_CHECKS.execute() + "; " + Setting.select(session))) {
             Setting.bind(ps, session, Setting.bind(ps, opening, 1));
             ps.execute();
             ps.getMoreResults(); // the settings' row
+            if (!ps.getMoreResults()) {
+                throw new SQLException("whether to keep the temporary schema was not returned");
+            }
+            try (ResultSet rs = ps.getResultSet()) {
+                keepTemporarySchema = rs.next() && rs.getBoolean(1);
+            }
             if (!ps.getMoreResults()) {
                 throw new SQLException("the domain CHECK expressions were not returned");
             }
@@ -497,6 +529,24 @@ final class CheckTransaction {
         }
     }
 
+    /**
+     * Keeps this connection's temporary schema for its life, by committing an object in it. A check's view is the
+     * first temporary object of its transaction, and the ROLLBACK that undoes the view also undoes the schema's
+     * setup for the session; setting it up again makes PostgreSQL drop every cached plan of the connection, so that
+     * each check planned its fixed catalog queries anew, most of a check's time. The object is a function, which
+     * PostgreSQL never finds by an unqualified name, so it cannot change how a checked statement resolves; a
+     * statement that names it with pg_temp is judged a call of a user function (and refused as one), where its own
+     * session would find no such function. A failure only leaves things as they were.
+     */
+    private void keepTemporarySchema() {
+        try (Statement s = connection.createStatement()) {
+            s.execute("CREATE FUNCTION pg_temp." + SCHEMA_KEEPER + "() RETURNS pg_catalog.void "
+                    + "LANGUAGE sql AS ''");
+        } catch (SQLException e) {
+            log.debug("could not keep the control connection's temporary schema: {}", e.getMessage());
+        }
+    }
+
     private boolean inRecovery() throws SQLException {
         try (Statement s = connection.createStatement()) {
             s.execute("ROLLBACK");
@@ -520,36 +570,22 @@ final class CheckTransaction {
 
     // ---------------------------------------------------------------------------------------------------------
 
-    /** Selects the check view's rewrite rule r, joined to its relation c. */
-    private static final String VIEW_RULE = "c.relname = '" + VIEW + "' AND c.relnamespace = "
-            + "pg_catalog.pg_my_temp_schema()";
-
-    /** The OIDs of the objects in {@code catalog} that the check view's rule depends on. */
-    private static String dependencies(String catalog) {
-        return "SELECT d.refobjid FROM pg_catalog.pg_depend d JOIN pg_catalog.pg_rewrite r ON r.oid = d.objid "
-                + "JOIN pg_catalog.pg_class c ON c.oid = r.ev_class "
-                + "WHERE d.classid = 'pg_catalog.pg_rewrite'::pg_catalog.regclass "
-                + "AND d.refclassid = 'pg_catalog." + catalog + "'::pg_catalog.regclass AND " + VIEW_RULE;
-    }
+    /**
+     * The safe path first (each read after it is executed once it took effect), the view's tree and dependencies,
+     * and the rows of the relations, types and view definitions it depends on, which the rules read next.
+     */
+    private static final String JUDGE_READ = "SELECT pg_catalog.set_config('search_path', '" + SAFE_PATH
+            + "', true); " + PreparedReads.Read.CHECK_RULE.execute() + "; "
+            + PreparedReads.Read.CHECK_RELATIONS.execute() + "; " + PreparedReads.Read.CHECK_TYPES.execute() + "; "
+            + PreparedReads.Read.CHECK_VIEWS.execute();
 
     /** Runs with search_path = pg_catalog, pg_temp: every name below resolves in the catalog. */
     private Verdict judge() throws SQLException {
         long view;
         String tree;
         List<long[]> dependencies = new ArrayList<>();
-        // One round trip: the safe path first (each query below is parsed after it took effect), the view's tree
-        // and dependencies, and the rows of the relations and types it depends on, which the rules read next.
-        try (Statement s = connection.createStatement()) {
-            s.execute("SELECT pg_catalog.set_config('search_path', '" + SAFE_PATH + "', true); "
-                    + "SELECT r.ev_class, CASE WHEN pg_catalog.octet_length(r.ev_action::pg_catalog.text) <= "
-                    + MAX_TREE_CHARS + " THEN r.ev_action::pg_catalog.text END, "
-                    + "pg_catalog.array_to_string(ARRAY(SELECT d.refclassid::pg_catalog.text || ':' || "
-                    + "d.refobjid::pg_catalog.text FROM pg_catalog.pg_depend d "
-                    + "WHERE d.classid = 'pg_catalog.pg_rewrite'::pg_catalog.regclass AND d.objid = r.oid), ' ') "
-                    + "FROM pg_catalog.pg_rewrite r JOIN pg_catalog.pg_class c ON c.oid = r.ev_class "
-                    + "WHERE " + VIEW_RULE + "; "
-                    + CatalogReader.RELATION_SELECT + " WHERE c.oid IN (" + dependencies("pg_class") + "); "
-                    + CatalogReader.TYPE_SELECT + " WHERE t.oid IN (" + dependencies("pg_type") + ")");
+        try (PreparedStatement s = connection.prepareStatement(JUDGE_READ)) {
+            s.execute();
             if (!s.getMoreResults()) {
                 throw new SQLException("the check view's rewrite rule was not read");
             }
@@ -578,6 +614,10 @@ final class CheckTransaction {
                 throw new SQLException("the types the check view depends on were not read");
             }
             catalog.rememberTypes(s.getResultSet());
+            if (!s.getMoreResults()) {
+                throw new SQLException("the definitions of the views the check view depends on were not read");
+            }
+            catalog.rememberViewDefinitions(s.getResultSet());
         }
         sessionPath = false;
         CatalogFilters filters = request.selection().isSet() ? request.selection().filters() : CatalogFilters.NONE;

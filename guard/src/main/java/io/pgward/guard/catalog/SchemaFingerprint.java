@@ -18,13 +18,29 @@ final class SchemaFingerprint {
     private static final String[] CATALOGS = {"pg_class", "pg_namespace", "pg_proc", "pg_type", "pg_operator",
             "pg_rewrite", "pg_policy", "pg_constraint", "pg_cast", "pg_language"};
     static final String QUERY;
+    /**
+     * Each control connection commits a function in its own temporary schema once (CheckTransaction keeps the
+     * schema); that is not a change any verdict depends on: no other session finds another session's temporary
+     * function by name.
+     */
+    /**
+     * PostgreSQL creates a backend slot's temporary schemas the first time a session there creates a temporary
+     * object (a control connection does at its first check), and keeps them: a new one hides nothing any verdict
+     * resolved, while what is then created in it changes pg_class, pg_type or pg_proc.
+     */
+    private static final String NOT_TEMPORARY = " WHERE nspname OPERATOR(pg_catalog.!~~) 'pg\\_temp\\_%' "
+            + "AND nspname OPERATOR(pg_catalog.!~~) 'pg\\_toast\\_temp\\_%'";
+    private static final String NOT_A_KEEPER = " WHERE NOT (proname OPERATOR(pg_catalog.=) '"
+            + CheckTransaction.SCHEMA_KEEPER + "' AND pronamespace IN (SELECT oid FROM pg_catalog.pg_namespace "
+            + "WHERE nspname OPERATOR(pg_catalog.~~) 'pg\\_temp\\_%'))";
 
     static {
         StringBuilder sql = new StringBuilder("SELECT pg_catalog.concat_ws('/'");
         for (String catalog : CATALOGS) {
             sql.append(",\n (SELECT pg_catalog.count(*)::pg_catalog.text || ':' || "
                     + "coalesce(pg_catalog.sum(xmin::pg_catalog.text::pg_catalog.int8), 0) FROM pg_catalog.")
-                    .append(catalog).append(')');
+                    .append(catalog).append(catalog.equals("pg_proc") ? NOT_A_KEEPER
+                            : catalog.equals("pg_namespace") ? NOT_TEMPORARY : "").append(')');
         }
         // Columns of user relations only: the index on attrelid keeps this a range scan.
         sql.append(",\n (SELECT pg_catalog.count(*)::pg_catalog.text || ':' || "

@@ -1,0 +1,145 @@
+package io.pgward.guard.catalog;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.Set;
+import java.util.WeakHashMap;
+import java.util.stream.Collectors;
+import org.postgresql.PGConnection;
+
+/**
+ * The catalog reads of a check, prepared on each control connection with SQL {@code PREPARE}, so that PostgreSQL
+ * parses and plans them once per connection instead of once per check: planning these joins of the catalogs took
+ * most of a check's round trips.
+ *
+ * <p>Why not pgjdbc's own server-side statements: pgjdbc drops all of them whenever PostgreSQL reports a new
+ * search_path (PostgreSQL 18 and later report it), and every check switches between the session's path and the
+ * safe one. Statements prepared with SQL are the server's alone; pgjdbc sends each {@code EXECUTE} as a short
+ * text. They survive a ROLLBACK, and they are prepared with the safe path in effect, which is the path every check
+ * executes them with, so PostgreSQL keeps their plans (it analyses a statement again under another path).
+ *
+ * <p>The OID arrays are written into the EXECUTE as literals: they are numbers the check itself produced.
+ */
+final class PreparedReads {
+
+    private PreparedReads() {
+    }
+
+    /** One prepared read: its statement name, its parameter list ("" or "(oid[])") and its query. */
+    enum Read {
+        DOMAIN_CHECKS("", CatalogReader.DOMAIN_CHECKS),
+        CHECK_RULE("", "SELECT r.ev_class, CASE WHEN pg_catalog.octet_length(r.ev_action::pg_catalog.text) <= "
+                + CheckTransaction.MAX_TREE_CHARS + " THEN r.ev_action::pg_catalog.text END, "
+                + "pg_catalog.array_to_string(ARRAY(SELECT d.refclassid::pg_catalog.text || ':' || "
+                + "d.refobjid::pg_catalog.text FROM pg_catalog.pg_depend d "
+                + "WHERE d.classid = 'pg_catalog.pg_rewrite'::pg_catalog.regclass AND d.objid = r.oid), ' ') "
+                + "FROM pg_catalog.pg_rewrite r JOIN pg_catalog.pg_class c ON c.oid = r.ev_class "
+                + "WHERE " + Read.VIEW_RULE),
+        // With the relations the views among them read: the rules walk those definitions next.
+        CHECK_RELATIONS("", CatalogReader.RELATION_SELECT + " WHERE c.oid IN (" + dependencies("pg_class")
+                + " UNION " + Read.VIEWS_READ + otherRelations() + "))"),
+        // With the types of the columns of the relations it depends on: a join's tree lists every column of the
+        // joined relations (its alias variables), so the walk meets their types, which would be another read.
+        CHECK_TYPES("", CatalogReader.TYPE_SELECT + " WHERE t.oid IN (" + dependencies("pg_type") + " UNION "
+                + "SELECT a.atttypid FROM pg_catalog.pg_attribute a WHERE a.attrelid IN (" + dependencies("pg_class")
+                + ") AND a.attnum > 0 AND NOT a.attisdropped)"),
+        CHECK_VIEWS("", "SELECT r.ev_class, r.ev_action::pg_catalog.text FROM pg_catalog.pg_rewrite r "
+                + "WHERE r.ev_class IN (" + otherRelations() + ") "
+                + "AND r.rulename OPERATOR(pg_catalog.=) '_RETURN' ORDER BY r.ev_class"),
+        RELATIONS(Read.OIDS, CatalogReader.RELATION_SELECT + Read.BY_OIDS.formatted("c")),
+        TYPES(Read.OIDS, CatalogReader.TYPE_SELECT + Read.BY_OIDS.formatted("t")),
+        FUNCTIONS(Read.OIDS, CatalogReader.FUNCTION_SELECT + Read.BY_OIDS.formatted("p")),
+        OPERATORS(Read.OIDS, CatalogReader.OPERATOR_SELECT + Read.BY_OIDS.formatted("o")),
+        VIEW_DEFINITIONS(Read.OIDS, """
+                SELECT r.ev_class, r.ev_action::pg_catalog.text FROM pg_catalog.pg_rewrite r
+                WHERE r.ev_class = ANY ($1) AND r.rulename OPERATOR(pg_catalog.=) '_RETURN'
+                ORDER BY r.ev_class"""),
+        POLICY_EXPRESSIONS(Read.OIDS, """
+                SELECT p.polrelid, p.polqual::pg_catalog.text, p.polwithcheck::pg_catalog.text
+                FROM pg_catalog.pg_policy p WHERE p.polrelid = ANY ($1)
+                ORDER BY p.oid""");
+
+        private static final String OIDS = "(pg_catalog.oid[])";
+        private static final String BY_OIDS = " WHERE %s.oid = ANY ($1)";
+        /** The relations that the views the check view depends on read. */
+        private static final String VIEWS_READ = "SELECT vd.refobjid FROM pg_catalog.pg_depend vd "
+                + "JOIN pg_catalog.pg_rewrite vr ON vr.oid = vd.objid "
+                + "WHERE vd.classid = 'pg_catalog.pg_rewrite'::pg_catalog.regclass "
+                + "AND vd.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass "
+                + "AND vr.rulename OPERATOR(pg_catalog.=) '_RETURN' AND vr.ev_class IN (";
+        /** Selects the check view's rewrite rule r, joined to its relation c. */
+        private static final String VIEW_RULE = "c.relname = '" + CheckTransaction.VIEW + "' AND c.relnamespace = "
+                + "pg_catalog.pg_my_temp_schema()";
+
+        private final String parameters;
+        private final String query;
+
+        Read(String parameters, String query) {
+            this.parameters = parameters;
+            this.query = query;
+        }
+
+        private String statementName() {
+            return "pgward_" + name().toLowerCase(java.util.Locale.ROOT);
+        }
+
+        /** The EXECUTE of a read without parameters. */
+        String execute() {
+            if (!parameters.isEmpty()) {
+                throw new IllegalStateException(this + " takes OIDs");
+            }
+            return "EXECUTE " + statementName();
+        }
+
+        /** The EXECUTE of a read of these OIDs. */
+        String execute(Collection<Long> oids) {
+            if (parameters.isEmpty()) {
+                throw new IllegalStateException(this + " takes no OIDs");
+            }
+            return "EXECUTE " + statementName() + "('" + oids.stream().map(String::valueOf)
+                    .collect(Collectors.joining(",", "{", "}")) + "')";
+        }
+
+        /** The relations the check view's rule depends on, the check view itself left out. */
+        private static String otherRelations() {
+            return dependencies("pg_class") + " AND d.refobjid OPERATOR(pg_catalog.<>) r.ev_class";
+        }
+
+        /** The OIDs of the objects in {@code catalog} that the check view's rule depends on. */
+        private static String dependencies(String catalog) {
+            return "SELECT d.refobjid FROM pg_catalog.pg_depend d JOIN pg_catalog.pg_rewrite r ON r.oid = d.objid "
+                    + "JOIN pg_catalog.pg_class c ON c.oid = r.ev_class "
+                    + "WHERE d.classid = 'pg_catalog.pg_rewrite'::pg_catalog.regclass "
+                    + "AND d.refclassid = 'pg_catalog." + catalog + "'::pg_catalog.regclass AND " + VIEW_RULE;
+        }
+    }
+
+    /** The physical connections whose reads are prepared; a connection that is gone drops out. */
+    private static final Set<Object> PREPARED = Collections.synchronizedSet(
+            Collections.newSetFromMap(new WeakHashMap<>()));
+
+    /**
+     * Prepares every read on {@code connection} unless that was done: one round trip the first time. The
+     * connection must be in autocommit mode, outside any transaction.
+     */
+    static void ensure(Connection connection) throws SQLException {
+        Object physical = connection.unwrap(PGConnection.class);
+        if (PREPARED.contains(physical)) {
+            return;
+        }
+        StringBuilder sql = new StringBuilder("BEGIN; SELECT pg_catalog.set_config('search_path', '"
+                + CheckTransaction.SAFE_PATH + "', true)");
+        for (Read read : Read.values()) {
+            sql.append("; PREPARE ").append(read.statementName()).append(read.parameters).append(" AS ")
+                    .append(read.query);
+        }
+        sql.append("; COMMIT");
+        try (Statement s = connection.createStatement()) {
+            s.execute(sql.toString());
+        }
+        PREPARED.add(physical);
+    }
+}
