@@ -15,7 +15,8 @@
 #                                read-only login selector with a table selection (the four pgbench tables), whose
 #                                catalog is filtered; pgward-ro: the
 #                                read-only login analyst (the guard checks every Query and Parse)
-#   BENCH_BUSY_POLL=100us        io.busy_poll of the pgward-bp target
+#   BENCH_BUSY_POLL=100us        io.busy_poll of the pgward-bp target (0: none)
+#   BENCH_BP_THREADS=            io.threads of the pgward-bp target (empty: the default, one per CPU, at least 2)
 #   BENCH_PGBENCH_SCALE=10       pgbench -i -s
 #   BENCH_DEMO_SCALE=0.1         pgward demo --scale (the sample shop is not used here)
 #   BENCH_WARMUP=5               seconds of unreported pgbench per target before measuring (0: none)
@@ -38,6 +39,17 @@ MODES=${BENCH_MODES:-simple prepared}
 BASELINE_JAR=${BENCH_BASELINE_APP:-}
 TARGETS=${BENCH_TARGETS:-direct pgbouncer pgward pgward-ro pgward-sel pgward-bp${BASELINE_JAR:+ baseline baseline-ro}}
 BUSY_POLL=${BENCH_BUSY_POLL:-100us}
+BP_THREADS=${BENCH_BP_THREADS:-}
+[ -z "$BP_THREADS" ] || [[ $BP_THREADS =~ ^[1-9][0-9]*$ ]] \
+    || bench_die "BENCH_BP_THREADS: not a positive number: $BP_THREADS"
+# The io section of the pgward-bp target, and how the report names it.
+BP_IO="busy_poll: $BUSY_POLL"
+BP_LABEL="\`io.busy_poll: $BUSY_POLL\`"
+if [ -n "$BP_THREADS" ]; then
+    BP_IO="$BP_IO
+  threads: $BP_THREADS"
+    BP_LABEL="$BP_LABEL and \`io.threads: $BP_THREADS\`"
+fi
 PGBENCH_SCALE=${BENCH_PGBENCH_SCALE:-10}
 DEMO_SCALE=${BENCH_DEMO_SCALE:-0.1}
 WARMUP=${BENCH_WARMUP:-5}
@@ -212,7 +224,7 @@ fi
 BUSY_POLL_PORT=""
 if has_target pgward-bp; then
     start_pgward_run busypoll "$BENCH_TMP/busypoll.audit.jsonl" "io:
-  busy_poll: $BUSY_POLL" "$BENCH_ROOT/pgward"
+  $BP_IO" "$BENCH_ROOT/pgward"
     BUSY_POLL_PID=$STARTED_PID
     BUSY_POLL_PORT=$STARTED_PORT
 fi
@@ -392,8 +404,8 @@ audit_summary() {
 # The read-write login with io.busy_poll against the same login without it, and against direct and pgbouncer.
 busy_poll_table() {
     local mode clients d b w p
-    echo "The read-write login on a second \`pgward run\` with \`io.busy_poll: $BUSY_POLL\` (*bp*): its event loops"
-    echo "poll for that long before they sleep. Same configuration otherwise, interleaved with the other targets."
+    echo "The read-write login on a second \`pgward run\` with $BP_LABEL (*bp*): with a busy_poll, its event"
+    echo "loops poll for that long before they sleep. Same configuration otherwise, interleaved with the other targets."
     echo
     echo "| mode | clients | pgward rw TPS | pgward bp TPS | pgward bp ms | bp/rw | bp/direct | bp/pgbouncer |"
     echo "|---|--:|--:|--:|--:|--:|--:|--:|"
