@@ -37,9 +37,7 @@ class DatabaseCommandsIT {
 
     private static ProxyFixture withIdleTimeout(Duration idleTimeout) {
         return ProxyFixture.start(database, ProxyFixture.STANDARD_GATES, null, PgwardConfig.TlsMode.DISABLE, 5,
-                config -> new PgwardConfig(config.listen(), config.startupTimeout(), config.tls(), config.backend(),
-                        new PgwardConfig.Pool(5, Duration.ofSeconds(2), idleTimeout), config.logins(),
-                        config.audit(), config.arango(), config.nl()));
+                config -> config.withPool(new PgwardConfig.Pool(5, Duration.ofSeconds(2), idleTimeout)));
     }
 
     @AfterAll

@@ -100,9 +100,7 @@ class McpIT {
                     PgwardConfig.Login analyst = logins.get("analyst");
                     logins.put("analyst", analyst.withPolicy(new PgwardConfig.Policy(PgwardConfig.Mode.READ_ONLY,
                             null, ROW_CAP, SELECTION, null)));
-                    return new PgwardConfig(config.listen(), config.startupTimeout(), config.tls(),
-                            config.backend(), config.pool(), logins, config.audit(), config.arango(), Optional.of(nl))
-                            .withMcp(settings);
+                    return config.withLogins(logins).withNl(nl).withMcp(settings);
                 });
         door = proxy.server().openAgentDoor(settings.logins().keySet(), db.name());
         mcp = McpHttp.start(settings, door, "test");

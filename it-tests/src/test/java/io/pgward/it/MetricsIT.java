@@ -118,9 +118,8 @@ class MetricsIT {
         }
         int deadPort = closedPort;
         try (ProxyFixture proxy = ProxyFixture.start(database, ProxyFixture.STANDARD_GATES, null,
-                PgwardConfig.TlsMode.DISABLE, 2, withMetrics(config -> new PgwardConfig(config.listen(),
-                        config.startupTimeout(), config.tls(), new PgwardConfig.Backend("127.0.0.1", deadPort,
-                        PgwardConfig.SslMode.DISABLE, null), config.pool(), config.logins())))) {
+                PgwardConfig.TlsMode.DISABLE, 2, withMetrics(config -> config.withBackend(
+                        new PgwardConfig.Backend("127.0.0.1", deadPort, PgwardConfig.SslMode.DISABLE, null))))) {
             assertEquals(200, get(proxy, "/livez").statusCode());
             HttpResponse<String> ready = get(proxy, "/readyz");
             assertEquals(503, ready.statusCode());

@@ -102,10 +102,9 @@ class NaturalLanguageIT {
                     PgwardConfig.Policy policy = analyst.policy();
                     logins.put("analyst", analyst.withPolicy(new PgwardConfig.Policy(policy.mode(),
                             policy.statementTimeout(), ROW_CAP, SELECTION, RULES)));
-                    return new PgwardConfig(config.listen(), config.startupTimeout(), config.tls(), config.backend(),
-                            config.pool(), logins, new PgwardConfig.Audit(PgwardConfig.AuditTarget.FILE, auditFile),
-                            config.arango(), Optional.of(settings))
-                            .withMetrics(new PgwardConfig.Listen("127.0.0.1", 0));
+                    return config.withLogins(logins)
+                            .withAudit(new PgwardConfig.Audit(PgwardConfig.AuditTarget.FILE, auditFile))
+                            .withNl(settings).withMetrics(new PgwardConfig.Listen("127.0.0.1", 0));
                 });
     }
 

@@ -60,8 +60,7 @@ class NlRetrievalIT {
                     PgwardConfig.Policy policy = analyst.policy();
                     logins.put("analyst", analyst.withPolicy(new PgwardConfig.Policy(policy.mode(),
                             policy.statementTimeout(), 0, NaturalLanguageIT.SELECTION, "")));
-                    return new PgwardConfig(config.listen(), config.startupTimeout(), config.tls(), config.backend(),
-                            config.pool(), logins, config.audit(), config.arango(), Optional.of(settings));
+                    return config.withLogins(logins).withNl(settings);
                 });
     }
 

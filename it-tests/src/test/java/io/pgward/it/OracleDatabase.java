@@ -101,8 +101,7 @@ final class OracleDatabase {
             logins.put("analyst", new PgwardConfig.Login(analyst.name(), analyst.auth(), analyst.password(),
                     analyst.scramVerifier(), ANALYST_ROLE, new Secret(ROLE_PASSWORD),
                     analyst.policy().withTables(SELECTION)));
-            return new PgwardConfig(config.listen(), config.startupTimeout(), config.tls(), config.backend(),
-                    config.pool(), logins, config.audit(), config.arango(), config.nl());
+            return config.withLogins(logins);
         };
     }
 

@@ -77,8 +77,7 @@ class PgwardFunctionsAnywhereIT {
                     Map<String, PgwardConfig.Login> logins = new LinkedHashMap<>(config.logins());
                     PgwardConfig.Login analyst = logins.get("analyst");
                     logins.put("analyst", analyst.withPolicy(analyst.policy().withTables(SELECTION)));
-                    return new PgwardConfig(config.listen(), config.startupTimeout(), config.tls(), config.backend(),
-                            config.pool(), logins, config.audit(), config.arango(), Optional.of(settings));
+                    return config.withLogins(logins).withNl(settings);
                 });
     }
 

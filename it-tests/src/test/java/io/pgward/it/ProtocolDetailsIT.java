@@ -80,15 +80,13 @@ class ProtocolDetailsIT {
     }
 
     private static java.util.function.UnaryOperator<PgwardConfig> shortStartupTimeout() {
-        return config -> new PgwardConfig(config.listen(), Duration.ofMillis(300), config.tls(), config.backend(),
-                config.pool(), config.logins());
+        return config -> config.withStartupTimeout(Duration.ofMillis(300));
     }
 
     @Test
     void aFullPoolMakesTheNextClientWaitThenFailWithTooManyConnections(TestDatabase database) throws Exception {
         try (ProxyFixture proxy = ProxyFixture.start(database, ProxyFixture.STANDARD_GATES, null, PgwardConfig.TlsMode.DISABLE, 1,
-                config -> new PgwardConfig(config.listen(), config.startupTimeout(), config.tls(), config.backend(),
-                        new PgwardConfig.Pool(1, Duration.ofMillis(500)), config.logins()))) {
+                config -> config.withPool(new PgwardConfig.Pool(1, Duration.ofMillis(500))))) {
             try (Connection first = proxy.connect("app")) {
                 SQLException e = assertThrows(SQLException.class, () -> proxy.connect("app"));
                 assertEquals(SqlState.TOO_MANY_CONNECTIONS, e.getSQLState());
@@ -110,8 +108,7 @@ class ProtocolDetailsIT {
                     logins.put("hashed", new PgwardConfig.Login("hashed", PgwardConfig.AuthMethod.SCRAM_SHA_256,
                             null, new Secret(verifier), database.user(), new Secret(database.password()),
                             PgwardConfig.Mode.READ_WRITE));
-                    return new PgwardConfig(config.listen(), config.startupTimeout(), config.tls(), config.backend(),
-                            config.pool(), logins);
+                    return config.withLogins(logins);
                 });
              Connection c = proxy.connect("hashed")) {
             assertTrue(c.isValid(2));

@@ -99,9 +99,7 @@ final class ProxyFixture implements AutoCloseable {
         return config -> {
             PgwardConfig.Backend backend = new PgwardConfig.Backend(config.backend().host(), config.backend().port(),
                     sslmode, rootCertificate);
-            return new PgwardConfig(config.listen(), config.startupTimeout(), config.tls(), backend, config.pool(),
-                    config.logins(), config.audit(), config.arango(), config.nl(), config.metrics(),
-                    config.drainTimeout(), config.admins(), config.mcp(), config.io());
+            return config.withBackend(backend);
         };
     }
 

@@ -279,9 +279,7 @@ class RefusalSemanticsIT {
 
     private static ProxyFixture auditedTo(Path file) {
         return ProxyFixture.start(database, login -> TEST_GATE, null, PgwardConfig.TlsMode.DISABLE, 2,
-                config -> new PgwardConfig(config.listen(), config.startupTimeout(), config.tls(), config.backend(),
-                        config.pool(), config.logins(),
-                        new PgwardConfig.Audit(PgwardConfig.AuditTarget.FILE, file)));
+                config -> config.withAudit(new PgwardConfig.Audit(PgwardConfig.AuditTarget.FILE, file)));
     }
 
     private static List<JsonNode> auditEntries(List<String> lines) throws java.io.IOException {

@@ -112,6 +112,21 @@ public record PgwardConfig(Listen listen, Duration startupTimeout, Tls tls, Back
                 drainTimeout, admins, mcp, io);
     }
 
+    public PgwardConfig withPool(Pool changed) {
+        return new PgwardConfig(listen, startupTimeout, tls, backend, changed, logins, audit, arango, nl, metrics,
+                drainTimeout, admins, mcp, io);
+    }
+
+    public PgwardConfig withBackend(Backend changed) {
+        return new PgwardConfig(listen, startupTimeout, tls, changed, pool, logins, audit, arango, nl, metrics,
+                drainTimeout, admins, mcp, io);
+    }
+
+    public PgwardConfig withStartupTimeout(Duration changed) {
+        return new PgwardConfig(listen, changed, tls, backend, pool, logins, audit, arango, nl, metrics,
+                drainTimeout, admins, mcp, io);
+    }
+
     public PgwardConfig withAudit(Audit changed) {
         return new PgwardConfig(listen, startupTimeout, tls, backend, pool, logins, changed, arango, nl, metrics,
                 drainTimeout, admins, mcp, io);
