@@ -31,11 +31,10 @@ import org.slf4j.LoggerFactory;
  * temporary view, and pgward reads the stored parse tree back. The transaction always rolls back.
  *
  * <pre>
- *   [PREPARE the catalog reads]                     -- once per connection, see PreparedReads
+ *   [PREPARE the catalog reads; keep the temporary schema]      -- once per connection, see PreparedReads
  *   one round trip:
  *     BEGIN TRANSACTION READ WRITE                  -- a temporary view is a write, even for a read-only role
  *     set_config: statement_timeout, plan_cache_mode, role, search_path = pg_catalog, pg_temp   (all LOCAL)
- *     whether the connection's temporary schema is kept yet
  *     read the domain CHECK expressions
  *     set_config: search_path = the session's, standard_conforming_strings = the session's
  *   judge the domain CHECK expressions              -- before anything of the statement is parsed; a catalog read
@@ -49,7 +48,6 @@ import org.slf4j.LoggerFactory;
  *     definitions it depends on
  *   read the views, policies, functions, operators and types it reaches  -- built-in ones from BuiltInRows
  *   ROLLBACK
- *   [CREATE FUNCTION pg_temp.pgward_keeps_temporary_schema ...]    -- once per connection, see keepTemporarySchema
  * </pre>
  *
  * <p>The fixed statements of one round trip go as one pgjdbc statement text, which pgjdbc sends as a Parse,
@@ -101,8 +99,6 @@ final class CheckTransaction {
     private DomainReach domainReach;
     // Set by judge() when it allows: the allow holds for every statement with the same ConstantShape key.
     private boolean shareableByShape;
-    // Read by begin(): whether keepTemporarySchema() should run after the check.
-    private boolean keepTemporarySchema;
     // The $n of type regtype (given at Parse or inferred), checked as KeyMatch operands; see Verdict.Allow.
     private final Set<Integer> typeNameParameters = new TreeSet<>();
     // The $n of a text type used only as to_regtype's argument (TypeNameTexts), with a selection.
@@ -185,9 +181,6 @@ final class CheckTransaction {
             try (Statement s = connection.createStatement()) {
                 s.execute("ROLLBACK");
             }
-        }
-        if (keepTemporarySchema) {
-            keepTemporarySchema();
         }
         // CREATE TEMPORARY VIEW is the only step that needs a privilege the role may lack.
         if (verdict instanceof Verdict.Refuse r && r.rule().equals(CatalogRefusals.POSTGRES_ERROR)
@@ -344,20 +337,8 @@ final class CheckTransaction {
     }
 
     /**
-     * Whether this connection's temporary schema should be kept (see {@link #keepTemporarySchema()}): it is not yet,
-     * and the database login itself may create temporary objects. A role taken with SET ROLE still needs the TEMP
-     * privilege of its own for the check's view: PostgreSQL gives a role without it no CREATE on the kept schema.
-     */
-    private static final String TEMPORARY_SCHEMA = "SELECT pg_catalog.pg_my_temp_schema() OPERATOR(pg_catalog.=) 0 "
-            + "AND pg_catalog.has_database_privilege(SESSION_USER, pg_catalog.current_database(), 'TEMP')";
-
-    /** A function in pg_temp, which PostgreSQL never looks up by its name alone: see keepTemporarySchema. */
-    static final String SCHEMA_KEEPER = "pgward_keeps_temporary_schema";
-
-    /**
-     * Opens the transaction, takes the role with the safe path, reads whether to keep the temporary schema and the
-     * domain CHECK expressions, and then takes the session's search_path and standard_conforming_strings, all in
-     * one round trip.
+     * Opens the transaction, takes the role with the safe path, reads the domain CHECK expressions and then takes
+     * the session's search_path and standard_conforming_strings, all in one round trip.
      */
     private List<CatalogReader.DomainCheck> begin() throws SQLException {
         List<Setting> opening = new ArrayList<>(List.of(
@@ -371,17 +352,11 @@ final class CheckTransaction {
         }
         List<Setting> session = sessionSettings();
         try (PreparedStatement ps = connection.prepareStatement("BEGIN TRANSACTION READ WRITE; "
-                + Setting.select(opening) + "; " + TEMPORARY_SCHEMA + "; "
-                + PreparedReads.Read.DOMAIN_CHECKS.execute() + "; " + Setting.select(session))) {
+                + Setting.select(opening) + "; " + PreparedReads.Read.DOMAIN_CHECKS.execute() + "; "
+                + Setting.select(session))) {
             Setting.bind(ps, session, Setting.bind(ps, opening, 1));
             ps.execute();
             ps.getMoreResults(); // the settings' row
-            if (!ps.getMoreResults()) {
-                throw new SQLException("whether to keep the temporary schema was not returned");
-            }
-            try (ResultSet rs = ps.getResultSet()) {
-                keepTemporarySchema = rs.next() && rs.getBoolean(1);
-            }
             if (!ps.getMoreResults()) {
                 throw new SQLException("the domain CHECK expressions were not returned");
             }
@@ -526,24 +501,6 @@ final class CheckTransaction {
             int position = server.getPosition() > 0 ? query.statementPosition(server.getPosition(), offset) : 0;
             throw new PostgresVerdict(new Verdict.Refuse(server.getSQLState(), server.getMessage(),
                     position, CatalogRefusals.POSTGRES_ERROR, server.getDetail(), server.getHint()));
-        }
-    }
-
-    /**
-     * Keeps this connection's temporary schema for its life, by committing an object in it. A check's view is the
-     * first temporary object of its transaction, and the ROLLBACK that undoes the view also undoes the schema's
-     * setup for the session; setting it up again makes PostgreSQL drop every cached plan of the connection, so that
-     * each check planned its fixed catalog queries anew, most of a check's time. The object is a function, which
-     * PostgreSQL never finds by an unqualified name, so it cannot change how a checked statement resolves; a
-     * statement that names it with pg_temp is judged a call of a user function (and refused as one), where its own
-     * session would find no such function. A failure only leaves things as they were.
-     */
-    private void keepTemporarySchema() {
-        try (Statement s = connection.createStatement()) {
-            s.execute("CREATE FUNCTION pg_temp." + SCHEMA_KEEPER + "() RETURNS pg_catalog.void "
-                    + "LANGUAGE sql AS ''");
-        } catch (SQLException e) {
-            log.debug("could not keep the control connection's temporary schema: {}", e.getMessage());
         }
     }
 

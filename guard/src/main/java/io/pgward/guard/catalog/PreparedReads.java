@@ -1,6 +1,7 @@
 package io.pgward.guard.catalog;
 
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Collection;
@@ -9,6 +10,8 @@ import java.util.Set;
 import java.util.WeakHashMap;
 import java.util.stream.Collectors;
 import org.postgresql.PGConnection;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The catalog reads of a check, prepared on each control connection with SQL {@code PREPARE}, so that PostgreSQL
@@ -22,8 +25,19 @@ import org.postgresql.PGConnection;
  * executes them with, so PostgreSQL keeps their plans (it analyses a statement again under another path).
  *
  * <p>The OID arrays are written into the EXECUTE as literals: they are numbers the check itself produced.
+ *
+ * <p>The same setup keeps the connection's temporary schema for its life, by committing an object in it. A check's
+ * view would otherwise be the first temporary object of its transaction, and the ROLLBACK that undoes the view
+ * also undoes the schema's setup for the session; setting it up again makes PostgreSQL drop every cached plan of
+ * the connection, these reads' too. The object is a function, which PostgreSQL never finds by an unqualified name,
+ * so it cannot change how a checked statement resolves; a statement that names it with pg_temp is judged a call of
+ * a user function (and refused as one), where its own session would find no such function. A role taken with SET
+ * ROLE still needs the TEMP privilege of its own for the check's view: PostgreSQL gives a role without it no
+ * CREATE on the kept schema.
  */
 final class PreparedReads {
+
+    private static final Logger log = LoggerFactory.getLogger(PreparedReads.class);
 
     private PreparedReads() {
     }
@@ -117,19 +131,27 @@ final class PreparedReads {
         }
     }
 
-    /** The physical connections whose reads are prepared; a connection that is gone drops out. */
+    /** A function in pg_temp that keeps the temporary schema: see the class comment. */
+    static final String SCHEMA_KEEPER = "pgward_keeps_temporary_schema";
+
+    /** The schema is not kept yet, and the database login itself may create temporary objects. */
+    private static final String KEEPER_WANTED = "SELECT pg_catalog.pg_my_temp_schema() OPERATOR(pg_catalog.=) 0 "
+            + "AND pg_catalog.has_database_privilege(SESSION_USER, pg_catalog.current_database(), 'TEMP')";
+
+    /** The physical connections set up; a connection that is gone drops out. */
     private static final Set<Object> PREPARED = Collections.synchronizedSet(
             Collections.newSetFromMap(new WeakHashMap<>()));
 
     /**
-     * Prepares every read on {@code connection} unless that was done: one round trip the first time. The
-     * connection must be in autocommit mode, outside any transaction.
+     * Keeps the temporary schema of {@code connection} and prepares every read on it, unless that was done: a few
+     * round trips the first time. The connection must be in autocommit mode, outside any transaction.
      */
     static void ensure(Connection connection) throws SQLException {
         Object physical = connection.unwrap(PGConnection.class);
         if (PREPARED.contains(physical)) {
             return;
         }
+        keepTemporarySchema(connection);
         StringBuilder sql = new StringBuilder("BEGIN; SELECT pg_catalog.set_config('search_path', '"
                 + CheckTransaction.SAFE_PATH + "', true)");
         for (Read read : Read.values()) {
@@ -141,5 +163,19 @@ final class PreparedReads {
             s.execute(sql.toString());
         }
         PREPARED.add(physical);
+    }
+
+    /** A failure to keep the schema only leaves the plans as short-lived as they were. */
+    private static void keepTemporarySchema(Connection connection) throws SQLException {
+        try (Statement s = connection.createStatement(); ResultSet rs = s.executeQuery(KEEPER_WANTED)) {
+            if (!rs.next() || !rs.getBoolean(1)) {
+                return;
+            }
+        }
+        try (Statement s = connection.createStatement()) {
+            s.execute("CREATE FUNCTION pg_temp." + SCHEMA_KEEPER + "() RETURNS pg_catalog.void LANGUAGE sql AS ''");
+        } catch (SQLException e) {
+            log.debug("could not keep the control connection's temporary schema: {}", e.getMessage());
+        }
     }
 }

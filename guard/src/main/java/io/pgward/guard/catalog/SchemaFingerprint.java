@@ -19,19 +19,19 @@ final class SchemaFingerprint {
             "pg_rewrite", "pg_policy", "pg_constraint", "pg_cast", "pg_language"};
     static final String QUERY;
     /**
-     * Each control connection commits a function in its own temporary schema once (CheckTransaction keeps the
-     * schema); that is not a change any verdict depends on: no other session finds another session's temporary
-     * function by name.
-     */
-    /**
      * PostgreSQL creates a backend slot's temporary schemas the first time a session there creates a temporary
-     * object (a control connection does at its first check), and keeps them: a new one hides nothing any verdict
+     * object (a control connection does when it is set up), and keeps them: a new one hides nothing any verdict
      * resolved, while what is then created in it changes pg_class, pg_type or pg_proc.
      */
     private static final String NOT_TEMPORARY = " WHERE nspname OPERATOR(pg_catalog.!~~) 'pg\\_temp\\_%' "
             + "AND nspname OPERATOR(pg_catalog.!~~) 'pg\\_toast\\_temp\\_%'";
+    /**
+     * Each control connection commits a function in its own temporary schema once (PreparedReads keeps the
+     * schema); that is not a change any verdict depends on: no other session finds another session's temporary
+     * function by name.
+     */
     private static final String NOT_A_KEEPER = " WHERE NOT (proname OPERATOR(pg_catalog.=) '"
-            + CheckTransaction.SCHEMA_KEEPER + "' AND pronamespace IN (SELECT oid FROM pg_catalog.pg_namespace "
+            + PreparedReads.SCHEMA_KEEPER + "' AND pronamespace IN (SELECT oid FROM pg_catalog.pg_namespace "
             + "WHERE nspname OPERATOR(pg_catalog.~~) 'pg\\_temp\\_%'))";
 
     static {

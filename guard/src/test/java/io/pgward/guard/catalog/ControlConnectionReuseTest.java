@@ -71,7 +71,7 @@ class ControlConnectionReuseTest {
     void theTemporarySchemaOutlivesTheChecks() throws Exception {
         neverSeen(2);
         assertEquals(List.of("t"), rows("SELECT pg_catalog.pg_my_temp_schema() <> 0"));
-        assertEquals(List.of(CheckTransaction.SCHEMA_KEEPER), rows("SELECT p.proname FROM pg_catalog.pg_proc p "
+        assertEquals(List.of(PreparedReads.SCHEMA_KEEPER), rows("SELECT p.proname FROM pg_catalog.pg_proc p "
                 + "WHERE p.pronamespace = pg_catalog.pg_my_temp_schema()"));
         // Every check's own view is rolled back: the keeper is all that stays.
         assertEquals(List.of("0"), rows("SELECT pg_catalog.count(*) FROM pg_catalog.pg_class "
@@ -126,12 +126,12 @@ class ControlConnectionReuseTest {
     void theKeeperIsFoundOnlyWhereAStatementNamesPgTemp() {
         neverSeen(1);
         Verdict.Refuse unqualified = assertInstanceOf(Verdict.Refuse.class, check.checkNow(CheckRequest.of(
-                TableSelection.NONE, null, PATH, "SELECT " + CheckTransaction.SCHEMA_KEEPER + "()")));
+                TableSelection.NONE, null, PATH, "SELECT " + PreparedReads.SCHEMA_KEEPER + "()")));
         assertEquals("42883", unqualified.sqlState(), unqualified.message());
         // Named with pg_temp, the check sees a function the client's own session lacks: a user function, which
         // the code rules refuse (were it allowed, the client would get PostgreSQL's 42883).
         Verdict.Refuse qualified = assertInstanceOf(Verdict.Refuse.class, check.checkNow(CheckRequest.of(
-                TableSelection.NONE, null, PATH, "SELECT pg_temp." + CheckTransaction.SCHEMA_KEEPER + "()")));
+                TableSelection.NONE, null, PATH, "SELECT pg_temp." + PreparedReads.SCHEMA_KEEPER + "()")));
         assertEquals("function-not-built-in", qualified.rule(), qualified.message());
     }
 
