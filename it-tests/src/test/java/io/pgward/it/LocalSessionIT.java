@@ -407,6 +407,39 @@ class LocalSessionIT {
         }
     }
 
+    /**
+     * A reload that removes the login while an extended exchange is under way: the exchange gets its ReadyForQuery
+     * at its Sync before the FATAL (pgjdbc takes a FATAL in place of it for the answer to the statement and then
+     * finds its connection closed), and what the client sends after the end was asked does not run.
+     */
+    @Test
+    void aSessionEndedMidExchangeGetsItsReadyForQueryAndRunsNothingMore() throws Exception {
+        PgwardConfig original = server.activeConfig();
+        try (RawClient client = login()) {
+            parse(client, "", "fail");
+            bind(client, "", "", new short[0], new byte[0][]);
+            execute(client, "", 0);
+            client.send('H', new byte[0]);
+            client.flush();
+            assertEquals("12E", types(List.of(client.read(), client.read(), client.read())));
+
+            server.reloadFrom(() -> original.withLogins(Map.of()), changed -> { });
+            assertEquals(1, server.reload().sessionsEnded());
+            Thread.sleep(300);
+            parse(client, "", "rows 1");
+            bind(client, "", "", new short[0], new byte[0][]);
+            execute(client, "", 0);
+            client.sync();
+            List<RawClient.Message> reply = client.readUntilClosed();
+            assertEquals("ZE", types(reply));
+            assertEquals(SqlState.ADMIN_SHUTDOWN, reply.get(1).fields().get('C'));
+            assertEquals(List.of("fail"), LOCAL.received.stream().map(s -> s.sql()).toList());
+        } finally {
+            server.reloadFrom(() -> original, changed -> { });
+            server.reload();
+        }
+    }
+
     // ---------------------------------------------------------------- messages
 
     private static RawClient login() throws IOException {

@@ -59,8 +59,10 @@ public final class LocalSession extends ChannelInboundHandlerAdapter implements 
     private volatile ClientStream streaming;
     private boolean skippingToSync;
     private boolean ended;
-    /** The session ends with this once its running statement is over ({@link #endWhenIdle}). */
+    /** The session ends with this at its next ReadyForQuery ({@link #endWhenIdle}). */
     private PgError pendingEnd;
+    /** The last thing the client got was ReadyForQuery and nothing it sent since has been taken up. */
+    private boolean betweenExchanges = true;
 
     private record Prepared(String sql, int[] parameterTypes) {
     }
@@ -109,17 +111,25 @@ public final class LocalSession extends ChannelInboundHandlerAdapter implements 
         });
     }
 
-    /** Ends the session with {@code why} once its running statement is over; nothing it sends later runs. */
+    /**
+     * Ends the session with {@code why} at its next ReadyForQuery, as the relay does: what the client already sent
+     * runs, an exchange under way goes on to its Sync (pgjdbc would otherwise take the FATAL that cuts it for the
+     * answer to its statement), and nothing but a Sync that it sends later is taken up.
+     */
     @Override
     public void endWhenIdle(PgError why) {
         client.eventLoop().execute(() -> {
             if (!ended && pendingEnd == null) {
                 pendingEnd = why;
-                if (running == null) {
-                    endWith(why);
-                }
+                endIfBetweenExchanges();
             }
         });
+    }
+
+    private void endIfBetweenExchanges() {
+        if (pendingEnd != null && running == null && betweenExchanges) {
+            endWith(pendingEnd);
+        }
     }
 
     /** Ends the session with {@code why} now, cancelling its running statement. */
@@ -157,7 +167,7 @@ public final class LocalSession extends ChannelInboundHandlerAdapter implements 
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (ended) {
+        if (ended || pendingEnd != null && !(msg instanceof FrontendMessage.Sync)) {
             ReferenceCountUtil.release(msg);
             return;
         }
@@ -221,10 +231,6 @@ public final class LocalSession extends ChannelInboundHandlerAdapter implements 
     }
 
     private void drain() {
-        if (pendingEnd != null && running == null) {
-            endWith(pendingEnd);
-            return;
-        }
         while (running == null && !ended && !queue.isEmpty() && !awaitingWhatFollows()) {
             FrontendMessage message = queue.pollFirst();
             try {
@@ -237,9 +243,13 @@ public final class LocalSession extends ChannelInboundHandlerAdapter implements 
             client.config().setAutoRead(true);
         }
         client.flush();
+        endIfBetweenExchanges();
     }
 
     private void handle(FrontendMessage message) {
+        if (!(message instanceof FrontendMessage.Flush)) {
+            betweenExchanges = false;
+        }
         if (skippingToSync && !(message instanceof FrontendMessage.Sync)) {
             return;
         }
@@ -544,6 +554,7 @@ public final class LocalSession extends ChannelInboundHandlerAdapter implements 
 
     private void ready() {
         client.write(Messages.readyForQuery(client.alloc(), 'I'));
+        betweenExchanges = true;
     }
 
     // ---------------------------------------------------------------- running statements
