@@ -16,6 +16,7 @@ import net.sf.jsqlparser.expression.AnalyticExpression;
 import net.sf.jsqlparser.expression.Function;
 import net.sf.jsqlparser.expression.NextValExpression;
 import net.sf.jsqlparser.statement.Statement;
+import net.sf.jsqlparser.statement.select.ForMode;
 import net.sf.jsqlparser.statement.select.PlainSelect;
 import net.sf.jsqlparser.statement.select.Select;
 
@@ -98,8 +99,7 @@ final class AstScan {
                 && ((p.getIntoTables() != null && !p.getIntoTables().isEmpty()) || p.getIntoTempTable() != null)) {
             return new Finding(Refusals.SELECT_INTO, "SELECT ... INTO", null);
         }
-        if (node instanceof Select s && (s.getForMode() != null || s.getForUpdateTable() != null || s.isNoWait()
-                || s.isSkipLocked() || s.getWait() != null)) {
+        if (node instanceof Select s && locks(s)) {
             String mode = s.getForMode() == null ? "UPDATE" : s.getForMode().getValue();
             return new Finding(Refusals.LOCKING, "FOR " + mode, null);
         }
@@ -113,6 +113,13 @@ final class AstScan {
             return new Finding(Refusals.DENIED_FUNCTION, "the function " + function + "()", function);
         }
         return null;
+    }
+
+    /** A locking clause; PostgreSQL's {@code FOR READ ONLY} (standard SQL, alone by its grammar) locks nothing. */
+    private static boolean locks(Select s) {
+        boolean readOnly = s.getForMode() == ForMode.READ_ONLY;
+        return s.getForMode() != null && !readOnly || s.getForUpdateTable() != null || s.isNoWait()
+                || s.isSkipLocked() || s.getWait() != null;
     }
 
     private static void enqueue(Object value, Deque<Object> pending) {

@@ -65,7 +65,7 @@ class ProductionJarIT {
 
     /**
      * Test and benchmark tools have no business at run time: a library that declares one as a compile dependency
-     * (JSqlParser 5.3 does so for JMH) gets it excluded in the parent POM.
+     * (JSqlParser 5.3 did so for JMH) gets it excluded in the parent POM.
      */
     @Test
     void theLibDirectoryHoldsNoBenchmarkOrTestTools() throws IOException {
