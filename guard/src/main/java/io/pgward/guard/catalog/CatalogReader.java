@@ -49,9 +49,15 @@ final class CatalogReader {
      * @param element an array's element type, 0 otherwise
      * @param base a domain's base type, 0 otherwise
      * @param relation the relation whose row type this is, 0 otherwise
+     * @param kind pg_type.typtype: b base, c composite, d domain, e enum, m multirange, p pseudo, r range
      */
     record Type(long oid, String name, String schema, String typname, boolean builtInIo, long element, long base,
-                long relation) {
+                long relation, char kind) {
+
+        /** An enum whose input is PostgreSQL's own: a value is one of this type's labels, never another object's name. */
+        boolean builtInEnum() {
+            return kind == 'e' && builtInIo;
+        }
     }
 
     /** A view's or materialized view's stored query. */
@@ -99,10 +105,10 @@ final class CatalogReader {
                                JOIN pg_catalog.pg_namespace pn ON pn.oid = p.pronamespace
                                WHERE p.oid IN (t.typinput, t.typoutput, t.typreceive, t.typsend)
                                  AND pn.nspname OPERATOR(pg_catalog.<>) 'pg_catalog'),
-                   t.typelem, t.typbasetype, t.typrelid
+                   t.typelem, t.typbasetype, t.typrelid, t.typtype
             FROM pg_catalog.pg_type t JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace""";
     private static final RowReader<Type> TYPE = rs -> new Type(rs.getLong(1), rs.getString(2), rs.getString(3),
-            rs.getString(4), rs.getBoolean(5), rs.getLong(6), rs.getLong(7), rs.getLong(8));
+            rs.getString(4), rs.getBoolean(5), rs.getLong(6), rs.getLong(7), rs.getLong(8), rs.getString(9).charAt(0));
 
     Map<Long, Relation> relations(Collection<Long> oids) throws SQLException {
         return lookup(oids, relationRows, builtIns.relations, PreparedReads.Read.RELATIONS, RELATION);

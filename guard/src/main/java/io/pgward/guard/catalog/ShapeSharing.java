@@ -32,7 +32,11 @@ import java.util.Set;
  *       argument PostgreSQL coerces to regclass while analysing.</li>
  *   <li>A literal read into a composite type ({@code '(..)'::some_table}) runs the input function of each column
  *       type, and a type outside pg_catalog (a range over regclass, an extension's type) may do the same.
- *       Excluded: a Const whose type is not a pg_catalog type, or is a row type, is text-only.</li>
+ *       Excluded: a Const whose type is not a pg_catalog type, or is a row type, is text-only. Except an enum with
+ *       PostgreSQL's own input function ({@code enum_in}): it reads the label among that type's own labels
+ *       (pg_enum) and nothing else, and pg_depend records the type whatever the label, so
+ *       {@code status = 'paid'} and {@code status = 'shipped'} share (a BI tool's filter on a status column). An
+ *       array of an enum ({@code '{paid}'::order_status[]}) is still text-only.</li>
  *   <li>A string a built-in function resolves as a name or runs as a query when the statement executes
  *       (to_regclass, has_table_privilege, pg_get_viewdef, query_to_xml, current_setting, nextval, ts_parse, ...):
  *       the check cannot see a run-time value whatever the key, so the verdict does not depend on it; as defence
@@ -95,7 +99,8 @@ final class ShapeSharing {
 
     /**
      * Whether a value of this type may look names up: the type, or an element or base type of it, is an
-     * object-identifier type; for a Const's type also when one of them is a row type or not in pg_catalog.
+     * object-identifier type; for a Const's type also when one of them is a row type, or is not in pg_catalog and
+     * not an enum whose input is PostgreSQL's own.
      */
     private static boolean namesInValue(long type, CatalogReader catalog, boolean constant) throws SQLException {
         Deque<Long> work = new ArrayDeque<>(List.of(type));
@@ -113,7 +118,7 @@ final class ShapeSharing {
             if (builtIn && NAME_TYPES.contains(t.typname())) {
                 return true;
             }
-            if (constant && (!builtIn || t.relation() != 0)) {
+            if (constant && (!builtIn && !t.builtInEnum() || t.relation() != 0)) {
                 return true;
             }
             if (t.element() != 0) {

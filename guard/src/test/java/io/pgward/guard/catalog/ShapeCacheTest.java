@@ -33,6 +33,8 @@ class ShapeCacheTest {
             GuardFixture.load(c);
             s.execute("CREATE SEQUENCE IF NOT EXISTS public.s1");
             s.execute("CREATE SEQUENCE IF NOT EXISTS public.s2");
+            s.execute("DO $$BEGIN CREATE TYPE public.shape_mood AS ENUM ('ok', 'sad'); "
+                    + "EXCEPTION WHEN duplicate_object THEN NULL; END$$");
             selection = GuardFixture.selection(c);
         }
         check = CatalogChecks.on(db);
@@ -137,6 +139,16 @@ class ShapeCacheTest {
         assertEquals(true, unselected("select to_tsvector(c, status) from public.orders, "
                 + "(select 'simple'::regconfig) x(c)").roundTrip());
         assertEquals(0, check.cachedShapes());
+    }
+
+    @Test
+    void anEnumLabelIsSharedButAnArrayOfThemIsNot() {
+        // enum_in reads the label among the type's own labels: a BI tool's filter on a status column
+        allowedByItsOwnCheck(unselected("select * from public.orders where 'ok'::public.shape_mood > 'sad'"));
+        allowedByShape(unselected("select * from public.orders where 'sad'::public.shape_mood > 'ok'"));
+        allowedByItsOwnCheck(unselected("select '{ok}'::public.shape_mood[]"));
+        assertEquals(true, unselected("select '{sad}'::public.shape_mood[]").roundTrip());
+        assertEquals(1, check.cachedShapes());
     }
 
     @Test
