@@ -17,6 +17,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 
@@ -28,6 +29,7 @@ import org.postgresql.PGNotification;
  * the startup packet gets no answer. The scenarios are in {@code it-tests/clients} ({@code *-fidelity-*}).
  */
 @PostgresTest
+@ExtendWith(Targets.StopAfterClass.class)
 class DriverFidelityIT {
 
     static final ClientScript NODE_POSTGRES = ClientScript.node("node-postgres", "pg-fidelity-scenarios.mjs",

@@ -11,6 +11,7 @@ import io.pgward.testkit.TestDatabase;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * node-postgres, postgres.js and Drizzle ORM (over node-postgres), each running the scenarios in
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.Test;
  * does; without them these tests are skipped (failed in CI).
  */
 @PostgresTest
+@ExtendWith(Targets.StopAfterClass.class)
 class NodeClientsIT {
 
     static final ClientScript NODE_POSTGRES = ClientScript.node("node-postgres", "pg-scenarios.mjs",

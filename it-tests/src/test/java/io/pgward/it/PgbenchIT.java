@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -24,6 +25,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * the results are exact numbers rather than timings.
  */
 @PostgresTest
+@ExtendWith(Targets.StopAfterClass.class)
 class PgbenchIT {
 
     private static final int CLIENTS = 2;

@@ -17,6 +17,7 @@ import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * local file (COPY TO STDOUT / FROM STDIN on the wire), and an error shown with its position under the line.
  */
 @PostgresTest
+@ExtendWith(Targets.StopAfterClass.class)
 class PsqlIT {
 
     private static final String DESCRIBE = """

@@ -12,6 +12,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * psycopg2 (text format), psycopg 3 in binary mode and asyncpg (binary, prepared statements), each running
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Test;
  * the three drivers can be held to the same expectations wherever they agree.
  */
 @PostgresTest
+@ExtendWith(Targets.StopAfterClass.class)
 class PythonClientsIT {
 
     static final ClientScript PSYCOPG2 = ClientScript.python("psycopg2", "psycopg2_scenarios.py",

@@ -48,8 +48,10 @@ class ReloadSignalIT {
                 withAdmin(database, "public.kept, public.dropped", ""));
         Path password = Files.writeString(dir.resolve("ops.password"), ReloadUnderLoadIT.PASSWORD + "\n");
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        Process pgward = new ProcessBuilder(java.toString(), "-cp", System.getProperty("java.class.path"),
-                "io.pgward.wire.cli.Main", "run", "--config", file.toString()).redirectErrorStream(true).start();
+        // pgward's own logging (INFO), not the tests' (WARN): a failure shows whether the signal got in.
+        Process pgward = new ProcessBuilder(java.toString(), "-Dlogback.configurationFile=logback.xml", "-cp",
+                System.getProperty("java.class.path"), "io.pgward.wire.cli.Main", "run", "--config", file.toString())
+                .redirectErrorStream(true).start();
         StringBuffer output = new StringBuffer();
         try {
             int port = awaitPort(pgward, output);
@@ -61,8 +63,9 @@ class ReloadSignalIT {
                 Files.writeString(file, withAdmin(database, "public.kept", ReloadUnderLoadIT.loginC(database)));
                 sighup(pgward);
                 long deadline = System.nanoTime() + 30_000_000_000L;
-                while (!ReloadUnderLoadIT.loginState(port, database, "c").equals("ok")) {
-                    assertTrue(System.nanoTime() < deadline, "c never got in:\n" + output);
+                for (String c = ReloadUnderLoadIT.loginState(port, database, "c"); !c.equals("ok");
+                     c = ReloadUnderLoadIT.loginState(port, database, "c")) {
+                    assertTrue(System.nanoTime() < deadline, "c never got in (the last try: " + c + "):\n" + output);
                     Thread.sleep(50);
                 }
                 // The reload ends a's session right after putting the new file in force, which c's login shows.

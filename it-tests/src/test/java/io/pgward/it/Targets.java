@@ -11,7 +11,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@code [pgward]}, whose output must equal PostgreSQL's scenario by scenario (see {@link SameOutput}).
  *
  * <p>One pgward per test database, started on first use through the read-write login {@code app} (the
- * scenarios create temporary tables and run pgbench's initialisation), stopped when the JVM exits.
+ * scenarios create temporary tables and run pgbench's initialisation), stopped after the test class
+ * ({@link StopAfterClass}): its database is dropped then, and a pgward left running would poll it for the rest of
+ * the run.
  */
 final class Targets {
 
@@ -22,6 +24,19 @@ final class Targets {
     }
 
     private Targets() {
+    }
+
+    /** Stops the pgward of every test database once the class that used them is done. */
+    static final class StopAfterClass implements org.junit.jupiter.api.extension.AfterAllCallback {
+        @Override
+        public void afterAll(org.junit.jupiter.api.extension.ExtensionContext context) {
+            PROXIES.keySet().forEach(name -> {
+                ProxyFixture proxy = PROXIES.remove(name);
+                if (proxy != null) {
+                    proxy.close();
+                }
+            });
+        }
     }
 
     /** Every target the scenarios run on; the first is the reference the others are compared with. */
