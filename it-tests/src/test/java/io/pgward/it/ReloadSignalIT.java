@@ -1,6 +1,7 @@
 package io.pgward.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgward.testkit.PostgresTest;
@@ -47,11 +48,7 @@ class ReloadSignalIT {
         Path file = Files.writeString(dir.resolve("pgward.yaml"),
                 withAdmin(database, "public.kept, public.dropped", ""));
         Path password = Files.writeString(dir.resolve("ops.password"), ReloadUnderLoadIT.PASSWORD + "\n");
-        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        // pgward's own logging (INFO), not the tests' (WARN): a failure shows whether the signal got in.
-        Process pgward = new ProcessBuilder(java.toString(), "-Dlogback.configurationFile=logback.xml", "-cp",
-                System.getProperty("java.class.path"), "io.pgward.wire.cli.Main", "run", "--config", file.toString())
-                .redirectErrorStream(true).start();
+        Process pgward = run(file, "--default-signal=HUP");
         StringBuffer output = new StringBuffer();
         try {
             int port = awaitPort(pgward, output);
@@ -120,6 +117,42 @@ class ReloadSignalIT {
                 System.getProperty("java.class.path"), "io.pgward.wire.cli.Main", "reload"));
         command.addAll(List.of(arguments));
         return RealClients.run(command);
+    }
+
+    /**
+     * {@code pgward run} in a process of its own, through env(1) with {@code signal}: a test run under nohup would
+     * otherwise hand its SIGHUP-ignored disposition down, which the JVM keeps.
+     */
+    private static Process run(Path file, String signal) throws Exception {
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        // pgward's own logging (INFO), not the tests' (WARN): a failure shows whether the signal got in.
+        return new ProcessBuilder("env", signal, java.toString(), "-Dlogback.configurationFile=logback.xml", "-cp",
+                System.getProperty("java.class.path"), "io.pgward.wire.cli.Main", "run", "--config", file.toString())
+                .redirectErrorStream(true).start();
+    }
+
+    /** Started with SIGHUP ignored (as under nohup), pgward says that SIGHUP will not reload, and serves on. */
+    @Test
+    void anIgnoredSighupIsSaidAtStart(TestDatabase database, @TempDir Path dir) throws Exception {
+        ReloadUnderLoadIT.createTables(database);
+        Path file = Files.writeString(dir.resolve("pgward.yaml"), withAdmin(database, "public.kept", ""));
+        Process pgward = run(file, "--ignore-signal=HUP");
+        StringBuffer output = new StringBuffer();
+        try {
+            int port = awaitPort(pgward, output);
+            awaitCount(output, "SIGHUP does not reload the configuration: this process was started with SIGHUP "
+                    + "ignored", 1);
+            sighup(pgward);
+            try (Connection a = ReloadUnderLoadIT.connect(port, database, "a")) {
+                assertEquals("ok", ReloadUnderLoadIT.outcome(a, "SELECT count(*) FROM kept"));
+            }
+            assertTrue(pgward.isAlive(), "pgward serves on:\n" + output);
+            assertFalse(output.toString().contains("SIGHUP: reading"), output.toString());
+            pgward.destroy();
+            assertTrue(pgward.waitFor(30, TimeUnit.SECONDS));
+        } finally {
+            pgward.destroyForcibly();
+        }
     }
 
     private static void sighup(Process process) throws Exception {

@@ -4,6 +4,7 @@ import io.pgward.wire.server.PgwardServer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import sun.misc.Signal;
+import sun.misc.SignalHandler;
 
 /**
  * SIGHUP reloads the configuration, as it does for PostgreSQL and PgBouncer. Without this handler the JVM would
@@ -20,10 +21,16 @@ final class ReloadSignal {
 
     static void install(PgwardServer server) {
         try {
-            Signal.handle(new Signal("HUP"), signal -> Thread.ofVirtual().name("pgward-reload").start(() -> {
-                log.info("SIGHUP: reading the configuration file again");
-                server.reload();
-            }));
+            SignalHandler previous = Signal.handle(new Signal("HUP"), signal -> Thread.ofVirtual()
+                    .name("pgward-reload").start(() -> {
+                        log.info("SIGHUP: reading the configuration file again");
+                        server.reload();
+                    }));
+            if (previous == SignalHandler.SIG_IGN) {
+                // The JVM keeps a signal ignored that the process was started with ignored, and installs nothing.
+                log.warn("SIGHUP does not reload the configuration: this process was started with SIGHUP ignored "
+                        + "(nohup does that); RELOAD on the admin console and pgward reload still work");
+            }
         } catch (IllegalArgumentException e) {
             // A JVM started with -Xrs, or a platform without SIGHUP: RELOAD and pgward reload still work.
             log.warn("SIGHUP cannot reload the configuration here: {}", e.getMessage());
