@@ -71,7 +71,14 @@ class MetricsIT {
                     assertTrue(value(during, "pgward_backend_connections\\{state=\"in_use\"\\}") >= 2, during);
                 }
             }
+            // The server sees a closed connection a moment after the client has closed it.
             HttpResponse<String> response = get(proxy, "/metrics");
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (value(response.body(), "pgward_client_connections\\{login=\"analyst\"\\}") != 0.0
+                    && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+                response = get(proxy, "/metrics");
+            }
             assertEquals(200, response.statusCode());
             assertTrue(response.headers().firstValue("Content-Type").orElse("").startsWith("text/plain"));
             String after = response.body();
