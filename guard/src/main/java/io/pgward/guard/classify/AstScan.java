@@ -117,9 +117,8 @@ final class AstScan {
 
     /** A locking clause; PostgreSQL's {@code FOR READ ONLY} (standard SQL, alone by its grammar) locks nothing. */
     private static boolean locks(Select s) {
-        boolean readOnly = s.getForMode() == ForMode.READ_ONLY;
-        return s.getForMode() != null && !readOnly || s.getForUpdateTable() != null || s.isNoWait()
-                || s.isSkipLocked() || s.getWait() != null;
+        return s.getForMode() != null && s.getForMode() != ForMode.READ_ONLY || s.getForUpdateTable() != null
+                || s.isNoWait() || s.isSkipLocked() || s.getWait() != null;
     }
 
     private static void enqueue(Object value, Deque<Object> pending) {
