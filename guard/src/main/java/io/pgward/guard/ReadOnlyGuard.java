@@ -33,7 +33,7 @@ public final class ReadOnlyGuard implements AutoCloseable {
      * The longest text whose shape {@link #cached} looks up on the caller's thread (an event loop): L1 and the
      * shape's key read it in a few microseconds, where a text that goes to {@link #check} pays a thread hop both ways.
      */
-    static final int SHAPE_ON_CALLER_MAX_CHARS = 512;
+    public static final int SHAPE_ON_CALLER_MAX_CHARS = 512;
     private static final Set<String> CURSOR_WORDS = Set.of("declare", "fetch", "move", "close");
 
     private record Key(String login, boolean standardConformingStrings, String sql) {
@@ -120,6 +120,14 @@ public final class ReadOnlyGuard implements AutoCloseable {
         } catch (LexerException e) {
             return null;   // check() refuses it, with the lexer's message
         }
+    }
+
+    /**
+     * Whether L1 and L2 have allowed a text with this shape key ({@link ShapeTemplate#shapeKey}) for this login: a
+     * text of that shape gets their allow, as {@link #cached} would give it.
+     */
+    public boolean allowsShape(String shapeKey, boolean standardConformingStrings, ReadOnlyPolicy policy) {
+        return allowedShapes.containsKey(new ShapeKey(policy, standardConformingStrings, shapeKey));
     }
 
     /** The allow of an already allowed text of the same shape, for these statements; null when there is none. */

@@ -289,12 +289,17 @@ final class TextShape {
         }
         for (int k = 0; k < inner.length(); ) {
             int c = inner.codePointAt(k);
-            if (!Character.isLetterOrDigit(c) && SAFE_STRING_CHARS.indexOf(c) < 0) {
+            if (!safeInString(c)) {
                 return null;
             }
             k += Character.charCount(c);
         }
         return "string";
+    }
+
+    /** Whether a replaced string's value may hold this character (a quote only doubled, as in the literal). */
+    static boolean safeInString(int c) {
+        return Character.isLetterOrDigit(c) || SAFE_STRING_CHARS.indexOf(c) >= 0;
     }
 
     /** The class of a number in one of the plain forms, else null (kept as written). */

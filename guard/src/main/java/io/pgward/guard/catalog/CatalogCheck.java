@@ -219,6 +219,58 @@ public final class CatalogCheck implements AutoCloseable {
         return mine;
     }
 
+    /**
+     * Where an allow of one statement is shared by shape ({@link #shared}): the statement's {@link ConstantShape} key
+     * with everything else its verdict depends on.
+     */
+    public static final class SharedShape {
+
+        private final VerdictCache.ShapeKey key;
+
+        private SharedShape(VerdictCache.ShapeKey key) {
+            this.key = key;
+        }
+    }
+
+    /**
+     * The key under which this statement's allow is shared with every statement of the same shape, as {@link #check}
+     * and {@link #serve} look it up; null for a statement they judge without one (no query in it, or none the check
+     * can analyse), or one that {@link #serve} would rewrite with catalog filters (a statement of the same shape reads
+     * the same relations, so it would be rewritten too).
+     */
+    public SharedShape sharedShape(CheckRequest request, StatementText statement) {
+        TableSelection selection = request.selection();
+        if (selection.noneExists()) {
+            return null;
+        }
+        boolean filtered = !selection.filters().isEmpty() || !selection.views().isEmpty();
+        if (filtered && FilteredCheck.rewritable(statement) && !CatalogRewrite.rewrite(statement,
+                request.searchPath(), selection.filters(), selection.views(), false).equals(statement.text())) {
+            return null;
+        }
+        StatementShape shape;
+        try {
+            shape = shape(request, statement);
+        } catch (LexerException e) {
+            return null;
+        }
+        VerdictCache.ShapeKey key = withoutRoundTrip(shape) == null ? shapeKey(request, shape) : null;
+        return key == null ? null : new SharedShape(key);
+    }
+
+    /**
+     * Whether an allow is shared under this key now (as {@link #check} would answer a statement of that shape, with
+     * no search_path change and no type-name parameters); false sends the statement to {@link #check}.
+     */
+    public boolean shared(SharedShape shape) {
+        boolean shared = cache.get(shape.key) instanceof Verdict.Allow a && !a.changesSearchPath()
+                && a.typeNameParameters().isEmpty();
+        if (shared) {
+            shapeHits.increment();
+        }
+        return shared;
+    }
+
     private record GrammarKey(String text, boolean standardConformingStrings) {
     }
 

@@ -3,7 +3,6 @@ package io.pgward.guard.catalog;
 import io.pgward.guard.lexer.LexerException;
 import io.pgward.guard.lexer.StatementText;
 import io.pgward.guard.lexer.Token;
-import java.math.BigInteger;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -54,13 +53,12 @@ import java.util.regex.Pattern;
  */
 public final class ConstantShape {
 
-    private static final Pattern INTEGER = Pattern.compile("[0-9]+");
     private static final Pattern DECIMAL = Pattern.compile(
             "([0-9]+\\.[0-9]*|\\.[0-9]+)([eE][-+]?[0-9]+)?|[0-9]+[eE][-+]?[0-9]+");
-    private static final BigInteger INT4_MAX = BigInteger.valueOf(Integer.MAX_VALUE);
-    private static final BigInteger INT8_MAX = BigInteger.valueOf(Long.MAX_VALUE);
-    private static final BigInteger INT4_EDGE = INT4_MAX.add(BigInteger.ONE);
-    private static final BigInteger INT8_EDGE = INT8_MAX.add(BigInteger.ONE);
+    private static final String INT4_MAX = String.valueOf(Integer.MAX_VALUE);
+    private static final String INT8_MAX = String.valueOf(Long.MAX_VALUE);
+    private static final String INT4_EDGE = "2147483648";
+    private static final String INT8_EDGE = "9223372036854775808";
 
     /**
      * Words before {@code (} that open a parenthesized expression, a list or a subquery, never a call or a type
@@ -183,7 +181,7 @@ public final class ConstantShape {
     }
 
     /** The class of a string constant, by its prefix, or null to keep it as written. */
-    static String stringClass(String text) {
+    public static String stringClass(String text) {
         if (text.isEmpty()) {
             return null;
         }
@@ -196,17 +194,44 @@ public final class ConstantShape {
     }
 
     /** The type PostgreSQL gives a number constant, or null to keep it as written. */
-    static String numberClass(String text) {
-        if (INTEGER.matcher(text).matches()) {
-            BigInteger value = new BigInteger(text);
-            if (value.compareTo(INT4_MAX) <= 0) {
-                return "int4";
-            }
-            if (value.equals(INT4_EDGE) || value.equals(INT8_EDGE)) {
-                return null;
-            }
-            return value.compareTo(INT8_MAX) <= 0 ? "int8" : "numeric";
+    public static String numberClass(String text) {
+        if (allDigits(text)) {
+            return integerClass(text);
         }
         return DECIMAL.matcher(text).matches() ? "numeric" : null;
+    }
+
+    /** The type of an integer of ASCII digits, compared as digit strings (every number here is read for it). */
+    private static String integerClass(String digits) {
+        int from = 0;
+        while (from < digits.length() - 1 && digits.charAt(from) == '0') {
+            from++;
+        }
+        String value = digits.substring(from);
+        if (compareValues(value, INT4_MAX) <= 0) {
+            return "int4";
+        }
+        if (value.equals(INT4_EDGE) || value.equals(INT8_EDGE)) {
+            return null;
+        }
+        return compareValues(value, INT8_MAX) <= 0 ? "int8" : "numeric";
+    }
+
+    private static boolean allDigits(String text) {
+        if (text.isEmpty()) {
+            return false;
+        }
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c < '0' || c > '9') {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Compares two integers written without leading zeros. */
+    private static int compareValues(String a, String b) {
+        return a.length() != b.length() ? Integer.compare(a.length(), b.length()) : a.compareTo(b);
     }
 }

@@ -112,6 +112,53 @@ public final class GuardPipeline implements AutoCloseable {
     }
 
     /**
+     * The longest text a session keeps for {@link #sameShape}: a dashboard query of a few KB, and at most four of
+     * them per session, so a thousand sessions hold tens of MB at worst.
+     */
+    public static final int SAME_SHAPE_MAX_CHARS = 4096;
+
+    /**
+     * What a session may keep of a text every layer has just allowed as {@link Verdict#ALLOW} (no rewrite, and not a
+     * text that changes search_path, declares a cursor or ends a transaction), so that a text of the same shape is
+     * allowed by {@link #allowsAsSame} without lexing; null when nothing can be kept (the text has no shape, or a
+     * layer does not share its allow by shape, or the text is longer than {@link #SAME_SHAPE_MAX_CHARS}). Lexes
+     * the text: on an event loop only a text of at most {@link ReadOnlyGuard#SHAPE_ON_CALLER_MAX_CHARS}
+     * characters, as {@link #cached} does. Thread-safe.
+     *
+     * @param parameterTypes the types a Parse gave; empty for a simple Query
+     */
+    public SameShape sameShape(LoginPolicy login, String database, String sql, boolean standardConformingStrings,
+                               String searchPath, List<Integer> parameterTypes, boolean simpleQuery) {
+        if (sql.length() > SAME_SHAPE_MAX_CHARS) {
+            return null;
+        }
+        LoginGuard loginGuard = checksCatalog() ? loginGuardNow(login, database) : null;
+        if (checksCatalog() && loginGuard == null) {
+            return null;
+        }
+        return SameShape.of(guard, login.readOnlyPolicy(checksCatalog()), loginGuard, new SameShape.Context(login,
+                database, sql, standardConformingStrings, searchPath, parameterTypes, simpleQuery));
+    }
+
+    /**
+     * Whether {@code sql} has the shape of the text {@code same} was made from, in the same context, and every layer
+     * still shares its allow by that shape: then the text's verdict is {@link Verdict#ALLOW}, as the full path would
+     * give it. False sends the text down the full path. No lexing, no allocation but a few keys, never blocking.
+     */
+    public boolean allowsAsSame(SameShape same, String sql, boolean standardConformingStrings, String searchPath,
+                                List<Integer> parameterTypes, boolean simpleQuery) {
+        // A reload or a schema change replaces the login's guard or its selection, and the kept keys hold the old.
+        LoginGuard current = checksCatalog() ? loginGuardNow(same.login(), same.database()) : null;
+        return same.allows(guard, current, sql, standardConformingStrings, searchPath, parameterTypes, simpleQuery);
+    }
+
+    /** The login's guard if it is ready, without waiting; null otherwise. */
+    private LoginGuard loginGuardNow(LoginPolicy login, String database) {
+        CompletableFuture<LoginGuard> known = logins.get(new LoginKey(login, database));
+        return known != null && known.isDone() && !known.isCompletedExceptionally() ? known.join() : null;
+    }
+
+    /**
      * L1 and L2 for a whole text: CPU-bound and bounded ({@code ComplexityEnvelope}), never blocking; call it off
      * an event loop for a text not {@link #cached}.
      *

@@ -322,6 +322,14 @@ public final class LoginGuard {
     }
 
     /** The selection as the catalog check takes it: OIDs and names in list order; NONE without a selection. */
+    /**
+     * The selection a statement is proven against now, or null while a refresh reported before it is pending (a
+     * statement would wait for it).
+     */
+    TableSelection selectionNow() {
+        return pendingRefresh().isDone() ? tableSelection() : null;
+    }
+
     private TableSelection tableSelection() {
         ResolvedSelection resolved = resolved();
         if (!resolved.isSet() && !resolved.noneExists()) {

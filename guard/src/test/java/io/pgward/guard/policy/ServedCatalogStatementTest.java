@@ -42,17 +42,7 @@ class ServedCatalogStatementTest {
         try (Connection connection = database.connect(); Statement statement = connection.createStatement()) {
             statement.execute("CREATE TABLE served(id int); CREATE TABLE hidden_beside(id int)");
         }
-        GuardPipeline pipeline = GuardPipeline.withCatalog(new GuardPipeline.ControlConnections() {
-            @Override
-            public String jdbcUrl(String name) {
-                return database.jdbcUrl();
-            }
-
-            @Override
-            public int checkConnections() {
-                return 2;
-            }
-        });
+        GuardPipeline pipeline = TestPipelines.withCatalog(database);
         LoginPolicy login = new LoginPolicy("analyst", database.user(), database.password(),
                 List.of("public.served"), "logins.analyst.tables", Duration.ofSeconds(5));
         try {

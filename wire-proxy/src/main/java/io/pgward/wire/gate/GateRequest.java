@@ -1,5 +1,8 @@
 package io.pgward.wire.gate;
 
+import java.util.Arrays;
+import java.util.List;
+
 /**
  * One statement text for the gate to judge.
  *
@@ -22,4 +25,9 @@ public record GateRequest(Kind kind, String sql, int[] parameterTypes, String lo
     }
 
     public enum Kind { SIMPLE_QUERY, PARSE, FUNCTION_CALL }
+
+    /** The parameter types a Parse gave, as the catalog check takes them; empty for any other message. */
+    List<Integer> parameterTypeList() {
+        return kind == Kind.PARSE ? Arrays.stream(parameterTypes).boxed().toList() : List.of();
+    }
 }

@@ -6,7 +6,6 @@ import io.pgward.guard.policy.GuardPipeline;
 import io.pgward.guard.policy.LoginPolicy;
 import io.pgward.guard.policy.PipelineRefusals;
 import io.pgward.wire.config.PgwardConfig;
-import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -41,6 +40,7 @@ final class GuardGate implements StatementGate {
     private final PgwardFunctions functions;
     private final Set<String> declaredCursors = new HashSet<>();
     private boolean searchPathChanged;
+    private final KeptShapes keptShapes;
 
     /**
      * @param functions the pgward.* functions, or null when the pipeline has no catalog layer
@@ -55,6 +55,7 @@ final class GuardGate implements StatementGate {
         this.login = login;
         this.policy = ControlConnections.policy(login);
         this.functions = functions;
+        this.keptShapes = new KeptShapes(pipeline, policy, deciders, loop);
     }
 
     @Override
@@ -90,17 +91,21 @@ final class GuardGate implements StatementGate {
 
     /** Every layer of the guard for the text as it is. */
     private CompletionStage<Verdict> guard(GateRequest request) {
+        if (keptShapes.allows(request)) {
+            return ALLOWED;
+        }
         ReadOnlyGuard.Classification cached = pipeline.cached(request.sql(), request.standardConformingStrings(),
                 policy);
         if (cached != null) {
-            return decide(request, cached);
+            return keptShapes.remembered(request, cached, decide(request, cached));
         }
         // A text seen for the first time: L1 and L2 judge it on a thread of their own, not the event loop, and the
         // classification comes back to the event loop, which alone reads and changes the gate's state.
         Set<String> cursors = Set.copyOf(declaredCursors);
         return CompletableFuture.supplyAsync(() -> pipeline.classify(request.sql(),
                 request.standardConformingStrings(), policy, cursors), deciders)
-                .thenComposeAsync(classification -> decide(request, classification), loop);
+                .thenComposeAsync(classification -> keptShapes.remembered(request, classification,
+                        decide(request, classification)), loop);
     }
 
     private CompletionStage<Verdict> decide(GateRequest request, ReadOnlyGuard.Classification classification) {
@@ -119,8 +124,7 @@ final class GuardGate implements StatementGate {
         if (!pipeline.checksCatalog() || classification.reads().isEmpty()) {
             return changesPath ? CompletableFuture.completedFuture(allowed) : ALLOWED;
         }
-        List<Integer> types = request.kind() == GateRequest.Kind.PARSE
-                ? Arrays.stream(request.parameterTypes()).boxed().toList() : List.of();
+        List<Integer> types = request.parameterTypeList();
         boolean simpleQuery = request.kind() == GateRequest.Kind.SIMPLE_QUERY;
         if (changesPath) {
             // A rewritten text would hide the change from the session (Rewrite carries no search_path flag): the

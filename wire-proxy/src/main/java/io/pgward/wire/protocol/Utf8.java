@@ -62,7 +62,7 @@ public final class Utf8 {
 
     /** The index of the first byte of the first invalid sequence, or -1. */
     private static int firstInvalid(ByteBuf buf, int from, int to) {
-        int at = from;
+        int at = asciiEnd(buf, from, to);
         while (at < to) {
             int length = validLength(buf, at, to);
             if (length == 0) {
@@ -71,6 +71,21 @@ public final class Utf8 {
             at += length;
         }
         return -1;
+    }
+
+    /**
+     * Where the run of ASCII bytes from {@code from} ends: SQL text is mostly ASCII, and every read-only statement is
+     * checked, so eight bytes are tested at a time.
+     */
+    private static int asciiEnd(ByteBuf buf, int from, int to) {
+        int at = from;
+        while (to - at >= Long.BYTES && (buf.getLong(at) & 0x8080808080808080L) == 0) {
+            at += Long.BYTES;
+        }
+        while (at < to && buf.getByte(at) >= 0) {
+            at++;
+        }
+        return at;
     }
 
     /** The length of the valid run of characters starting at {@code at} (at most 64 KiB), 0 if it starts invalid. */

@@ -2,8 +2,13 @@ package io.pgward.wire.protocol;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -45,5 +50,24 @@ class Utf8Test {
     void showsTheBytesThatAreNotUtf8AsEscapes(String hex, String expected) {
         byte[] bytes = HexFormat.of().parseHex(hex);
         assertEquals(expected, Utf8.escapedIfInvalid(Unpooled.wrappedBuffer(bytes), 0, bytes.length));
+    }
+
+    /** ASCII is skipped eight bytes at a time: an invalid byte is found at every offset in a long ASCII text. */
+    @Test
+    void findsAnInvalidByteAfterAnyLengthOfAscii() {
+        for (int ascii = 0; ascii <= 40; ascii++) {
+            ByteBuf buf = Unpooled.buffer();
+            buf.writeBytes(new byte[] {(byte) 0xff, (byte) 0xff, (byte) 0xff});   // before the range: not read
+            buf.writeBytes("S".repeat(ascii).getBytes(StandardCharsets.US_ASCII));
+            buf.writeBytes(new byte[] {(byte) 0xc0, (byte) 0xaf, 'x'});
+            assertEquals("0xc0 0xaf", Utf8.invalidSequence(buf, 3, buf.writerIndex()), "after " + ascii);
+            assertEquals("S".repeat(ascii) + "\\xc0\\xafx", Utf8.escapedIfInvalid(buf, 3, buf.writerIndex()));
+            assertNull(Utf8.invalidSequence(buf, 3, 3 + ascii), "ASCII alone");
+            buf.setByte(3 + ascii, 'S');
+            buf.setByte(4 + ascii, 'S');
+            assertNull(Utf8.invalidSequence(buf, 3, buf.writerIndex()), "valid throughout");
+            buf.setByte(buf.writerIndex() - 1, 0x80);
+            assertEquals("0x80", Utf8.invalidSequence(buf, 3, buf.writerIndex()), "invalid at the end");
+        }
     }
 }
