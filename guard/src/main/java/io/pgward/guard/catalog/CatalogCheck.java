@@ -239,13 +239,7 @@ public final class CatalogCheck implements AutoCloseable {
      * the same relations, so it would be rewritten too).
      */
     public SharedShape sharedShape(CheckRequest request, StatementText statement) {
-        TableSelection selection = request.selection();
-        if (selection.noneExists()) {
-            return null;
-        }
-        boolean filtered = !selection.filters().isEmpty() || !selection.views().isEmpty();
-        if (filtered && FilteredCheck.rewritable(statement) && !CatalogRewrite.rewrite(statement,
-                request.searchPath(), selection.filters(), selection.views(), false).equals(statement.text())) {
+        if (request.selection().noneExists() || FilteredCheck.rewrites(request, statement)) {
             return null;
         }
         StatementShape shape;
@@ -263,12 +257,13 @@ public final class CatalogCheck implements AutoCloseable {
      * no search_path change and no type-name parameters); false sends the statement to {@link #check}.
      */
     public boolean shared(SharedShape shape) {
-        boolean shared = cache.get(shape.key) instanceof Verdict.Allow a && !a.changesSearchPath()
+        return cache.get(shape.key) instanceof Verdict.Allow a && !a.changesSearchPath()
                 && a.typeNameParameters().isEmpty();
-        if (shared) {
-            shapeHits.increment();
-        }
-        return shared;
+    }
+
+    /** A statement was answered from a {@link #shared} allow without asking the check: counted in shapeHits. */
+    public void answeredByShape() {
+        shapeHits.increment();
     }
 
     private record GrammarKey(String text, boolean standardConformingStrings) {

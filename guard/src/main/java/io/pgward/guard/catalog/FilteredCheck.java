@@ -148,6 +148,16 @@ final class FilteredCheck {
     }
 
     /**
+     * Whether {@link #serve} serves this statement rewritten with the selection's catalog filters rather than as
+     * written (unfenced first, as it tries).
+     */
+    static boolean rewrites(CheckRequest request, StatementText statement) {
+        TableSelection selection = request.selection();
+        return rewritable(statement) && !CatalogRewrite.rewrite(statement, request.searchPath(), selection.filters(),
+                selection.views(), false).equals(statement.text());
+    }
+
+    /**
      * Statements the rewrite is applied to: queries (SELECT, WITH, a parenthesised SELECT). EXPLAIN is not: its
      * estimates for a filtered catalog scan follow the size of the whole catalog; it stays refused as before, as do
      * COPY and DECLARE over the catalogs.

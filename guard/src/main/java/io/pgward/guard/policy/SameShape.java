@@ -119,6 +119,7 @@ public final class SameShape {
                 return false;
             }
         }
+        shared.forEach(key -> loginGuard.check().answeredByShape());
         return true;
     }
 }

@@ -5,6 +5,7 @@ import io.pgward.guard.Verdict;
 import io.pgward.guard.policy.GuardPipeline;
 import io.pgward.guard.policy.LoginPolicy;
 import io.pgward.guard.policy.SameShape;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
@@ -43,10 +44,10 @@ final class KeptShapes {
 
     /** Whether the text has the shape of a kept one, in the same context, and every layer still shares its allow. */
     boolean allows(GateRequest request) {
+        List<Integer> parameterTypes = request.parameterTypeList();
         for (SameShape same : kept) {
             if (same != null && pipeline.allowsAsSame(same, request.sql(), request.standardConformingStrings(),
-                    request.searchPath(), request.parameterTypeList(),
-                    request.kind() == GateRequest.Kind.SIMPLE_QUERY)) {
+                    request.searchPath(), parameterTypes, request.kind() == GateRequest.Kind.SIMPLE_QUERY)) {
                 return true;
             }
         }
