@@ -20,6 +20,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Consumer;
+import org.postgresql.core.NativeQuery;
 import org.postgresql.core.Parser;
 import org.postgresql.util.PSQLException;
 import org.postgresql.util.ServerErrorMessage;
@@ -41,8 +42,8 @@ import org.slf4j.LoggerFactory;
  *                                                   -- this needs sets search_path = pg_catalog, pg_temp first
  *   [read what reaches the risky domains; refuse a statement that names it]     -- only when there are any
  *   [PREPARE pgward_params (...) AS query; read pg_prepared_statements; DEALLOCATE]   -- infer $n types
- *   CREATE TEMPORARY VIEW pgward_check AS SELECT 1 FROM (query with $n as typed NULLs) AS pgward_query
- *   one round trip:
+ *   one round trip (two when the query's text ends inside a comment, a quote or a parenthesis):
+ *     CREATE TEMPORARY VIEW pgward_check AS SELECT 1 FROM (query with $n as typed NULLs) AS pgward_query
  *     set_config: search_path = pg_catalog, pg_temp
  *     read pg_rewrite.ev_action and pg_depend of the view, and the rows of the relations, column types and view
  *     definitions it depends on
@@ -52,9 +53,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The fixed statements of one round trip go as one pgjdbc statement text, which pgjdbc sends as a Parse,
  * Bind and Execute per statement followed by one Sync; PostgreSQL handles them in order, so each is parsed with
- * the settings the one before it made. The client's text never shares a round trip: it is parsed by pgjdbc with
- * the session's standard_conforming_strings already in effect (the server reports the setting when it changes),
- * and PostgreSQL receives it as a Parse of its own.
+ * the settings the one before it made. The client's text is split by pgjdbc with the session's
+ * standard_conforming_strings already in effect (the server reports the setting when it changes), and PostgreSQL
+ * receives it as a Parse of its own, alone or followed by the fixed reads of the view when pgjdbc splits the two
+ * texts put together into exactly the statements of each ({@link #createView}); an error in the view skips them.
  *
  * <p>Wrapping the query as a subquery of {@code SELECT 1} keeps the view's own column list trivial, so duplicate
  * output names and record or void columns cannot make the view fail. The text goes to the server as one extended-
@@ -289,9 +291,7 @@ final class CheckTransaction {
                 ? QueryText.withParameters(request.sql(), shape)
                 : QueryText.withTypedNulls(request.sql(), shape, parameterTypes,
                         request.selection().isSet() ? typeNameParameters : Set.of());
-        String wrapped = VIEW_PREFIX + query.text() + VIEW_SUFFIX;
-        execute(wrapped, query, VIEW_PREFIX.length());
-        Verdict verdict = judge();
+        Verdict verdict = judge(createView(VIEW_PREFIX + query.text() + VIEW_SUFFIX, query));
         if (verdict != Verdict.ALLOW || !request.selection().isSet()
                 || typeNameParameters.isEmpty() && typeNameTexts.isEmpty()) {
             return verdict;
@@ -381,7 +381,7 @@ final class CheckTransaction {
         Map<Long, String> risky = new java.util.LinkedHashMap<>();
         CodeRules rules = new CodeRules(catalog, true);
         for (CatalogReader.DomainCheck domain : domainChecks) {
-            References check = QueryTreeWalker.walk(NodeTreeParser.parse(domain.check()), Set.of());
+            References check = DomainCheckUses.SHARED.of(domain.check());
             if (!check.relations.isEmpty() || !check.nonReading.isEmpty()
                     || rules.riskInDomainCheck(check) != null) {
                 risky.putIfAbsent(domain.type(), domain.name());
@@ -474,10 +474,72 @@ final class CheckTransaction {
 
     /** Runs text that holds the client's query, as one Parse; PostgreSQL's errors become the verdict. */
     private void execute(String text, QueryText query, int offset) throws SQLException, PostgresVerdict {
-        if (Parser.parseJdbcSql(text, request.standardConformingStrings(), false, true, false, false).size() != 1) {
+        requireOneStatement(text);
+        try (Statement s = connection.createStatement()) {
+            executeAsVerdict(s, text, query, offset);
+        }
+    }
+
+    private void requireOneStatement(String text) throws SQLException, PostgresVerdict {
+        if (statements(text).size() != 1) {
             throw new PostgresVerdict(CatalogRefusals.notOneStatement());
         }
+    }
+
+    /** The statements pgjdbc makes of {@code text}, each sent as a Parse of its own, split as the session would. */
+    private List<NativeQuery> statements(String text) throws SQLException {
+        return Parser.parseJdbcSql(text, request.standardConformingStrings(), false, true, false, false);
+    }
+
+    /**
+     * Creates the check view from {@code wrapped} and reads what {@link #judge} needs, in one round trip when pgjdbc
+     * splits the two texts put together into exactly the statements it makes of each alone. PostgreSQL then receives
+     * the view's text as the same Parse of its own as {@link #execute} sends, and the reads as theirs; an error in
+     * the view's skips the reads (PostgreSQL ignores the rest of the pipeline until its Sync) and is the verdict. A
+     * text that ends inside a comment, a quote or a parenthesis would take in what follows it: such a text goes in a
+     * round trip of its own, as every text did before.
+     */
+    private JudgeRead createView(String wrapped, QueryText query) throws SQLException, PostgresVerdict {
+        requireOneStatement(wrapped);
+        String together = wrapped + ";" + JUDGE_READ;
+        if (!splitApart(wrapped, together)) {
+            execute(wrapped, query, VIEW_PREFIX.length());
+            try (PreparedStatement s = connection.prepareStatement(JUDGE_READ)) {
+                s.execute();
+                return judgeRead(s);
+            }
+        }
         try (Statement s = connection.createStatement()) {
+            executeAsVerdict(s, together, query, VIEW_PREFIX.length());
+            if (!s.getMoreResults()) {
+                throw new SQLException("the catalog reads did not follow the check view");
+            }
+            return judgeRead(s);
+        }
+    }
+
+    /** Whether {@code together} is {@code wrapped}'s one statement followed by {@link #JUDGE_READ}'s, as each alone. */
+    private boolean splitApart(String wrapped, String together) throws SQLException {
+        List<NativeQuery> both = statements(together);
+        List<NativeQuery> reads = statements(JUDGE_READ);
+        if (both.size() != 1 + reads.size() || !both.get(0).nativeSql.equals(statements(wrapped).get(0).nativeSql)) {
+            return false;
+        }
+        for (int i = 0; i < reads.size(); i++) {
+            if (!both.get(i + 1).nativeSql.equals(reads.get(i).nativeSql)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Executes {@code text} on {@code s}, whose first statement holds the client's query at {@code offset}; an error
+     * PostgreSQL reports becomes the verdict.
+     */
+    private void executeAsVerdict(Statement s, String text, QueryText query, int offset)
+            throws SQLException, PostgresVerdict {
+        try {
             s.setEscapeProcessing(false);
             s.execute(text);
         } catch (PSQLException e) {
@@ -536,59 +598,68 @@ final class CheckTransaction {
             + PreparedReads.Read.CHECK_RELATIONS.execute() + "; " + PreparedReads.Read.CHECK_TYPES.execute() + "; "
             + PreparedReads.Read.CHECK_VIEWS.execute();
 
-    /** Runs with search_path = pg_catalog, pg_temp: every name below resolves in the catalog. */
-    private Verdict judge() throws SQLException {
-        long view;
-        String tree;
-        List<long[]> dependencies = new ArrayList<>();
-        try (PreparedStatement s = connection.prepareStatement(JUDGE_READ)) {
-            s.execute();
-            if (!s.getMoreResults()) {
-                throw new SQLException("the check view's rewrite rule was not read");
-            }
-            ResultSet rs = s.getResultSet();
-            if (!rs.next()) {
-                throw new SQLException("the check view's rewrite rule is missing");
-            }
-            view = rs.getLong(1);
-            tree = rs.getString(2);
-            if (tree == null) {
-                sessionPath = false;
-                return CatalogRefusals.tooComplex("PostgreSQL's parse tree of it is larger than the "
-                        + MAX_TREE_CHARS + " bytes the catalog check reads");
-            }
-            for (String pair : rs.getString(3).split(" ")) {
-                if (!pair.isEmpty()) {
-                    String[] parts = pair.split(":");
-                    dependencies.add(new long[] {Long.parseLong(parts[0]), Long.parseLong(parts[1])});
-                }
-            }
-            if (!s.getMoreResults()) {
-                throw new SQLException("the relations the check view depends on were not read");
-            }
-            catalog.rememberRelations(s.getResultSet());
-            if (!s.getMoreResults()) {
-                throw new SQLException("the types the check view depends on were not read");
-            }
-            catalog.rememberTypes(s.getResultSet());
-            if (!s.getMoreResults()) {
-                throw new SQLException("the definitions of the views the check view depends on were not read");
-            }
-            catalog.rememberViewDefinitions(s.getResultSet());
+    /** What {@link #JUDGE_READ} returns of the check view: its OID, its tree (null when too large), its dependencies. */
+    private record JudgeRead(long view, String tree, List<long[]> dependencies) {
+    }
+
+    /**
+     * Reads the results of {@link #JUDGE_READ} from {@code s}, which is at its first (the settings' row), and keeps
+     * the catalog rows among them.
+     */
+    private JudgeRead judgeRead(Statement s) throws SQLException {
+        if (!s.getMoreResults()) {
+            throw new SQLException("the check view's rewrite rule was not read");
         }
+        ResultSet rs = s.getResultSet();
+        if (!rs.next()) {
+            throw new SQLException("the check view's rewrite rule is missing");
+        }
+        long view = rs.getLong(1);
+        String tree = rs.getString(2);
+        List<long[]> dependencies = new ArrayList<>();
+        if (tree == null) {
+            return new JudgeRead(view, null, dependencies);
+        }
+        for (String pair : rs.getString(3).split(" ")) {
+            if (!pair.isEmpty()) {
+                String[] parts = pair.split(":");
+                dependencies.add(new long[] {Long.parseLong(parts[0]), Long.parseLong(parts[1])});
+            }
+        }
+        if (!s.getMoreResults()) {
+            throw new SQLException("the relations the check view depends on were not read");
+        }
+        catalog.rememberRelations(s.getResultSet());
+        if (!s.getMoreResults()) {
+            throw new SQLException("the types the check view depends on were not read");
+        }
+        catalog.rememberTypes(s.getResultSet());
+        if (!s.getMoreResults()) {
+            throw new SQLException("the definitions of the views the check view depends on were not read");
+        }
+        catalog.rememberViewDefinitions(s.getResultSet());
+        return new JudgeRead(view, tree, dependencies);
+    }
+
+    /** Runs with search_path = pg_catalog, pg_temp: every name below resolves in the catalog. */
+    private Verdict judge(JudgeRead checkView) throws SQLException {
         sessionPath = false;
+        if (checkView.tree() == null) {
+            return CatalogRefusals.tooComplex("PostgreSQL's parse tree of it is larger than the "
+                    + MAX_TREE_CHARS + " bytes the catalog check reads");
+        }
         CatalogFilters filters = request.selection().isSet() ? request.selection().filters() : CatalogFilters.NONE;
-        TreeValue parsed = NodeTreeParser.parse(tree);
+        TreeValue parsed = NodeTreeParser.parse(checkView.tree());
         if (!filters.isEmpty() && filters.references() == null && FilterReferences.readsCovered(parsed, filters)) {
             filters.remember(FilterReferences.read(connection, filters));
         }
         ViewFilters views = request.selection().isSet() ? request.selection().views() : ViewFilters.NONE;
-        References statement = QueryTreeWalker.walk(parsed, Set.of(view), filters, views);
+        References statement = QueryTreeWalker.walk(parsed, Set.of(checkView.view()), filters, views);
         // A filter subquery without the fence is proven only when no condition can observe a hidden row.
         boolean fenceNeeded = false;
         boolean quiet = false;
         if (readsCoveredCatalog(statement, filters)) {
-            References unfenced = QueryTreeWalker.walk(parsed, Set.of(view), filters, views, true);
+            References unfenced = QueryTreeWalker.walk(parsed, Set.of(checkView.view()), filters, views, true);
             if (!unfenced.relations.equals(statement.relations)) {
                 String loud = QuietQuals.loudness(parsed, connection, filters);
                 if (loud == null) {
@@ -625,7 +696,7 @@ final class CheckTransaction {
         Set<Long> walked = Set.copyOf(statement.relations);
         Set<Long> walkedFunctions = Set.copyOf(statement.functions);
         Set<Long> walkedTypes = Set.copyOf(statement.types);
-        for (long[] dependency : dependencies) {
+        for (long[] dependency : checkView.dependencies()) {
             long oid = dependency[1];
             if (dependency[0] == CatalogReader.PG_PROC) {
                 if (!(constantFunctions.contains(oid) && !walkedFunctions.contains(oid))) {
@@ -637,7 +708,7 @@ final class CheckTransaction {
                 if (!(constantTypes.contains(oid) && !walkedTypes.contains(oid))) {
                     statement.types.add(oid);
                 }
-            } else if (dependency[0] == CatalogReader.PG_CLASS && oid != view
+            } else if (dependency[0] == CatalogReader.PG_CLASS && oid != checkView.view()
                     && !((statement.filteredRelations.contains(oid) || constantRelations.contains(oid))
                     && !walked.contains(oid))) {
                 statement.relations.add(oid);

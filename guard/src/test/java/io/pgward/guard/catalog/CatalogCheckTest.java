@@ -414,6 +414,27 @@ class CatalogCheckTest {
         assertInstanceOf(Verdict.Refuse.class, verdict("SELECT 1; SELECT 2"));
     }
 
+    /**
+     * The view goes out with the reads of it after it, unless the text would take them in: read with
+     * standard_conforming_strings off (as the shape is made here) this text is one string literal, but the session
+     * has it on, so for pgjdbc and PostgreSQL it ends inside an open quote, which the first read would close. It goes
+     * alone, and PostgreSQL's error is about the statement's own quote, where it is.
+     */
+    @Test
+    void aTextThatWouldTakeTheReadsInGoesAloneAndGetsItsOwnError() throws Exception {
+        String sql = "SELECT 'a\\' AS x, (1) AS y, '";
+        try (Connection c = db.connect()) {
+            c.setAutoCommit(true);
+            Verdict.Refuse r = assertInstanceOf(Verdict.Refuse.class, CheckTransaction.run(c,
+                    CheckRequest.of(TableSelection.NONE, null, PATH, sql), StatementShape.of(sql, false),
+                    Duration.ofSeconds(5)));
+            assertEquals(CatalogRefusals.POSTGRES_ERROR, r.rule(), r.toString());
+            assertEquals(SqlStates.SYNTAX_ERROR, r.sqlState(), r.toString());
+            assertTrue(r.message().startsWith("unterminated quoted string at or near \"'"), r.toString());
+            assertEquals(sql.lastIndexOf('\'') + 1, r.position(), r.toString());
+        }
+    }
+
     @Test
     void readsTheTextWithTheSessionsStandardConformingStrings() {
         assertAllowed(check.checkNow(new CheckRequest(selection, null, PATH, false,

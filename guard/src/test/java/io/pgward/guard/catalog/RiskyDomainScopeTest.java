@@ -2,6 +2,7 @@ package io.pgward.guard.catalog;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgward.guard.Verdict;
 import io.pgward.testkit.PostgresTest;
@@ -139,6 +140,27 @@ class RiskyDomainScopeTest {
         Verdict.Refuse r = assertInstanceOf(Verdict.Refuse.class,
                 verdictWithSelection("SELECT id FROM public.people"));
         assertEquals(REFUSAL, r.message());
+    }
+
+    /**
+     * What a domain's CHECK uses is kept by the CHECK's text (DomainCheckUses), not by the domain: a constraint
+     * replaced by a risky one is judged anew on the next check.
+     */
+    @Test
+    void aDomainWhoseCheckIsReplacedIsJudgedByItsNewCheck() throws Exception {
+        owner("CREATE DOMAIN public.code AS text CONSTRAINT code_short CHECK (length(VALUE) < 10)");
+        try {
+            assertEquals(Verdict.ALLOW, verdict("SELECT 'x'::public.code"));
+            owner("ALTER DOMAIN public.code DROP CONSTRAINT code_short",
+                    "ALTER DOMAIN public.code ADD CONSTRAINT code_mail CHECK (public.is_valid_email(VALUE))");
+            long before = checkCalls();
+            Verdict.Refuse r = assertInstanceOf(Verdict.Refuse.class, verdict("SELECT 'y'::public.code AS c"));
+            assertEquals(CatalogRefusals.RISKY_DOMAIN, r.rule());
+            assertTrue(r.message().contains("public.code"), r.message());
+            assertEquals(before, checkCalls(), "the CHECK ran while checking");
+        } finally {
+            owner("DROP DOMAIN public.code");
+        }
     }
 
     /**
