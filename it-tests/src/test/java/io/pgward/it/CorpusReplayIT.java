@@ -248,12 +248,23 @@ class CorpusReplayIT {
         return results;
     }
 
+    /** A statement the server's release does not have: MERGE is new in PostgreSQL 15. */
+    private static boolean notSqlOnThisServer(GuardCorpus.Case c) {
+        return database.serverMajor() < 15 && c.sql().regionMatches(true, 0, "MERGE", 0, 5);
+    }
+
     /** What is wrong with the result, or null when it is the corpus's verdict. */
     static String verdict(GuardCorpus.Case c, Result result) {
         return switch (c.expect()) {
             case ALLOW -> result.outcome() == Outcome.RAN ? null : "should run";
             case REFUSE -> {
                 if (READ_ONLY_CATEGORIES.contains(c.category())) {
+                    if (result.outcome() == Outcome.FAILED && result.detail().startsWith("42601 ")
+                            && notSqlOnThisServer(c)) {
+                        // pgward refuses it, and answers with this server's own error, as it does for any text
+                        // PostgreSQL's grammar rejects (ServerGrammar): nothing of it can run.
+                        yield null;
+                    }
                     yield result.outcome() == Outcome.REFUSED ? null : "should be refused by pgward";
                 }
                 // Refused by the catalog check, or failed as PostgreSQL's own analysis failed (a name that
