@@ -500,33 +500,45 @@ final class CheckTransaction {
      * round trip of its own, as every text did before.
      */
     private JudgeRead createView(String wrapped, QueryText query) throws SQLException, PostgresVerdict {
-        requireOneStatement(wrapped);
+        List<NativeQuery> alone = statements(wrapped);
+        if (alone.size() != 1) {
+            throw new PostgresVerdict(CatalogRefusals.notOneStatement());
+        }
         String together = wrapped + ";" + JUDGE_READ;
-        if (!splitApart(wrapped, together)) {
-            execute(wrapped, query, VIEW_PREFIX.length());
-            try (PreparedStatement s = connection.prepareStatement(JUDGE_READ)) {
-                s.execute();
+        try (Statement s = connection.createStatement()) {
+            if (splitApart(alone.get(0), together)) {
+                executeAsVerdict(s, together, query, VIEW_PREFIX.length());
+                if (!s.getMoreResults()) {
+                    throw new SQLException("the catalog reads did not follow the check view");
+                }
                 return judgeRead(s);
             }
+            executeAsVerdict(s, wrapped, query, VIEW_PREFIX.length());
         }
-        try (Statement s = connection.createStatement()) {
-            executeAsVerdict(s, together, query, VIEW_PREFIX.length());
-            if (!s.getMoreResults()) {
-                throw new SQLException("the catalog reads did not follow the check view");
-            }
+        try (PreparedStatement s = connection.prepareStatement(JUDGE_READ)) {
+            s.execute();
             return judgeRead(s);
         }
     }
 
-    /** Whether {@code together} is {@code wrapped}'s one statement followed by {@link #JUDGE_READ}'s, as each alone. */
-    private boolean splitApart(String wrapped, String together) throws SQLException {
+    private static List<String> nativeStatements(String text, boolean standardConformingStrings) {
+        try {
+            return Parser.parseJdbcSql(text, standardConformingStrings, false, true, false, false).stream()
+                    .map(q -> q.nativeSql).toList();
+        } catch (SQLException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** Whether pgjdbc splits {@code together} into {@code view}, the view's one statement, and {@link #JUDGE_READ}'s. */
+    private boolean splitApart(NativeQuery view, String together) throws SQLException {
         List<NativeQuery> both = statements(together);
-        List<NativeQuery> reads = statements(JUDGE_READ);
-        if (both.size() != 1 + reads.size() || !both.get(0).nativeSql.equals(statements(wrapped).get(0).nativeSql)) {
+        List<String> reads = request.standardConformingStrings() ? JUDGE_READ_SCS_ON : JUDGE_READ_SCS_OFF;
+        if (both.size() != 1 + reads.size() || !both.get(0).nativeSql.equals(view.nativeSql)) {
             return false;
         }
         for (int i = 0; i < reads.size(); i++) {
-            if (!both.get(i + 1).nativeSql.equals(reads.get(i).nativeSql)) {
+            if (!both.get(i + 1).nativeSql.equals(reads.get(i))) {
                 return false;
             }
         }
@@ -597,6 +609,10 @@ final class CheckTransaction {
             + "', true); " + PreparedReads.Read.CHECK_RULE.execute() + "; "
             + PreparedReads.Read.CHECK_RELATIONS.execute() + "; " + PreparedReads.Read.CHECK_TYPES.execute() + "; "
             + PreparedReads.Read.CHECK_VIEWS.execute();
+
+    /** {@link #JUDGE_READ}'s statements as pgjdbc sends them, with standard_conforming_strings on and off. */
+    private static final List<String> JUDGE_READ_SCS_ON = nativeStatements(JUDGE_READ, true);
+    private static final List<String> JUDGE_READ_SCS_OFF = nativeStatements(JUDGE_READ, false);
 
     /** What {@link #JUDGE_READ} returns of the check view: its OID, its tree (null when too large), its dependencies. */
     private record JudgeRead(long view, String tree, List<long[]> dependencies) {
