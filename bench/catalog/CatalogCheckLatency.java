@@ -21,8 +21,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>New statements: each text is sent once (its literal differs every time); a read-only login answers all but the
  * first of a shape from its verdicts by shape. Never-seen shapes: each text also names its first column with an
  * alias of its own, so no verdict is shared and every text pays the full guard, catalog check included; once with
- * the logins taking turns, once with {@link #SESSIONS} sessions of the first login at the same time, whose checks
- * share the login's control connections. Repeated statements: one text per login sent again and again, so the read-only
+ * the logins taking turns, and twice with {@link #SESSIONS} sessions of the first login at the same time, whose checks
+ * share the login's control connections: back to back, and pausing {@link #THINK_MILLIS} ms on average. Repeated statements: one text per login sent again and again, so the read-only
  * logins answer from their verdict cache. Logins take turns statement by statement, and the order rotates, so
  * that a change in the machine's load hits all three alike.
  *
@@ -168,7 +168,8 @@ public final class CatalogCheckLatency {
             row(shape[0], inTurns(logins, fresh, () -> neverSeen(shape[1], next.getAndIncrement())), true);
         }
         System.out.println();
-        concurrentNeverSeen(logins.getFirst(), fresh, next);
+        concurrentNeverSeen(logins.getFirst(), fresh, next, 0);
+        concurrentNeverSeen(logins.getFirst(), fresh, next, THINK_MILLIS);
 
         System.out.println("## Repeated statements (one text per login, sent again and again)");
         System.out.println();
@@ -189,25 +190,43 @@ public final class CatalogCheckLatency {
         }
     }
 
+    /** The mean pause of a session between two never-seen shapes in the paced run (pauses drawn exponentially). */
+    private static final long THINK_MILLIS = 100;
+
     /**
      * {@link #SESSIONS} sessions of one login send never-seen shapes at the same time, {@code perSession} each per
-     * shape: what one check costs while others of the same backend role queue for its control connections.
+     * shape: what one check costs while others of the same backend role queue for its control connections. With
+     * {@code thinkMillis} 0 each session sends its next text as soon as the last is answered, which keeps both CPUs
+     * busy; otherwise it pauses that long on average first, as people at a BI tool do.
      */
-    private static void concurrentNeverSeen(Login login, int perSession, AtomicLong literal) throws Exception {
-        System.out.printf(Locale.ROOT, "### %d sessions of %s at the same time%n%n", SESSIONS, login.label());
-        System.out.println("| statement | median | p90 | p99 |");
-        System.out.println("|---|--:|--:|--:|");
+    private static void concurrentNeverSeen(Login login, int perSession, AtomicLong literal, long thinkMillis)
+            throws Exception {
+        if (thinkMillis == 0) {
+            System.out.printf(Locale.ROOT, "### %d sessions of %s at the same time, back to back%n%n", SESSIONS,
+                    login.label());
+        } else {
+            System.out.printf(Locale.ROOT, "### %d sessions of %s at the same time, each pausing %d ms on average "
+                    + "between texts%n%n", SESSIONS, login.label(), thinkMillis);
+        }
+        System.out.println("| statement | median | p90 | p99 | checks per second |");
+        System.out.println("|---|--:|--:|--:|--:|");
         ExecutorService pool = Executors.newFixedThreadPool(SESSIONS);
         try {
             for (String[] shape : SHAPES) {
-                progress("never-seen shapes, %d sessions at once: %s", SESSIONS, shape[0]);
+                progress("never-seen shapes, %d sessions at once%s: %s", SESSIONS,
+                        thinkMillis == 0 ? "" : ", pausing", shape[0]);
                 List<Future<long[]>> sessions = new ArrayList<>();
+                long started = System.nanoTime();
                 for (int n = 0; n < SESSIONS; n++) {
                     sessions.add(pool.submit(() -> {
                         long[] times = new long[perSession];
+                        java.util.Random pauses = new java.util.Random();
                         try (Connection c = DriverManager.getConnection(login.url(), login.props())) {
                             Login session = new Login(login.label(), c, login.url(), login.props());
                             for (int i = 0; i < perSession; i++) {
+                                if (thinkMillis > 0) {
+                                    Thread.sleep((long) (-Math.log(1 - pauses.nextDouble()) * thinkMillis));
+                                }
                                 times[i] = run(session, neverSeen(shape[1], literal.getAndIncrement()));
                             }
                         }
@@ -218,9 +237,11 @@ public final class CatalogCheckLatency {
                 for (int n = 0; n < SESSIONS; n++) {
                     System.arraycopy(sessions.get(n).get(), 0, all, n * perSession, perSession);
                 }
+                double seconds = (System.nanoTime() - started) / 1e9;
                 Arrays.sort(all);
-                System.out.printf(Locale.ROOT, "| %s | %.3f | %.3f | %.3f |%n", shape[0], quantile(all, 0.5) / 1e6,
-                        quantile(all, 0.9) / 1e6, quantile(all, 0.99) / 1e6);
+                System.out.printf(Locale.ROOT, "| %s | %.3f | %.3f | %.3f | %.0f |%n", shape[0],
+                        quantile(all, 0.5) / 1e6, quantile(all, 0.9) / 1e6, quantile(all, 0.99) / 1e6,
+                        all.length / seconds);
             }
         } finally {
             pool.shutdown();
