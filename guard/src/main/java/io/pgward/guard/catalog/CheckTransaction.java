@@ -497,7 +497,9 @@ final class CheckTransaction {
      * the view's text as the same Parse of its own as {@link #execute} sends, and the reads as theirs; an error in
      * the view's skips the reads (PostgreSQL ignores the rest of the pipeline until its Sync) and is the verdict. A
      * text that ends inside a comment, a quote or a parenthesis would take in what follows it: such a text goes in a
-     * round trip of its own, as every text did before.
+     * round trip of its own, as every text did before. (pgward's lexer has made sure the text is balanced as it reads
+     * it; pgjdbc's splitter is a different reader.) An error in one of the reads, such as the check's statement
+     * timeout, comes back as the statement's error when they share the round trip: a refusal either way.
      */
     private JudgeRead createView(String wrapped, QueryText query) throws SQLException, PostgresVerdict {
         List<NativeQuery> alone = statements(wrapped);
