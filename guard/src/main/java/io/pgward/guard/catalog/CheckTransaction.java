@@ -212,6 +212,9 @@ final class CheckTransaction {
                 return CatalogRefusals.relations(hidden, request.selection());
             }
         }
+        if (verdict instanceof Verdict.Refuse r && r.rule().equals(CatalogRefusals.POSTGRES_ERROR)) {
+            return TempSchemaErrors.asSession(r, request.sql(), shape.tokens()).orElse(r);
+        }
         return verdict;
     }
 

@@ -435,6 +435,31 @@ class CatalogCheckTest {
         }
     }
 
+    /**
+     * A read-only session has no temporary schema, so PostgreSQL stops at pg_temp (3F000) where the check's control
+     * connection, which keeps one, would look the name up and not find it: the refusal is the session's error. A
+     * plain new connection has none either.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"SELECT pg_temp.nosuch()", "SELECT id FROM public.orders WHERE \"pg_temp\".f(id) > 0",
+            "SELECT 'x'::pg_temp.t", "SELECT 1 OPERATOR(pg_temp.+) 1", "SELECT * FROM pg_temp.nosuch",
+            "SELECT 'é' AS \"😀\", pg_temp.nosuch()"})
+    void aNameInPgTempGetsTheErrorOfASessionWithoutATemporarySchema(String sql) throws Exception {
+        org.postgresql.util.ServerErrorMessage own;
+        try (Connection c = db.connect(); Statement s = c.createStatement()) {
+            own = org.junit.jupiter.api.Assertions.assertThrows(org.postgresql.util.PSQLException.class,
+                    () -> s.execute(sql)).getServerErrorMessage();
+        }
+        for (TableSelection login : List.of(TableSelection.NONE, selection)) {
+            Verdict.Refuse r = assertInstanceOf(Verdict.Refuse.class,
+                    check.checkNow(CheckRequest.of(login, null, PATH, sql)), sql);
+            assertEquals(CatalogRefusals.POSTGRES_ERROR, r.rule(), r.toString());
+            assertEquals(own.getSQLState(), r.sqlState(), r.toString());
+            assertEquals(own.getMessage(), r.message(), r.toString());
+            assertEquals(own.getPosition(), r.position(), r.toString());
+        }
+    }
+
     @Test
     void readsTheTextWithTheSessionsStandardConformingStrings() {
         assertAllowed(check.checkNow(new CheckRequest(selection, null, PATH, false,
