@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the tests whose verdicts depend on PostgreSQL's own analysis (the catalog check, the red-team corpus
 # through pgward, the table selection, search_path tracking, the row cap) on every supported major version.
-# CI runs the whole suite on PostgreSQL 17; this covers 14, 15, 16 and 18 (or the versions given).
+# CI runs the whole suite on PostgreSQL 17 and this script for 14 and 18; by hand it covers 14, 15, 16 and 18
+# (or the versions given).
 #
 #   scripts/test-postgres-versions.sh            # 14 15 16 18
 #   scripts/test-postgres-versions.sh 15 18
