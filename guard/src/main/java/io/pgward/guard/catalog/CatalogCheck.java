@@ -517,6 +517,11 @@ public final class CatalogCheck implements AutoCloseable {
         return shapeHits.sum();
     }
 
+    /** Whether a polling check has read a fingerprint to compare the next one with; tests wait for the first. */
+    boolean schemaKnown() {
+        return fingerprint != null;
+    }
+
     private void poll() {
         try (Connection connection = pool.getConnection()) {
             String now = SchemaFingerprint.read(connection);

@@ -50,9 +50,18 @@ class CatalogSchemaChangeTest {
         }
     }
 
-    private static CatalogCheck newCheck(Duration poll) {
-        return new CatalogCheck(CatalogCheck.controlPool(db.jdbcUrl(), db.user(), db.password(), 2),
+    /**
+     * A check polling every {@code poll} (none for zero), once it has read its first fingerprint: a change made
+     * before that reading would be its baseline, and never noticed.
+     */
+    private static CatalogCheck newCheck(Duration poll) throws InterruptedException {
+        CatalogCheck check = new CatalogCheck(CatalogCheck.controlPool(db.jdbcUrl(), db.user(), db.password(), 2),
                 new CatalogCheck.Options(Duration.ofSeconds(5), 100, poll));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!poll.isZero() && !check.schemaKnown() && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        return check;
     }
 
     @Test
