@@ -477,21 +477,24 @@ final class CheckTransaction {
 
     /** Runs text that holds the client's query, as one Parse; PostgreSQL's errors become the verdict. */
     private void execute(String text, QueryText query, int offset) throws SQLException, PostgresVerdict {
-        requireOneStatement(text);
+        oneStatement(text);
         try (Statement s = connection.createStatement()) {
             executeAsVerdict(s, text, query, offset);
         }
     }
 
-    private void requireOneStatement(String text) throws SQLException, PostgresVerdict {
-        if (statements(text).size() != 1) {
+    /** The one statement pgjdbc makes of {@code text}; a text it splits into several is refused. */
+    private NativeQuery oneStatement(String text) throws SQLException, PostgresVerdict {
+        List<NativeQuery> statements = statements(text, request.standardConformingStrings());
+        if (statements.size() != 1) {
             throw new PostgresVerdict(CatalogRefusals.notOneStatement());
         }
+        return statements.get(0);
     }
 
     /** The statements pgjdbc makes of {@code text}, each sent as a Parse of its own, split as the session would. */
-    private List<NativeQuery> statements(String text) throws SQLException {
-        return Parser.parseJdbcSql(text, request.standardConformingStrings(), false, true, false, false);
+    private static List<NativeQuery> statements(String text, boolean standardConformingStrings) throws SQLException {
+        return Parser.parseJdbcSql(text, standardConformingStrings, false, true, false, false);
     }
 
     /**
@@ -505,13 +508,10 @@ final class CheckTransaction {
      * timeout, comes back as the statement's error when they share the round trip: a refusal either way.
      */
     private JudgeRead createView(String wrapped, QueryText query) throws SQLException, PostgresVerdict {
-        List<NativeQuery> alone = statements(wrapped);
-        if (alone.size() != 1) {
-            throw new PostgresVerdict(CatalogRefusals.notOneStatement());
-        }
+        NativeQuery view = oneStatement(wrapped);
         String together = wrapped + ";" + JUDGE_READ;
         try (Statement s = connection.createStatement()) {
-            if (splitApart(alone.get(0), together)) {
+            if (splitApart(view, together)) {
                 executeAsVerdict(s, together, query, VIEW_PREFIX.length());
                 if (!s.getMoreResults()) {
                     throw new SQLException("the catalog reads did not follow the check view");
@@ -528,8 +528,7 @@ final class CheckTransaction {
 
     private static List<String> nativeStatements(String text, boolean standardConformingStrings) {
         try {
-            return Parser.parseJdbcSql(text, standardConformingStrings, false, true, false, false).stream()
-                    .map(q -> q.nativeSql).toList();
+            return statements(text, standardConformingStrings).stream().map(q -> q.nativeSql).toList();
         } catch (SQLException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -537,7 +536,7 @@ final class CheckTransaction {
 
     /** Whether pgjdbc splits {@code together} into {@code view}, the view's one statement, and {@link #JUDGE_READ}'s. */
     private boolean splitApart(NativeQuery view, String together) throws SQLException {
-        List<NativeQuery> both = statements(together);
+        List<NativeQuery> both = statements(together, request.standardConformingStrings());
         List<String> reads = request.standardConformingStrings() ? JUDGE_READ_SCS_ON : JUDGE_READ_SCS_OFF;
         if (both.size() != 1 + reads.size() || !both.get(0).nativeSql.equals(view.nativeSql)) {
             return false;
