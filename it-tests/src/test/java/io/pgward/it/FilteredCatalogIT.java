@@ -17,7 +17,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Properties;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -47,9 +46,7 @@ class FilteredCatalogIT {
     }
 
     private static Connection connect(String mode) throws SQLException {
-        Properties props = new Properties();
-        props.setProperty("preferQueryMode", mode);
-        return proxy.connect("analyst", props);
+        return proxy.connectInMode("analyst", mode);
     }
 
     private static List<String> column(Statement s, String sql) throws SQLException {

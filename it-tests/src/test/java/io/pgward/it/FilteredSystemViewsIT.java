@@ -17,7 +17,6 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Properties;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -56,9 +55,7 @@ class FilteredSystemViewsIT {
     }
 
     private static Connection connect(String mode) throws SQLException {
-        Properties props = new Properties();
-        props.setProperty("preferQueryMode", mode);
-        return proxy.connect("analyst", props);
+        return proxy.connectInMode("analyst", mode);
     }
 
     /** Every row, its cells joined with "|"; none may name a hidden object. */

@@ -52,9 +52,7 @@ class LocalAnswerIT {
     @Test
     void aRewrittenStatementRunsOnTheBackendInEveryProtocolMode() throws SQLException {
         for (String mode : List.of("simple", "extended")) {
-            Properties props = new Properties();
-            props.setProperty("preferQueryMode", mode);
-            try (Connection c = proxy.connect("app", props)) {
+            try (Connection c = proxy.connectInMode("app", mode)) {
                 for (int run = 0; run < 2; run++) {
                     try (Statement s = c.createStatement();
                          ResultSet rs = s.executeQuery("SELECT * FROM pgward_test_rewrite('three rows')")) {

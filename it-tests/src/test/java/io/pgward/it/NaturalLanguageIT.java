@@ -154,9 +154,7 @@ class NaturalLanguageIT {
         List<List<String>> expected = direct(TOP_CUSTOMERS_SQL);
         assertEquals(3, expected.size());
         for (String mode : List.of("simple", "extended")) {
-            Properties props = new Properties();
-            props.setProperty("preferQueryMode", mode);
-            try (Connection c = proxy.connect("analyst", props); Statement s = c.createStatement();
+            try (Connection c = proxy.connectInMode("analyst", mode); Statement s = c.createStatement();
                  ResultSet rs = s.executeQuery("SELECT * FROM pgward.ask('" + TOP_CUSTOMERS + "')")) {
                 assertEquals("name", rs.getMetaData().getColumnName(1), mode);
                 assertEquals("revenue", rs.getMetaData().getColumnName(2), mode);
@@ -212,9 +210,7 @@ class NaturalLanguageIT {
     void pgjdbcAsksWithTheLineCommentForm() throws SQLException {
         List<List<String>> expected = direct(TOP_CUSTOMERS_SQL);
         for (String mode : List.of("extended", "simple")) {
-            Properties props = new Properties();
-            props.setProperty("preferQueryMode", mode);
-            try (Connection c = proxy.connect("analyst", props); Statement s = c.createStatement();
+            try (Connection c = proxy.connectInMode("analyst", mode); Statement s = c.createStatement();
                  ResultSet rs = s.executeQuery("-- nl: top 3 customers\n-- by revenue\n;")) {
                 assertEquals(expected, rows(rs), mode);
                 assertTrue(notices(s).contains(TOP_CUSTOMERS_SQL), mode);

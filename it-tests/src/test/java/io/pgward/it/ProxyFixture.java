@@ -149,6 +149,13 @@ final class ProxyFixture implements AutoCloseable {
         return connect(login, new Properties());
     }
 
+    /** A connection of {@code login} whose statements pgjdbc sends with {@code preferQueryMode} (simple, extended). */
+    Connection connectInMode(String login, String queryMode) throws SQLException {
+        Properties props = new Properties();
+        props.setProperty("preferQueryMode", queryMode);
+        return connect(login, props);
+    }
+
     Connection connect(String login, Properties extra) throws SQLException {
         return connectTo(database.name(), login, extra);
     }

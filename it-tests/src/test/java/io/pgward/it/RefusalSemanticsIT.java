@@ -21,7 +21,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
-import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -69,9 +68,7 @@ class RefusalSemanticsIT {
     @Test
     void refusesInTheSimpleAndTheExtendedProtocolAndCarriesOn() throws SQLException {
         for (String mode : List.of("simple", "extended")) {
-            Properties props = new Properties();
-            props.setProperty("preferQueryMode", mode);
-            try (Connection c = proxy.connect("app", props); Statement s = c.createStatement()) {
+            try (Connection c = proxy.connectInMode("app", mode); Statement s = c.createStatement()) {
                 SQLException e = assertThrows(SQLException.class, () -> s.executeQuery("SELECT 'refuse_me'"));
                 assertEquals(SqlState.INSUFFICIENT_PRIVILEGE, e.getSQLState(), mode);
                 assertEquals("ERROR: " + MESSAGE, e.getMessage(), mode);

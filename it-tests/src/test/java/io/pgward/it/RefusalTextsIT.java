@@ -18,7 +18,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -60,9 +59,7 @@ class RefusalTextsIT {
     }
 
     private static Connection connect(String mode) throws SQLException {
-        Properties props = new Properties();
-        props.setProperty("preferQueryMode", mode);
-        return proxy.connect("analyst", props);
+        return proxy.connectInMode("analyst", mode);
     }
 
     /** The server's error for {@code sql}, which must fail; the session must carry on afterwards. */

@@ -17,7 +17,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Properties;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -49,9 +48,7 @@ class RelationsAndDescribeIT {
     @Test
     void relationsListsTheSelectionInBothProtocols() throws SQLException {
         for (String mode : List.of("simple", "extended")) {
-            Properties props = new Properties();
-            props.setProperty("preferQueryMode", mode);
-            try (Connection c = proxy.connect("analyst", props); Statement s = c.createStatement();
+            try (Connection c = proxy.connectInMode("analyst", mode); Statement s = c.createStatement();
                  ResultSet rs = s.executeQuery("SELECT * FROM pgward.relations()")) {
                 assertEquals("name", rs.getMetaData().getColumnName(1));
                 List<String> names = new ArrayList<>();

@@ -13,7 +13,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
-import java.util.Properties;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -51,9 +50,7 @@ class SameShapeIT {
     @Test
     void everyTextOfAKeptShapeGetsItsOwnVerdict() throws Exception {
         for (String mode : List.of("simple", "extended")) {
-            Properties props = new Properties();
-            props.setProperty("preferQueryMode", mode);
-            try (Connection c = proxy.connect("analyst", props); Statement s = c.createStatement()) {
+            try (Connection c = proxy.connectInMode("analyst", mode); Statement s = c.createStatement()) {
                 for (int id = 1; id <= 3; id++) {
                     assertEquals(List.of(id), ids(s, "SELECT id FROM orders WHERE id = " + id), mode);
                 }

@@ -14,7 +14,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Properties;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -53,9 +52,7 @@ class SessionViewsIT {
     }
 
     private static Connection connect(String mode) throws SQLException {
-        Properties props = new Properties();
-        props.setProperty("preferQueryMode", mode);
-        return proxy.connect("analyst", props);
+        return proxy.connectInMode("analyst", mode);
     }
 
     private static String single(Statement s, String sql) throws SQLException {

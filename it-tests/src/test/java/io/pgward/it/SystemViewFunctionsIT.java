@@ -11,7 +11,6 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
-import java.util.Properties;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -65,9 +64,7 @@ class SystemViewFunctionsIT {
     void aSelectionRefusesTheViewAndTheFunctionItIsBuiltOn(String view, String call) throws Exception {
         String function = call.replace("{sequence}", Long.toString(sequence));
         for (String mode : List.of("simple", "extended")) {
-            Properties props = new Properties();
-            props.setProperty("preferQueryMode", mode);
-            try (Connection c = proxy.connect("analyst", props); Statement s = c.createStatement()) {
+            try (Connection c = proxy.connectInMode("analyst", mode); Statement s = c.createStatement()) {
                 SQLException e = assertThrows(SQLException.class, () -> s.execute("SELECT * FROM " + view), view);
                 assertEquals(SqlState.INSUFFICIENT_PRIVILEGE, e.getSQLState(),
                         mode + " " + view + ": " + e.getMessage());
@@ -78,7 +75,7 @@ class SystemViewFunctionsIT {
                         || e.getMessage().contains("is not allowed for the read-only login"),
                         mode + " " + function + ": " + e.getMessage());
             }
-            try (Connection c = proxy.connect("reader", props); Statement s = c.createStatement()) {
+            try (Connection c = proxy.connectInMode("reader", mode); Statement s = c.createStatement()) {
                 s.execute("SELECT * FROM " + view);
                 try {
                     s.execute(function);
@@ -103,9 +100,7 @@ class SystemViewFunctionsIT {
     })
     void aFilteredViewRunsAndTheFunctionItIsBuiltOnStaysRefused(String view, String function) throws Exception {
         for (String mode : List.of("simple", "extended")) {
-            Properties props = new Properties();
-            props.setProperty("preferQueryMode", mode);
-            try (Connection c = proxy.connect("analyst", props); Statement s = c.createStatement()) {
+            try (Connection c = proxy.connectInMode("analyst", mode); Statement s = c.createStatement()) {
                 s.execute("SELECT * FROM " + view);
                 SQLException e = assertThrows(SQLException.class, () -> s.execute(function), function);
                 assertEquals(SqlState.INSUFFICIENT_PRIVILEGE, e.getSQLState(),
