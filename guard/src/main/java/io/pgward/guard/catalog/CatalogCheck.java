@@ -95,8 +95,17 @@ public final class CatalogCheck implements AutoCloseable {
     private final ScheduledExecutorService poller;
     private volatile String fingerprint;
 
-    /** Takes ownership of {@code pool}: see {@link #controlPool} for the settings the check relies on. */
+    /**
+     * Takes ownership of {@code pool}: see {@link #controlPool} for the settings the check relies on. A polling check
+     * reads its first fingerprint here, so that verdicts are kept from the first check on (none is kept before that
+     * reading: {@link #storingEpoch}).
+     */
     public CatalogCheck(HikariDataSource pool, Options options) {
+        this(pool, options, true);
+    }
+
+    /** @param readFirstFingerprint false leaves the first reading to the poll, one interval later, or to {@link #poll()} */
+    CatalogCheck(HikariDataSource pool, Options options, boolean readFirstFingerprint) {
         this.pool = Objects.requireNonNull(pool, "pool");
         this.options = Objects.requireNonNull(options, "options");
         this.cache = new VerdictCache(options.cacheSize());
@@ -105,8 +114,11 @@ public final class CatalogCheck implements AutoCloseable {
         } else {
             poller = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon()
                     .name("pgward-schema-poll").factory());
+            if (readFirstFingerprint) {
+                poll();
+            }
             long millis = options.pollInterval().toMillis();
-            poller.scheduleWithFixedDelay(this::poll, 0, millis, TimeUnit.MILLISECONDS);
+            poller.scheduleWithFixedDelay(this::poll, millis, millis, TimeUnit.MILLISECONDS);
         }
     }
 
@@ -192,7 +204,7 @@ public final class CatalogCheck implements AutoCloseable {
             shapeHits.increment();
             return CompletableFuture.completedFuture(shared);
         }
-        long epoch = cache.epoch();
+        long epoch = storingEpoch();
         InFlight key = new InFlight(epoch, request);
         CompletableFuture<Verdict> mine = new CompletableFuture<>();
         CompletableFuture<Verdict> running = inFlight.putIfAbsent(key, mine);
@@ -313,7 +325,7 @@ public final class CatalogCheck implements AutoCloseable {
         if (cached != null) {
             return CompletableFuture.completedFuture(cached);
         }
-        long epoch = cache.epoch();
+        long epoch = storingEpoch();
         return FilteredCheck.serve(this, request, statement).thenApply(served -> {
             if (cacheable(served.verdict())) {
                 cache.put(request, served, epoch);
@@ -370,7 +382,24 @@ public final class CatalogCheck implements AutoCloseable {
             shapeHits.increment();
             return shared;
         }
-        return checkNow(request, cache.epoch(), shape, shapeKey, verdict -> { });
+        return checkNow(request, storingEpoch(), shape, shapeKey, verdict -> { });
+    }
+
+    /**
+     * The epoch a check starting now stores its verdict in, or {@link VerdictCache#NEVER} while a polling check has
+     * no fingerprint to compare the next one with (before its first reading, or after a failed one). DDL committed
+     * then would be part of the next reading, the baseline, and never noticed, so a verdict stored meanwhile could
+     * outlive the schema it was reached on. The epoch is read before the fingerprint: a failed reading clears the
+     * fingerprint before it advances the epoch.
+     */
+    private long storingEpoch() {
+        long epoch = cache.epoch();
+        return poller != null && fingerprint == null ? VerdictCache.NEVER : epoch;
+    }
+
+    /** The built-in rows a check may share: none while it stores nothing, on the same terms as its verdict. */
+    private BuiltInRows.Generation builtInRowsFor(long epoch) {
+        return epoch == VerdictCache.NEVER ? new BuiltInRows.Generation() : builtIns.current();
     }
 
     /** The request's key in the cache of allows by shape, or null for a statement the check does not analyse. */
@@ -397,7 +426,7 @@ public final class CatalogCheck implements AutoCloseable {
             connection = pool.getConnection();
             roundTrips.increment();
             CheckTransaction.Checked checked = CheckTransaction.checked(connection, request, shape,
-                    options.timeout(), builtIns.current(), allowed -> {
+                    options.timeout(), builtInRowsFor(epoch), allowed -> {
                         remember(request, epoch, shapeKey, allowed);
                         decided.accept(allowed.verdict());
                     });
@@ -522,7 +551,8 @@ public final class CatalogCheck implements AutoCloseable {
         return fingerprint != null;
     }
 
-    private void poll() {
+    /** Reads the schema fingerprint and drops the cache if it changed; the poll thread's job, tests' at will. */
+    synchronized void poll() {
         try (Connection connection = pool.getConnection()) {
             String now = SchemaFingerprint.read(connection);
             String before = fingerprint;

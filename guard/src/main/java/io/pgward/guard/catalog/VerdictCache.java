@@ -37,6 +37,9 @@ final class VerdictCache {
      */
     static final long DEFAULT_BUDGET = 8L << 20;
 
+    /** An epoch no cache ever reaches (epochs count up from zero): a check started in it stores nothing. */
+    static final long NEVER = -1;
+
     private final BoundedLru<CheckRequest, Verdict> entries;
     private final BoundedLru<ShapeKey, Verdict> byShape;
     private final BoundedLru<CheckRequest, Served> served;
