@@ -20,10 +20,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Consumer;
-import org.postgresql.core.NativeQuery;
-import org.postgresql.core.Parser;
 import org.postgresql.util.PSQLException;
-import org.postgresql.util.ServerErrorMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,7 +53,7 @@ import org.slf4j.LoggerFactory;
  * the settings the one before it made. The client's text is split by pgjdbc with the session's
  * standard_conforming_strings already in effect (the server reports the setting when it changes), and PostgreSQL
  * receives it as a Parse of its own, alone or followed by the fixed reads of the view when pgjdbc splits the two
- * texts put together into exactly the statements of each ({@link #createView}); an error in the view skips them.
+ * texts put together into exactly the statements of each ({@link CheckStatements#createView}); an error in the view skips them.
  *
  * <p>Wrapping the query as a subquery of {@code SELECT 1} keeps the view's own column list trivial, so duplicate
  * output names and record or void columns cannot make the view fail. The text goes to the server as one extended-
@@ -69,8 +66,6 @@ final class CheckTransaction {
     private static final Logger log = LoggerFactory.getLogger(CheckTransaction.class);
 
     static final String VIEW = "pgward_check";
-    private static final String VIEW_PREFIX = "CREATE TEMPORARY VIEW " + VIEW + " AS SELECT 1 FROM (\n";
-    private static final String VIEW_SUFFIX = "\n) AS pgward_query";
     private static final String PREPARED = "pgward_params";
     static final String SAFE_PATH = "pg_catalog, pg_temp";
     /** pg_catalog.regtype's pinned OID (pg_type.dat). */
@@ -95,6 +90,7 @@ final class CheckTransaction {
     private final StatementShape shape;
     private final Duration timeout;
     private final CatalogReader catalog;
+    private final CheckStatements statements;
     // The session's search_path is in effect, not the safe one: a catalog query must restore the safe one first.
     private boolean sessionPath;
     // What reaches the database's risky domains, when it has any (DomainReach); null when it has none.
@@ -121,6 +117,7 @@ final class CheckTransaction {
         this.shape = shape;
         this.timeout = timeout;
         this.catalog = new CatalogReader(connection, builtIns, this::safePathForCatalog);
+        this.statements = new CheckStatements(connection, request.standardConformingStrings(), timeout, catalog);
     }
 
     /**
@@ -245,16 +242,6 @@ final class CheckTransaction {
         }
     }
 
-    /** PostgreSQL rejected the statement while analysing it; its error is the verdict. */
-    private static final class PostgresVerdict extends Exception {
-        final Verdict.Refuse verdict;
-
-        PostgresVerdict(Verdict.Refuse verdict) {
-            super(verdict.message(), null, false, false);
-            this.verdict = verdict;
-        }
-    }
-
     private Verdict inTransaction(List<CatalogReader.DomainCheck> domainChecks)
             throws SQLException, PostgresVerdict {
         if (!domainChecks.isEmpty()) {
@@ -294,7 +281,7 @@ final class CheckTransaction {
                 ? QueryText.withParameters(request.sql(), shape)
                 : QueryText.withTypedNulls(request.sql(), shape, parameterTypes,
                         request.selection().isSet() ? typeNameParameters : Set.of());
-        Verdict verdict = judge(createView(VIEW_PREFIX + query.text() + VIEW_SUFFIX, query));
+        Verdict verdict = judge(statements.createView(query));
         if (verdict != Verdict.ALLOW || !request.selection().isSet()
                 || typeNameParameters.isEmpty() && typeNameTexts.isEmpty()) {
             return verdict;
@@ -421,7 +408,7 @@ final class CheckTransaction {
         }
         QueryText query = QueryText.withParameters(request.sql(), shape);
         String prefix = "PREPARE " + PREPARED + " (" + String.join(", ", givenNames) + ") AS ";
-        execute(prefix + query.text(), query, prefix.length());
+        statements.execute(prefix + query.text(), query, prefix.length());
         List<String> inferred;
         List<String> inferredOids;
         try (Statement s = connection.createStatement();
@@ -475,113 +462,6 @@ final class CheckTransaction {
         }
     }
 
-    /** Runs text that holds the client's query, as one Parse; PostgreSQL's errors become the verdict. */
-    private void execute(String text, QueryText query, int offset) throws SQLException, PostgresVerdict {
-        oneStatement(text);
-        try (Statement s = connection.createStatement()) {
-            executeAsVerdict(s, text, query, offset);
-        }
-    }
-
-    /** The one statement pgjdbc makes of {@code text}; a text it splits into several is refused. */
-    private NativeQuery oneStatement(String text) throws SQLException, PostgresVerdict {
-        List<NativeQuery> statements = statements(text, request.standardConformingStrings());
-        if (statements.size() != 1) {
-            throw new PostgresVerdict(CatalogRefusals.notOneStatement());
-        }
-        return statements.get(0);
-    }
-
-    /** The statements pgjdbc makes of {@code text}, each sent as a Parse of its own, split as the session would. */
-    private static List<NativeQuery> statements(String text, boolean standardConformingStrings) throws SQLException {
-        return Parser.parseJdbcSql(text, standardConformingStrings, false, true, false, false);
-    }
-
-    /**
-     * Creates the check view from {@code wrapped} and reads what {@link #judge} needs, in one round trip when pgjdbc
-     * splits the two texts put together into exactly the statements it makes of each alone. PostgreSQL then receives
-     * the view's text as the same Parse of its own as {@link #execute} sends, and the reads as theirs; an error in
-     * the view's skips the reads (PostgreSQL ignores the rest of the pipeline until its Sync) and is the verdict. A
-     * text that ends inside a comment, a quote or a parenthesis would take in what follows it: such a text goes in a
-     * round trip of its own, as every text did before. (pgward's lexer has made sure the text is balanced as it reads
-     * it; pgjdbc's splitter is a different reader.) An error in one of the reads, such as the check's statement
-     * timeout, comes back as the statement's error when they share the round trip: a refusal either way.
-     */
-    private JudgeRead createView(String wrapped, QueryText query) throws SQLException, PostgresVerdict {
-        NativeQuery view = oneStatement(wrapped);
-        String together = wrapped + ";" + JUDGE_READ;
-        try (Statement s = connection.createStatement()) {
-            if (splitApart(view, together)) {
-                executeAsVerdict(s, together, query, VIEW_PREFIX.length());
-                if (!s.getMoreResults()) {
-                    throw new SQLException("the catalog reads did not follow the check view");
-                }
-                return judgeRead(s);
-            }
-            executeAsVerdict(s, wrapped, query, VIEW_PREFIX.length());
-        }
-        try (PreparedStatement s = connection.prepareStatement(JUDGE_READ)) {
-            s.execute();
-            return judgeRead(s);
-        }
-    }
-
-    private static List<String> nativeStatements(String text, boolean standardConformingStrings) {
-        try {
-            return statements(text, standardConformingStrings).stream().map(q -> q.nativeSql).toList();
-        } catch (SQLException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
-    /** Whether pgjdbc splits {@code together} into {@code view}, the view's one statement, and {@link #JUDGE_READ}'s. */
-    private boolean splitApart(NativeQuery view, String together) throws SQLException {
-        List<NativeQuery> both = statements(together, request.standardConformingStrings());
-        List<String> reads = request.standardConformingStrings() ? JUDGE_READ_SCS_ON : JUDGE_READ_SCS_OFF;
-        if (both.size() != 1 + reads.size() || !both.get(0).nativeSql.equals(view.nativeSql)) {
-            return false;
-        }
-        for (int i = 0; i < reads.size(); i++) {
-            if (!both.get(i + 1).nativeSql.equals(reads.get(i))) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /**
-     * Executes {@code text} on {@code s}, whose first statement holds the client's query at {@code offset}; an error
-     * PostgreSQL reports becomes the verdict.
-     */
-    private void executeAsVerdict(Statement s, String text, QueryText query, int offset)
-            throws SQLException, PostgresVerdict {
-        try {
-            s.setEscapeProcessing(false);
-            s.execute(text);
-        } catch (PSQLException e) {
-            ServerErrorMessage server = e.getServerErrorMessage();
-            if (server == null || server.getSQLState() == null) {
-                throw e;
-            }
-            if (server.getSQLState().equals(SqlStates.READ_ONLY_SQL_TRANSACTION)) {
-                throw new PostgresVerdict(CatalogRefusals.standby());
-            }
-            if (server.getSQLState().equals(SqlStates.QUERY_CANCELED)) {
-                // The check's own statement_timeout: the analysis alone took longer than a check may hold a
-                // control connection that other sessions need.
-                throw new PostgresVerdict(CatalogRefusals.tooComplex("PostgreSQL's analysis of it did not finish "
-                        + "within the catalog check's " + timeout.toMillis() + " ms"));
-            }
-            if (server.getSQLState().equals(SqlStates.SYNTAX_ERROR)
-                    && String.valueOf(server.getMessage()).contains("multiple commands")) {
-                throw new PostgresVerdict(CatalogRefusals.notOneStatement());
-            }
-            int position = server.getPosition() > 0 ? query.statementPosition(server.getPosition(), offset) : 0;
-            throw new PostgresVerdict(new Verdict.Refuse(server.getSQLState(), server.getMessage(),
-                    position, CatalogRefusals.POSTGRES_ERROR, server.getDetail(), server.getHint()));
-        }
-    }
-
     private boolean inRecovery() throws SQLException {
         try (Statement s = connection.createStatement()) {
             s.execute("ROLLBACK");
@@ -603,66 +483,8 @@ final class CheckTransaction {
         }
     }
 
-    // ---------------------------------------------------------------------------------------------------------
-
-    /**
-     * The safe path first (each read after it is executed once it took effect), the view's tree and dependencies,
-     * and the rows of the relations, types and view definitions it depends on, which the rules read next.
-     */
-    private static final String JUDGE_READ = "SELECT pg_catalog.set_config('search_path', '" + SAFE_PATH
-            + "', true); " + PreparedReads.Read.CHECK_RULE.execute() + "; "
-            + PreparedReads.Read.CHECK_RELATIONS.execute() + "; " + PreparedReads.Read.CHECK_TYPES.execute() + "; "
-            + PreparedReads.Read.CHECK_VIEWS.execute();
-
-    /** {@link #JUDGE_READ}'s statements as pgjdbc sends them, with standard_conforming_strings on and off. */
-    private static final List<String> JUDGE_READ_SCS_ON = nativeStatements(JUDGE_READ, true);
-    private static final List<String> JUDGE_READ_SCS_OFF = nativeStatements(JUDGE_READ, false);
-
-    /** What {@link #JUDGE_READ} returns of the check view: its OID, its tree (null when too large), its dependencies. */
-    private record JudgeRead(long view, String tree, List<long[]> dependencies) {
-    }
-
-    /**
-     * Reads the results of {@link #JUDGE_READ} from {@code s}, which is at its first (the settings' row), and keeps
-     * the catalog rows among them.
-     */
-    private JudgeRead judgeRead(Statement s) throws SQLException {
-        if (!s.getMoreResults()) {
-            throw new SQLException("the check view's rewrite rule was not read");
-        }
-        ResultSet rs = s.getResultSet();
-        if (!rs.next()) {
-            throw new SQLException("the check view's rewrite rule is missing");
-        }
-        long view = rs.getLong(1);
-        String tree = rs.getString(2);
-        List<long[]> dependencies = new ArrayList<>();
-        if (tree == null) {
-            return new JudgeRead(view, null, dependencies);
-        }
-        for (String pair : rs.getString(3).split(" ")) {
-            if (!pair.isEmpty()) {
-                String[] parts = pair.split(":");
-                dependencies.add(new long[] {Long.parseLong(parts[0]), Long.parseLong(parts[1])});
-            }
-        }
-        if (!s.getMoreResults()) {
-            throw new SQLException("the relations the check view depends on were not read");
-        }
-        catalog.rememberRelations(s.getResultSet());
-        if (!s.getMoreResults()) {
-            throw new SQLException("the types the check view depends on were not read");
-        }
-        catalog.rememberTypes(s.getResultSet());
-        if (!s.getMoreResults()) {
-            throw new SQLException("the definitions of the views the check view depends on were not read");
-        }
-        catalog.rememberViewDefinitions(s.getResultSet());
-        return new JudgeRead(view, tree, dependencies);
-    }
-
     /** Runs with search_path = pg_catalog, pg_temp: every name below resolves in the catalog. */
-    private Verdict judge(JudgeRead checkView) throws SQLException {
+    private Verdict judge(CheckStatements.JudgeRead checkView) throws SQLException {
         sessionPath = false;
         if (checkView.tree() == null) {
             return CatalogRefusals.tooComplex("PostgreSQL's parse tree of it is larger than the "

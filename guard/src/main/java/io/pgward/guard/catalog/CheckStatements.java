@@ -1,0 +1,207 @@
+package io.pgward.guard.catalog;
+
+import io.pgward.guard.SqlStates;
+import io.pgward.guard.Verdict;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.postgresql.core.NativeQuery;
+import org.postgresql.core.Parser;
+import org.postgresql.util.PSQLException;
+import org.postgresql.util.ServerErrorMessage;
+
+/**
+ * How the texts that hold a client's query reach PostgreSQL on a check's control connection: each as exactly one
+ * Parse, split by pgjdbc as the client's session would split it (its standard_conforming_strings), and PostgreSQL's
+ * error on it as the statement's verdict ({@link PostgresVerdict}). Also the reads of the check view that share its
+ * round trip. One instance per {@link CheckTransaction}.
+ */
+final class CheckStatements {
+
+    private static final String VIEW_PREFIX = "CREATE TEMPORARY VIEW " + CheckTransaction.VIEW + " AS SELECT 1 FROM (\n";
+    private static final String VIEW_SUFFIX = "\n) AS pgward_query";
+
+    private final Connection connection;
+    private final boolean standardConformingStrings;
+    private final Duration timeout;
+    private final CatalogReader catalog;
+
+    /** @param catalog where the rows read with the check view are kept */
+    CheckStatements(Connection connection, boolean standardConformingStrings, Duration timeout,
+                    CatalogReader catalog) {
+        this.connection = connection;
+        this.standardConformingStrings = standardConformingStrings;
+        this.timeout = timeout;
+        this.catalog = catalog;
+    }
+
+    /** Runs text that holds the client's query, as one Parse; PostgreSQL's errors become the verdict. */
+    void execute(String text, QueryText query, int offset) throws SQLException, PostgresVerdict {
+        oneStatement(text);
+        try (Statement s = connection.createStatement()) {
+            executeAsVerdict(s, text, query, offset);
+        }
+    }
+
+    /** The one statement pgjdbc makes of {@code text}; a text it splits into several is refused. */
+    private NativeQuery oneStatement(String text) throws SQLException, PostgresVerdict {
+        List<NativeQuery> statements = statements(text, standardConformingStrings);
+        if (statements.size() != 1) {
+            throw new PostgresVerdict(CatalogRefusals.notOneStatement());
+        }
+        return statements.get(0);
+    }
+
+    /** The statements pgjdbc makes of {@code text}, each sent as a Parse of its own, split as the session would. */
+    private static List<NativeQuery> statements(String text, boolean standardConformingStrings) throws SQLException {
+        return Parser.parseJdbcSql(text, standardConformingStrings, false, true, false, false);
+    }
+
+    /**
+     * Creates the check view from {@code wrapped} and reads what {@link CheckTransaction} needs, in one round trip when pgjdbc
+     * splits the two texts put together into exactly the statements it makes of each alone. PostgreSQL then receives
+     * the view's text as the same Parse of its own as {@link #execute} sends, and the reads as theirs; an error in
+     * the view's skips the reads (PostgreSQL ignores the rest of the pipeline until its Sync) and is the verdict. A
+     * text that ends inside a comment, a quote or a parenthesis would take in what follows it: such a text goes in a
+     * round trip of its own, as every text did before. (pgward's lexer has made sure the text is balanced as it reads
+     * it; pgjdbc's splitter is a different reader.) An error in one of the reads, such as the check's statement
+     * timeout, comes back as the statement's error when they share the round trip: a refusal either way.
+     */
+    JudgeRead createView(QueryText query) throws SQLException, PostgresVerdict {
+        String wrapped = VIEW_PREFIX + query.text() + VIEW_SUFFIX;
+        NativeQuery view = oneStatement(wrapped);
+        String together = wrapped + ";" + JUDGE_READ;
+        try (Statement s = connection.createStatement()) {
+            if (splitApart(view, together)) {
+                executeAsVerdict(s, together, query, VIEW_PREFIX.length());
+                if (!s.getMoreResults()) {
+                    throw new SQLException("the catalog reads did not follow the check view");
+                }
+                return judgeRead(s);
+            }
+            executeAsVerdict(s, wrapped, query, VIEW_PREFIX.length());
+        }
+        try (PreparedStatement s = connection.prepareStatement(JUDGE_READ)) {
+            s.execute();
+            return judgeRead(s);
+        }
+    }
+
+    private static List<String> nativeStatements(String text, boolean standardConformingStrings) {
+        try {
+            return statements(text, standardConformingStrings).stream().map(q -> q.nativeSql).toList();
+        } catch (SQLException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** Whether pgjdbc splits {@code together} into {@code view}, the view's one statement, and {@link #JUDGE_READ}'s. */
+    private boolean splitApart(NativeQuery view, String together) throws SQLException {
+        List<NativeQuery> both = statements(together, standardConformingStrings);
+        List<String> reads = standardConformingStrings ? JUDGE_READ_SCS_ON : JUDGE_READ_SCS_OFF;
+        if (both.size() != 1 + reads.size() || !both.get(0).nativeSql.equals(view.nativeSql)) {
+            return false;
+        }
+        for (int i = 0; i < reads.size(); i++) {
+            if (!both.get(i + 1).nativeSql.equals(reads.get(i))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Executes {@code text} on {@code s}, whose first statement holds the client's query at {@code offset}; an error
+     * PostgreSQL reports becomes the verdict.
+     */
+    private void executeAsVerdict(Statement s, String text, QueryText query, int offset)
+            throws SQLException, PostgresVerdict {
+        try {
+            s.setEscapeProcessing(false);
+            s.execute(text);
+        } catch (PSQLException e) {
+            ServerErrorMessage server = e.getServerErrorMessage();
+            if (server == null || server.getSQLState() == null) {
+                throw e;
+            }
+            if (server.getSQLState().equals(SqlStates.READ_ONLY_SQL_TRANSACTION)) {
+                throw new PostgresVerdict(CatalogRefusals.standby());
+            }
+            if (server.getSQLState().equals(SqlStates.QUERY_CANCELED)) {
+                // The check's own statement_timeout: the analysis alone took longer than a check may hold a
+                // control connection that other sessions need.
+                throw new PostgresVerdict(CatalogRefusals.tooComplex("PostgreSQL's analysis of it did not finish "
+                        + "within the catalog check's " + timeout.toMillis() + " ms"));
+            }
+            if (server.getSQLState().equals(SqlStates.SYNTAX_ERROR)
+                    && String.valueOf(server.getMessage()).contains("multiple commands")) {
+                throw new PostgresVerdict(CatalogRefusals.notOneStatement());
+            }
+            int position = server.getPosition() > 0 ? query.statementPosition(server.getPosition(), offset) : 0;
+            throw new PostgresVerdict(new Verdict.Refuse(server.getSQLState(), server.getMessage(),
+                    position, CatalogRefusals.POSTGRES_ERROR, server.getDetail(), server.getHint()));
+        }
+    }
+
+
+    /**
+     * The safe path first (each read after it is executed once it took effect), the view's tree and dependencies,
+     * and the rows of the relations, types and view definitions it depends on, which the rules read next.
+     */
+    private static final String JUDGE_READ = "SELECT pg_catalog.set_config('search_path', '" + CheckTransaction.SAFE_PATH
+            + "', true); " + PreparedReads.Read.CHECK_RULE.execute() + "; "
+            + PreparedReads.Read.CHECK_RELATIONS.execute() + "; " + PreparedReads.Read.CHECK_TYPES.execute() + "; "
+            + PreparedReads.Read.CHECK_VIEWS.execute();
+
+    /** {@link #JUDGE_READ}'s statements as pgjdbc sends them, with standard_conforming_strings on and off. */
+    private static final List<String> JUDGE_READ_SCS_ON = nativeStatements(JUDGE_READ, true);
+    private static final List<String> JUDGE_READ_SCS_OFF = nativeStatements(JUDGE_READ, false);
+
+    /** What {@link #JUDGE_READ} returns of the check view: its OID, its tree (null when too large), its dependencies. */
+    record JudgeRead(long view, String tree, List<long[]> dependencies) {
+    }
+
+    /**
+     * Reads the results of {@link #JUDGE_READ} from {@code s}, which is at its first (the settings' row), and keeps
+     * the catalog rows among them.
+     */
+    private JudgeRead judgeRead(Statement s) throws SQLException {
+        if (!s.getMoreResults()) {
+            throw new SQLException("the check view's rewrite rule was not read");
+        }
+        ResultSet rs = s.getResultSet();
+        if (!rs.next()) {
+            throw new SQLException("the check view's rewrite rule is missing");
+        }
+        long view = rs.getLong(1);
+        String tree = rs.getString(2);
+        List<long[]> dependencies = new ArrayList<>();
+        if (tree == null) {
+            return new JudgeRead(view, null, dependencies);
+        }
+        for (String pair : rs.getString(3).split(" ")) {
+            if (!pair.isEmpty()) {
+                String[] parts = pair.split(":");
+                dependencies.add(new long[] {Long.parseLong(parts[0]), Long.parseLong(parts[1])});
+            }
+        }
+        if (!s.getMoreResults()) {
+            throw new SQLException("the relations the check view depends on were not read");
+        }
+        catalog.rememberRelations(s.getResultSet());
+        if (!s.getMoreResults()) {
+            throw new SQLException("the types the check view depends on were not read");
+        }
+        catalog.rememberTypes(s.getResultSet());
+        if (!s.getMoreResults()) {
+            throw new SQLException("the definitions of the views the check view depends on were not read");
+        }
+        catalog.rememberViewDefinitions(s.getResultSet());
+        return new JudgeRead(view, tree, dependencies);
+    }
+}
