@@ -2,6 +2,7 @@ package io.pgward.guard.catalog;
 
 import io.pgward.guard.SqlStates;
 import io.pgward.guard.Verdict;
+import io.pgward.guard.lexer.LexerException;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -91,6 +92,8 @@ final class CheckTransaction {
     private final Duration timeout;
     private final CatalogReader catalog;
     private final CheckStatements statements;
+    private final BuiltInRows.Generation builtIns;
+    private final boolean reanalysis;
     // The session's search_path is in effect, not the safe one: a catalog query must restore the safe one first.
     private boolean sessionPath;
     // What reaches the database's risky domains, when it has any (DomainReach); null when it has none.
@@ -110,12 +113,15 @@ final class CheckTransaction {
     // The type of each $n the statement uses, by number.
     private final Map<Integer, Long> parameterOids = new HashMap<>();
 
+    /** @param reanalysis this check is {@link HiddenNameLiterals}' second analysis of a statement, not a client's */
     private CheckTransaction(Connection connection, CheckRequest request, StatementShape shape, Duration timeout,
-                             BuiltInRows.Generation builtIns) {
+                             BuiltInRows.Generation builtIns, boolean reanalysis) {
         this.connection = connection;
         this.request = request;
         this.shape = shape;
         this.timeout = timeout;
+        this.builtIns = builtIns;
+        this.reanalysis = reanalysis;
         this.catalog = new CatalogReader(connection, builtIns, this::safePathForCatalog);
         this.statements = new CheckStatements(connection, request.standardConformingStrings(), timeout, catalog);
     }
@@ -151,7 +157,7 @@ final class CheckTransaction {
     static Checked checked(Connection connection, CheckRequest request, StatementShape shape, Duration timeout,
                            BuiltInRows.Generation builtIns, Consumer<Checked> allowed)
             throws SQLException {
-        CheckTransaction check = new CheckTransaction(connection, request, shape, timeout, builtIns);
+        CheckTransaction check = new CheckTransaction(connection, request, shape, timeout, builtIns, false);
         Verdict verdict = check.run(allowed);
         return new Checked(verdict, verdict == Verdict.ALLOW && check.shareableByShape);
     }
@@ -197,9 +203,9 @@ final class CheckTransaction {
         if (verdict instanceof Verdict.Refuse r && r.rule().equals(CatalogRefusals.POSTGRES_ERROR)
                 && request.selection().isSet() && !request.selection().filters().isEmpty() && r.position() > 0
                 && !r.sqlState().equals(SqlStates.SYNTAX_ERROR)) {
-            Optional<Verdict.Refuse> earlier = earlierHiddenName(r);
-            if (earlier.isPresent()) {
-                return earlier.get();
+            Optional<Verdict.Refuse> absent = hiddenNameFirst();
+            if (absent.isPresent()) {
+                return absent.get();
             }
         }
         if (verdict instanceof Verdict.Refuse r && r.rule().equals(CatalogRefusals.POSTGRES_ERROR)
@@ -216,10 +222,25 @@ final class CheckTransaction {
     }
 
     /**
-     * {@link EarlierHiddenNames} for PostgreSQL's error, resolving names as the session would, in a read-only
-     * transaction of their own (the check's rolled back with the error).
+     * The error of a database without the login's hidden objects, where a reg* literal naming one of them could have
+     * made PostgreSQL's error differ ({@link HiddenNameLiterals}): names are resolved as the session would, in a
+     * read-only transaction of their own (the check's rolled back with the error), and the statement with those
+     * literals replaced is analysed again in a check of its own.
      */
-    private Optional<Verdict.Refuse> earlierHiddenName(Verdict.Refuse error) throws SQLException {
+    private Optional<Verdict.Refuse> hiddenNameFirst() throws SQLException {
+        if (reanalysis) {
+            return Optional.empty();
+        }
+        List<HiddenNameLiterals.Candidate> candidates = HiddenNameLiterals.candidates(shape.tokens());
+        if (candidates.isEmpty()) {
+            return Optional.empty();
+        }
+        if (HiddenNameLiterals.names(candidates) > HiddenNameLiterals.MAX_NAMES) {
+            return Optional.of(CatalogRefusals.tooComplex("PostgreSQL's error for it could depend on more than "
+                    + HiddenNameLiterals.MAX_NAMES + " names in string literals, which may name what this login "
+                    + "does not see"));
+        }
+        HiddenNameLiterals.Substitution substitution;
         try (Statement s = connection.createStatement()) {
             s.execute("BEGIN TRANSACTION READ ONLY");
         }
@@ -232,7 +253,7 @@ final class CheckTransaction {
             opening.addAll(sessionSettings());
             settings(opening);
             sessionPath = true;
-            return EarlierHiddenNames.before(error, shape.tokens(), this::resolveName,
+            substitution = HiddenNameLiterals.substitution(request.sql(), candidates, this::resolveName,
                     request.selection().filters().visible(), connection.getMetaData().getDatabaseMajorVersion());
         } finally {
             sessionPath = false;
@@ -240,6 +261,18 @@ final class CheckTransaction {
                 s.execute("ROLLBACK");
             }
         }
+        if (substitution == null) {
+            return Optional.empty();
+        }
+        StatementShape substituted;
+        try {
+            substituted = StatementShape.of(substitution.sql(), request.standardConformingStrings());
+        } catch (LexerException e) {
+            return Optional.empty();
+        }
+        Verdict again = new CheckTransaction(connection, request.withSql(substitution.sql()), substituted, timeout,
+                builtIns, true).run(allowed -> { });
+        return substitution.answer(again);
     }
 
     private Verdict inTransaction(List<CatalogReader.DomainCheck> domainChecks)

@@ -26,8 +26,9 @@ final class NameLiterals {
      * @param regType the object-identifier type it is written as the input of (cast, typed literal, CAST), or null
      * @param argument it is a whole argument of a call ({@code f('x')}, {@code f(a, 'x')}), which PostgreSQL
      *                 coerces to the parameter's type, a reg* type too, while it analyses the statement
+     * @param end offset in the statement just after its last character (its first is at {@code position - 1})
      */
-    record Literal(String value, int position, String regType, boolean argument) {
+    record Literal(String value, int position, String regType, boolean argument, int end) {
 
         boolean regTyped() {
             return regType != null;
@@ -48,7 +49,8 @@ final class NameLiterals {
         for (int i = 0; i < tokens.size(); i++) {
             Token t = tokens.get(i);
             if (t.kind() == Token.Kind.STRING) {
-                literals.add(new Literal(t.value(), t.start() + 1, regType(tokens, i), argument(tokens, i)));
+                literals.add(new Literal(t.value(), t.start() + 1, regType(tokens, i), argument(tokens, i),
+                        t.end()));
             }
         }
         return literals;

@@ -279,6 +279,50 @@ class AbsentNamesPostgresTest {
                 "SELECT 'nosuch'::regclass, 'public.secretz'::regclass", "secretz", "secrets");
     }
 
+    /**
+     * PostgreSQL reads an operator's operands before it looks the operator up, and a call's arguments before the
+     * function, yet the error points at the operator or the function's name: before the literal in the text. On the
+     * full database the hidden name resolves and the lookup fails; where nothing has the name, the literal fails first.
+     */
+    @Test
+    void aHiddenNameReadBeforeAnErrorThatPointsEarlierFailsFirst() throws SQLException {
+        assertErrorAsAbsent("SELECT 1 WHERE 1 = 'public.secrets'::regclass::text",
+                "SELECT 1 WHERE 1 = 'public.secretz'::regclass::text", "secretz", "secrets");
+        assertErrorAsAbsent("SELECT 1 + 'hr.salaries'::regclass", "SELECT 1 + 'zz.salaries'::regclass", "zz", "hr");
+        assertErrorAsAbsent("SELECT nosuch_fn('hr.orders'::regtype)", "SELECT nosuch_fn('zz.orders'::regtype)",
+                "zz", "hr");
+        assertErrorAsAbsent("SELECT 1 - pg_relation_size('public.secrets')",
+                "SELECT 1 - pg_relation_size('public.secretz')", "secretz", "secrets");
+        assertErrorAsAbsent("SELECT 1 WHERE 1 = E'public.secrets'::regclass::text AND 2 = $$hr.salaries$$::regclass",
+                "SELECT 1 WHERE 1 = E'public.secretz'::regclass::text AND 2 = $$hr.salaries$$::regclass",
+                "secretz", "secrets");
+        // An error that does not depend on the literal stands: PostgreSQL analyses FROM before the select list.
+        assertErrorAsAbsent("SELECT 'public.secrets'::regclass FROM nosuch_table",
+                "SELECT 'public.secretz'::regclass FROM nosuch_table", "secretz", "secrets");
+        assertErrorAsAbsent("SELECT nosuch_column, 'public.secrets'::regclass FROM public.orders",
+                "SELECT nosuch_column, 'public.secretz'::regclass FROM public.orders", "secretz", "secrets");
+    }
+
+    /**
+     * Each name in a string literal costs a look-up when a statement fails, so past a bound PostgreSQL's error is not
+     * given at all: the statement is refused as too complex, with or without a hidden name among its literals.
+     */
+    @Test
+    void anErrorWithMoreNamesThanAreLookedUpIsRefusedWhateverExists() throws SQLException {
+        String few = "SELECT 1 FROM public.orders WHERE nosuch_column IN ('a', 'public.secrets')";
+        assertErrorAsAbsent(few, few.replace("secrets", "secretz"), "secretz", "secrets");
+        String names = java.util.stream.IntStream.range(0, HiddenNameLiterals.MAX_NAMES)
+                .mapToObj(i -> "'n" + i + "'").collect(java.util.stream.Collectors.joining(", "));
+        for (String last : List.of("'public.secrets'", "'public.secretz'")) {
+            String sql = "SELECT 1 FROM public.orders WHERE nosuch_column IN (" + names + ", " + last + ")";
+            Verdict.Refuse r = assertInstanceOf(Verdict.Refuse.class, serve(sql, PATH).verdict(), last);
+            assertEquals(CatalogRefusals.TOO_COMPLEX, r.rule(), last);
+            assertEquals("pgward refused this query: it is too complex to check (PostgreSQL's error for it could "
+                    + "depend on more than 256 names in string literals, which may name what this login does not see)",
+                    r.message());
+        }
+    }
+
     @Test
     void aPositionIsInTheClientsTextWhenTheStatementIsRewritten() throws SQLException {
         String hidden = "SELECT c.relname FROM pg_catalog.pg_class c WHERE c.oid = 'public.secrets'::regclass";
