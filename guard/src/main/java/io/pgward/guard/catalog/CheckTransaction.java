@@ -201,7 +201,7 @@ final class CheckTransaction {
             }
         }
         if (verdict instanceof Verdict.Refuse r && r.rule().equals(CatalogRefusals.POSTGRES_ERROR)
-                && request.selection().isSet() && !request.selection().filters().isEmpty() && r.position() > 0
+                && request.selection().isSet() && !request.selection().filters().isEmpty()
                 && !r.sqlState().equals(SqlStates.SYNTAX_ERROR)) {
             Optional<Verdict.Refuse> absent = hiddenNameFirst();
             if (absent.isPresent()) {

@@ -143,10 +143,9 @@ final class HiddenNameLiterals {
                 continue;
             }
             int start = literal.position() - 1;
-            char quote = sql.charAt(start);
             String standIn = standIn(kind, names);
-            String standInText = standIn == null || quote != '\'' && quote != 'E' && quote != 'e' && quote != '$'
-                    ? null : literalText(standIn, kind, literal, literal.end() - start);
+            String standInText = standIn == null || !replaceable(sql, start, literal.end()) ? null
+                    : literalText(standIn, kind, literal, literal.end() - start);
             if (standInText == null) {
                 return null;
             }
@@ -154,6 +153,21 @@ final class HiddenNameLiterals {
             replaced.add(new Replaced(literal, kind, standIn, reading.absent()));
         }
         return replaced.isEmpty() ? null : new Substitution(text.toString(), replaced);
+    }
+
+    /**
+     * Whether the literal at {@code start} can give way to a plain one: '...', E'...', a dollar-quoted one, or
+     * U&'...' without a UESCAPE clause after it. (A bit string or N'...' is typed, and PostgreSQL does not read it as
+     * a name while it analyses the statement. A UESCAPE hidden behind a comment makes the second analysis fail at
+     * it, and PostgreSQL's first error then stands.)
+     */
+    private static boolean replaceable(String sql, int start, int end) {
+        char first = Character.toUpperCase(sql.charAt(start));
+        if (first == 'U') {
+            String after = sql.substring(end).stripLeading();
+            return after.length() < 7 || !after.substring(0, 7).equalsIgnoreCase("uescape");
+        }
+        return first == '\'' || first == 'E' || first == '$';
     }
 
     /** A name in {@link #STAND_INS} that names no object of {@code kind} for the session, or null. */

@@ -296,6 +296,10 @@ class AbsentNamesPostgresTest {
         assertErrorAsAbsent("SELECT 1 WHERE 1 = E'public.secrets'::regclass::text AND 2 = $$hr.salaries$$::regclass",
                 "SELECT 1 WHERE 1 = E'public.secretz'::regclass::text AND 2 = $$hr.salaries$$::regclass",
                 "secretz", "secrets");
+        assertErrorAsAbsent("SELECT 1 WHERE 1 = U&'public.secrets'::regclass::text",
+                "SELECT 1 WHERE 1 = U&'public.secretz'::regclass::text", "secretz", "secrets");
+        assertErrorAsAbsent("SELECT 1 WHERE 1 = 'public.'\n  'secrets'::regclass::text",
+                "SELECT 1 WHERE 1 = 'public.'\n  'secretz'::regclass::text", "secretz", "secrets");
         // An error that does not depend on the literal stands: PostgreSQL analyses FROM before the select list.
         assertErrorAsAbsent("SELECT 'public.secrets'::regclass FROM nosuch_table",
                 "SELECT 'public.secretz'::regclass FROM nosuch_table", "secretz", "secrets");
