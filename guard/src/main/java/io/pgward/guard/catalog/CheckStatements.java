@@ -23,7 +23,8 @@ import org.postgresql.util.ServerErrorMessage;
  */
 final class CheckStatements {
 
-    private static final String VIEW_PREFIX = "CREATE TEMPORARY VIEW " + CheckTransaction.VIEW + " AS SELECT 1 FROM (\n";
+    private static final String VIEW_PREFIX = "CREATE TEMPORARY VIEW " + CheckTransaction.VIEW
+            + " AS SELECT 1 FROM (\n";
     private static final String VIEW_SUFFIX = "\n) AS pgward_query";
 
     private final Connection connection;
@@ -63,8 +64,8 @@ final class CheckStatements {
     }
 
     /**
-     * Creates the check view from {@code wrapped} and reads what {@link CheckTransaction} needs, in one round trip when pgjdbc
-     * splits the two texts put together into exactly the statements it makes of each alone. PostgreSQL then receives
+     * Creates the check view of {@code query} and reads what {@link CheckTransaction} needs, in one round trip when
+     * pgjdbc splits the two texts put together into exactly the statements it makes of each alone. PostgreSQL receives
      * the view's text as the same Parse of its own as {@link #execute} sends, and the reads as theirs; an error in
      * the view's skips the reads (PostgreSQL ignores the rest of the pipeline until its Sync) and is the verdict. A
      * text that ends inside a comment, a quote or a parenthesis would take in what follows it: such a text goes in a
@@ -100,7 +101,7 @@ final class CheckStatements {
         }
     }
 
-    /** Whether pgjdbc splits {@code together} into {@code view}, the view's one statement, and {@link #JUDGE_READ}'s. */
+    /** Whether pgjdbc splits {@code together} into {@code view}, the view's statement, and {@link #JUDGE_READ}'s. */
     private boolean splitApart(NativeQuery view, String together) throws SQLException {
         List<NativeQuery> both = statements(together, standardConformingStrings);
         List<String> reads = standardConformingStrings ? JUDGE_READ_SCS_ON : JUDGE_READ_SCS_OFF;
@@ -153,8 +154,8 @@ final class CheckStatements {
      * The safe path first (each read after it is executed once it took effect), the view's tree and dependencies,
      * and the rows of the relations, types and view definitions it depends on, which the rules read next.
      */
-    private static final String JUDGE_READ = "SELECT pg_catalog.set_config('search_path', '" + CheckTransaction.SAFE_PATH
-            + "', true); " + PreparedReads.Read.CHECK_RULE.execute() + "; "
+    private static final String JUDGE_READ = "SELECT pg_catalog.set_config('search_path', '"
+            + CheckTransaction.SAFE_PATH + "', true); " + PreparedReads.Read.CHECK_RULE.execute() + "; "
             + PreparedReads.Read.CHECK_RELATIONS.execute() + "; " + PreparedReads.Read.CHECK_TYPES.execute() + "; "
             + PreparedReads.Read.CHECK_VIEWS.execute();
 
@@ -162,7 +163,7 @@ final class CheckStatements {
     private static final List<String> JUDGE_READ_SCS_ON = nativeStatements(JUDGE_READ, true);
     private static final List<String> JUDGE_READ_SCS_OFF = nativeStatements(JUDGE_READ, false);
 
-    /** What {@link #JUDGE_READ} returns of the check view: its OID, its tree (null when too large), its dependencies. */
+    /** What {@link #JUDGE_READ} returns of the check view: its OID, its tree (null when too large), what it uses. */
     record JudgeRead(long view, String tree, List<long[]> dependencies) {
     }
 

@@ -187,6 +187,11 @@ final class CheckTransaction {
                 s.execute("ROLLBACK");
             }
         }
+        if (verdict instanceof Verdict.Refuse r && r.rule().equals(CatalogRefusals.ABSENT_OBJECT) && r.position() > 0) {
+            // A reg* literal of a hidden object, the first in the order the walk met it, which is not always the
+            // order PostgreSQL reads them (the select list before WHERE): PostgreSQL decides which it would stop at.
+            return hiddenNameFirst().orElse(r);
+        }
         // CREATE TEMPORARY VIEW is the only step that needs a privilege the role may lack.
         if (verdict instanceof Verdict.Refuse r && r.rule().equals(CatalogRefusals.POSTGRES_ERROR)
                 && r.sqlState().equals(CatalogRefusals.PRIVILEGE) && !hasTempPrivilege()) {

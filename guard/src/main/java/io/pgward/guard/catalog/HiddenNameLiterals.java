@@ -32,20 +32,16 @@ final class HiddenNameLiterals {
     }
 
     /**
-     * How a database without the login's hidden objects reads one literal as names of {@code kind}, in order:
-     * {@code absent} is the error for the first hidden one, null when the names are found or one that nothing has
-     * comes first (PostgreSQL's own error is then the same on both).
+     * How a database without the login's hidden objects reads one literal as names of {@code kind}, in order: the
+     * error for the first hidden one; null when the names are found, or one that nothing has comes first
+     * (PostgreSQL's own error is then the same on both).
      */
-    record Reading(Verdict.Refuse absent) {
-        private static final Reading NOT_HIDDEN = new Reading(null);
-    }
-
-    static Reading read(NameLiterals.Literal literal, ObjectKind kind, GatedUses.NameResolver names,
-                        VisibleCatalog visible, int serverMajor) throws SQLException {
+    private static Verdict.Refuse absent(NameLiterals.Literal literal, ObjectKind kind, GatedUses.NameResolver names,
+                                         VisibleCatalog visible, int serverMajor) throws SQLException {
         for (String name : GatedUses.names(literal.value())) {
             byte[] bytes = name.getBytes(StandardCharsets.UTF_8);
             if (CheckTransaction.failsOnlyWhenFound(kind, bytes)) {
-                return Reading.NOT_HIDDEN;
+                return null;
             }
             long oid = names.resolve(kind, bytes);
             String schema = QualifiedName.schema(kind, name);
@@ -53,18 +49,18 @@ final class HiddenNameLiterals {
                     schema.getBytes(StandardCharsets.UTF_8));
             boolean hiddenSchema = namespace > 0 && !ObjectKind.NAMESPACE.visible(visible, namespace);
             if (hiddenSchema && (kind == ObjectKind.TYPE || serverMajor <= 15 && kind != ObjectKind.OPERATOR)) {
-                return new Reading(CatalogRefusals.absentObject(ObjectKind.NAMESPACE.sqlState(),
-                        ObjectKind.NAMESPACE.absentByName(schema, 0), literal.position()));
+                return CatalogRefusals.absentObject(ObjectKind.NAMESPACE.sqlState(),
+                        ObjectKind.NAMESPACE.absentByName(schema, 0), literal.position());
             }
             if (oid == 0) {
-                return Reading.NOT_HIDDEN;
+                return null;
             }
             if (!kind.visible(visible, oid)) {
-                return new Reading(CatalogRefusals.absentObject(kind.sqlState(), kind.absentByName(name, oid),
-                        literal.position()));
+                return CatalogRefusals.absentObject(kind.sqlState(), kind.absentByName(name, oid),
+                        literal.position());
             }
         }
-        return Reading.NOT_HIDDEN;
+        return null;
     }
 
     /** One literal replaced: how PostgreSQL reads it, the name that took its place, and its absence's error. */
@@ -118,8 +114,9 @@ final class HiddenNameLiterals {
         for (NameLiterals.Literal literal : NameLiterals.of(tokens)) {
             ObjectKind kind = literal.regTyped() ? ObjectKind.ofRegTypeName(literal.regType())
                     : literal.argument() ? ObjectKind.RELATION : null;
+            boolean oid = literal.value().strip().chars().allMatch(Character::isDigit);
             if (kind != null && kind.resolver() != null && kind != ObjectKind.OPERATOR
-                    && kind != ObjectKind.OPERATOR_NAME && !literal.value().strip().chars().allMatch(Character::isDigit)) {
+                    && kind != ObjectKind.OPERATOR_NAME && !oid) {
                 candidates.add(new Candidate(literal, kind));
             }
         }
@@ -138,8 +135,8 @@ final class HiddenNameLiterals {
         for (Candidate candidate : candidates) {
             NameLiterals.Literal literal = candidate.literal();
             ObjectKind kind = candidate.kind();
-            Reading reading = read(literal, kind, names, visible, serverMajor);
-            if (reading.absent() == null) {
+            Verdict.Refuse absent = absent(literal, kind, names, visible, serverMajor);
+            if (absent == null) {
                 continue;
             }
             int start = literal.position() - 1;
@@ -150,7 +147,7 @@ final class HiddenNameLiterals {
                 return null;
             }
             text.replace(start, literal.end(), standInText);
-            replaced.add(new Replaced(literal, kind, standIn, reading.absent()));
+            replaced.add(new Replaced(literal, kind, standIn, absent));
         }
         return replaced.isEmpty() ? null : new Substitution(text.toString(), replaced);
     }

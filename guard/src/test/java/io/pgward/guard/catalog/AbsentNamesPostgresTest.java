@@ -300,6 +300,13 @@ class AbsentNamesPostgresTest {
                 "SELECT 1 WHERE 1 = U&'public.secretz'::regclass::text", "secretz", "secrets");
         assertErrorAsAbsent("SELECT 1 WHERE 1 = 'public.'\n  'secrets'::regclass::text",
                 "SELECT 1 WHERE 1 = 'public.'\n  'secretz'::regclass::text", "secretz", "secrets");
+        // Two hidden names and no other error: the one PostgreSQL reads first, the select list before WHERE.
+        assertErrorAsAbsent("SELECT 'public.secrets'::regclass WHERE 'hr.salaries'::regclass IS NOT NULL",
+                "SELECT 'public.secretz'::regclass WHERE 'hr.salaries'::regclass IS NOT NULL",
+                "secretz", "secrets");
+        assertErrorAsAbsent("SELECT s FROM (SELECT 'public.secrets'::regclass AS s) q WHERE 'hr.orders'::regtype "
+                + "IS NOT NULL", "SELECT s FROM (SELECT 'public.secretz'::regclass AS s) q WHERE 'hr.orders'::regtype "
+                + "IS NOT NULL", "secretz", "secrets");
         // An error that does not depend on the literal stands: PostgreSQL analyses FROM before the select list.
         assertErrorAsAbsent("SELECT 'public.secrets'::regclass FROM nosuch_table",
                 "SELECT 'public.secretz'::regclass FROM nosuch_table", "secretz", "secrets");
