@@ -104,7 +104,7 @@ public final class CatalogCheck implements AutoCloseable {
         this(pool, options, true);
     }
 
-    /** @param readFirstFingerprint false leaves the first reading to the poll, one interval later, or to {@link #poll()} */
+    /** @param readFirstFingerprint false leaves the first reading to the poll (an interval on) or to {@link #poll} */
     CatalogCheck(HikariDataSource pool, Options options, boolean readFirstFingerprint) {
         this.pool = Objects.requireNonNull(pool, "pool");
         this.options = Objects.requireNonNull(options, "options");

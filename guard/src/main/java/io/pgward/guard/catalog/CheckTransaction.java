@@ -54,7 +54,8 @@ import org.slf4j.LoggerFactory;
  * the settings the one before it made. The client's text is split by pgjdbc with the session's
  * standard_conforming_strings already in effect (the server reports the setting when it changes), and PostgreSQL
  * receives it as a Parse of its own, alone or followed by the fixed reads of the view when pgjdbc splits the two
- * texts put together into exactly the statements of each ({@link CheckStatements#createView}); an error in the view skips them.
+ * texts put together into exactly the statements of each ({@link CheckStatements#createView}); an error in the view
+ * skips them.
  *
  * <p>Wrapping the query as a subquery of {@code SELECT 1} keeps the view's own column list trivial, so duplicate
  * output names and record or void columns cannot make the view fail. The text goes to the server as one extended-
@@ -199,8 +200,8 @@ final class CheckTransaction {
         }
         if (verdict instanceof Verdict.Refuse r && r.rule().equals(CatalogRefusals.POSTGRES_ERROR)
                 && request.selection().isSet() && !request.selection().filters().isEmpty()) {
-            Optional<Verdict.Refuse> schema = HiddenSchemaNames.replacing(connection, r, shape.tokens(),
-                    request.selection().filters().visible());
+            Optional<Verdict.Refuse> schema = HiddenSchemaNames.replacing(connection, r, request.sql(),
+                    shape.tokens(), request.selection().filters().visible());
             if (schema.isPresent()) {
                 return schema.get();
             }
@@ -236,7 +237,7 @@ final class CheckTransaction {
         if (reanalysis) {
             return Optional.empty();
         }
-        List<HiddenNameLiterals.Candidate> candidates = HiddenNameLiterals.candidates(shape.tokens());
+        List<HiddenNameLiterals.Candidate> candidates = HiddenNameLiterals.candidates(request.sql(), shape.tokens());
         if (candidates.isEmpty()) {
             return Optional.empty();
         }
@@ -552,8 +553,9 @@ final class CheckTransaction {
             }
         }
         GatedUses gates = filters.isEmpty() ? null
-                : new GatedUses(filters, views, catalog, this::resolveName, NameLiterals.of(shape.tokens()),
-                        parameterTypeOids, textParameters, quiet, connection.getMetaData().getDatabaseMajorVersion());
+                : new GatedUses(filters, views, catalog, this::resolveName,
+                        NameLiterals.of(request.sql(), shape.tokens()), parameterTypeOids, textParameters, quiet,
+                        connection.getMetaData().getDatabaseMajorVersion());
         if (gates != null) {
             // Before the relation rule: a reg* constant naming a hidden relation is a dependency on it, and the
             // answer for it is PostgreSQL's for an absent object, not a refusal that confirms it exists.

@@ -109,9 +109,9 @@ final class HiddenNameLiterals {
      * (read as a relation, the usual reg* parameter). A number is an OID, which the reg* input functions take
      * without looking anything up; operators are not looked for.
      */
-    static List<Candidate> candidates(List<Token> tokens) {
+    static List<Candidate> candidates(String sql, List<Token> tokens) {
         List<Candidate> candidates = new ArrayList<>();
-        for (NameLiterals.Literal literal : NameLiterals.of(tokens)) {
+        for (NameLiterals.Literal literal : NameLiterals.of(sql, tokens)) {
             ObjectKind kind = literal.regTyped() ? ObjectKind.ofRegTypeName(literal.regType())
                     : literal.argument() ? ObjectKind.RELATION : null;
             boolean oid = literal.value().strip().chars().allMatch(Character::isDigit);
@@ -139,7 +139,7 @@ final class HiddenNameLiterals {
             if (absent == null) {
                 continue;
             }
-            int start = literal.position() - 1;
+            int start = literal.start();
             String standIn = standIn(kind, names);
             String standInText = standIn == null || !replaceable(sql, start, literal.end()) ? null
                     : literalText(standIn, kind, literal, literal.end() - start);

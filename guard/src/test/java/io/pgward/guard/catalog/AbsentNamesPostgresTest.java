@@ -300,6 +300,13 @@ class AbsentNamesPostgresTest {
                 "SELECT 1 WHERE 1 = U&'public.secretz'::regclass::text", "secretz", "secrets");
         assertErrorAsAbsent("SELECT 1 WHERE 1 = 'public.'\n  'secrets'::regclass::text",
                 "SELECT 1 WHERE 1 = 'public.'\n  'secretz'::regclass::text", "secretz", "secrets");
+        // PostgreSQL counts a character outside the BMP as one: the literal's position is in its characters.
+        assertErrorAsAbsent("SELECT '\uD83D\uDE00' AS e WHERE 1 = 'public.secrets'::regclass::text",
+                "SELECT '\uD83D\uDE00' AS e WHERE 1 = 'public.secretz'::regclass::text", "secretz", "secrets");
+        assertErrorAsAbsent("SELECT '\uD83D\uDE00' AS e, 'public.secrets'::regclass",
+                "SELECT '\uD83D\uDE00' AS e, 'public.secretz'::regclass", "secretz", "secrets");
+        assertErrorAsAbsent("SELECT '\uD83D\uDE00' AS e, 'hr.nosuch'::regtype",
+                "SELECT '\uD83D\uDE00' AS e, 'zz.nosuch'::regtype", "zz", "hr");
         // Two hidden names and no other error: the one PostgreSQL reads first, the select list before WHERE.
         assertErrorAsAbsent("SELECT 'public.secrets'::regclass WHERE 'hr.salaries'::regclass IS NOT NULL",
                 "SELECT 'public.secretz'::regclass WHERE 'hr.salaries'::regclass IS NOT NULL",
