@@ -48,8 +48,9 @@ public sealed interface Verdict {
      *
      * @param sqlState the SQLSTATE of the ErrorResponse
      * @param message the complete error message
-     * @param position 1-based character position in the statement text, 0 for none; for a statement of a
-     *                 multi-statement Query, the guard adds the statement's offset in the Query
+     * @param position 1-based position in the statement text in UTF-16 units ({@link Positions}: the client gets
+     *                 it in characters), 0 for none; for a statement of a multi-statement Query, the guard adds the
+     *                 statement's offset in the Query
      * @param rule a short id of the rule that fired (see {@code CatalogRefusals}, {@code Refusals}), for the
      *             audit log
      * @param detail the ErrorResponse's DETAIL ('D'), or null: PostgreSQL's own, when the refusal carries its error

@@ -13,11 +13,13 @@ import io.pgward.testkit.SampleData;
 import io.pgward.testkit.TestDatabase;
 import io.pgward.wire.config.PgwardConfig;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -100,6 +102,36 @@ class RefusalTextsIT {
                     assertEquals("public.orders", rs.getString("value"), mode);
                 }
             }
+        }
+    }
+
+    /**
+     * PostgreSQL counts a position in characters, where Java counts a character outside the BMP as two units: the
+     * catalog check's errors, a statement's place in a Query of several, and pgward's own refusals all point where
+     * PostgreSQL would.
+     */
+    @Test
+    void aPositionCountsACharacterOutsideTheBmpAsOne() throws SQLException {
+        for (String mode : MODES) {
+            for (String sql : List.of("SELECT '\uD83D\uDE00' AS e, totl FROM orders",
+                    "SELECT '\uD83D\uDE00' AS e; SELECT totl FROM orders",
+                    "SELECT '\uD83D\uDE00' AS e; SELECT 1 AS \"\uD83D\uDE00\", totl FROM orders")) {
+                assertEquals(directError(mode, sql).getPosition(), error(mode, sql).getPosition(), mode + ": " + sql);
+            }
+        }
+        String sql = "SELECT '\uD83D\uDE00' AS e; DELETE FROM orders";
+        assertEquals(sql.codePointCount(0, sql.indexOf("DELETE")) + 1, error("simple", sql).getPosition(), sql);
+    }
+
+    /** PostgreSQL's own error for {@code sql}, run directly. */
+    private static ServerErrorMessage directError(String mode, String sql) throws SQLException {
+        Properties props = new Properties();
+        props.setProperty("user", db.user());
+        props.setProperty("password", db.password());
+        props.setProperty("preferQueryMode", mode);
+        try (Connection c = DriverManager.getConnection(db.jdbcUrl(), props); Statement s = c.createStatement()) {
+            return assertInstanceOf(PSQLException.class, assertThrows(SQLException.class, () -> s.execute(sql)))
+                    .getServerErrorMessage();
         }
     }
 

@@ -200,8 +200,8 @@ final class CheckTransaction {
         }
         if (verdict instanceof Verdict.Refuse r && r.rule().equals(CatalogRefusals.POSTGRES_ERROR)
                 && request.selection().isSet() && !request.selection().filters().isEmpty()) {
-            Optional<Verdict.Refuse> schema = HiddenSchemaNames.replacing(connection, r, request.sql(),
-                    shape.tokens(), request.selection().filters().visible());
+            Optional<Verdict.Refuse> schema = HiddenSchemaNames.replacing(connection, r, shape.tokens(),
+                    request.selection().filters().visible());
             if (schema.isPresent()) {
                 return schema.get();
             }
@@ -222,7 +222,7 @@ final class CheckTransaction {
             }
         }
         if (verdict instanceof Verdict.Refuse r && r.rule().equals(CatalogRefusals.POSTGRES_ERROR)) {
-            return TempSchemaErrors.asSession(r, request.sql(), shape.tokens()).orElse(r);
+            return TempSchemaErrors.asSession(r, shape.tokens()).orElse(r);
         }
         return verdict;
     }
@@ -237,7 +237,7 @@ final class CheckTransaction {
         if (reanalysis) {
             return Optional.empty();
         }
-        List<HiddenNameLiterals.Candidate> candidates = HiddenNameLiterals.candidates(request.sql(), shape.tokens());
+        List<HiddenNameLiterals.Candidate> candidates = HiddenNameLiterals.candidates(shape.tokens());
         if (candidates.isEmpty()) {
             return Optional.empty();
         }
@@ -554,7 +554,7 @@ final class CheckTransaction {
         }
         GatedUses gates = filters.isEmpty() ? null
                 : new GatedUses(filters, views, catalog, this::resolveName,
-                        NameLiterals.of(request.sql(), shape.tokens()), parameterTypeOids, textParameters, quiet,
+                        NameLiterals.of(shape.tokens()), parameterTypeOids, textParameters, quiet,
                         connection.getMetaData().getDatabaseMajorVersion());
         if (gates != null) {
             // Before the relation rule: a reg* constant naming a hidden relation is a dependency on it, and the

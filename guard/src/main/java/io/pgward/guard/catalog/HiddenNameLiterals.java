@@ -109,9 +109,9 @@ final class HiddenNameLiterals {
      * (read as a relation, the usual reg* parameter). A number is an OID, which the reg* input functions take
      * without looking anything up; operators are not looked for.
      */
-    static List<Candidate> candidates(String sql, List<Token> tokens) {
+    static List<Candidate> candidates(List<Token> tokens) {
         List<Candidate> candidates = new ArrayList<>();
-        for (NameLiterals.Literal literal : NameLiterals.of(sql, tokens)) {
+        for (NameLiterals.Literal literal : NameLiterals.of(tokens)) {
             ObjectKind kind = literal.regTyped() ? ObjectKind.ofRegTypeName(literal.regType())
                     : literal.argument() ? ObjectKind.RELATION : null;
             boolean oid = literal.value().strip().chars().allMatch(Character::isDigit);

@@ -27,14 +27,14 @@ final class HiddenSchemaNames {
      * The refusal a database without the hidden schema would give in place of {@code error}, PostgreSQL's own error
      * for the statement at a literal; empty when it gives the same.
      */
-    static Optional<Verdict.Refuse> replacing(Connection connection, Verdict.Refuse error, String sql,
-                                             List<Token> tokens, VisibleCatalog visible) throws SQLException {
+    static Optional<Verdict.Refuse> replacing(Connection connection, Verdict.Refuse error, List<Token> tokens,
+                                             VisibleCatalog visible) throws SQLException {
         ObjectKind kind = kind(error);
         if (error.position() == 0 || kind == null
                 || kind != ObjectKind.TYPE && connection.getMetaData().getDatabaseMajorVersion() > 15) {
             return Optional.empty();
         }
-        for (NameLiterals.Literal literal : NameLiterals.of(sql, tokens)) {
+        for (NameLiterals.Literal literal : NameLiterals.of(tokens)) {
             if (literal.position() != error.position()) {
                 continue;
             }

@@ -22,15 +22,21 @@ final class NameLiterals {
      * One string literal.
      *
      * @param value its decoded content
-     * @param position 1-based position of its first character in the statement, in characters as PostgreSQL counts
-     *                 them (code points: a character outside the BMP is one)
      * @param regType the object-identifier type it is written as the input of (cast, typed literal, CAST), or null
      * @param argument it is a whole argument of a call ({@code f('x')}, {@code f(a, 'x')}), which PostgreSQL
      *                 coerces to the parameter's type, a reg* type too, while it analyses the statement
      * @param start offset in the statement of its first character
      * @param end offset in the statement just after its last character
      */
-    record Literal(String value, int position, String regType, boolean argument, int start, int end) {
+    record Literal(String value, String regType, boolean argument, int start, int end) {
+
+        /**
+         * 1-based position of its first character in the statement, counted as a verdict's position is
+         * ({@link io.pgward.guard.Positions}), as PostgreSQL's errors about it are once read.
+         */
+        int position() {
+            return start + 1;
+        }
 
         boolean regTyped() {
             return regType != null;
@@ -45,13 +51,13 @@ final class NameLiterals {
     private NameLiterals() {
     }
 
-    /** The string literals among {@code tokens} (offsets in {@code sql}, the statement), in order. */
-    static List<Literal> of(String sql, List<Token> tokens) {
+    /** The string literals among {@code tokens} (a statement's), in order. */
+    static List<Literal> of(List<Token> tokens) {
         List<Literal> literals = new ArrayList<>();
         for (int i = 0; i < tokens.size(); i++) {
             Token t = tokens.get(i);
             if (t.kind() == Token.Kind.STRING) {
-                literals.add(new Literal(t.value(), sql.codePointCount(0, t.start()) + 1, regType(tokens, i),
+                literals.add(new Literal(t.value(), regType(tokens, i),
                         argument(tokens, i), t.start(), t.end()));
             }
         }

@@ -1,5 +1,6 @@
 package io.pgward.guard.catalog;
 
+import io.pgward.guard.Positions;
 import io.pgward.guard.lexer.Token;
 import java.util.ArrayList;
 import java.util.List;
@@ -134,12 +135,17 @@ final class QueryText {
     }
 
     /**
-     * The 1-based position in the client's statement of a 1-based position PostgreSQL reported in a text that holds
-     * this query at {@code offset}; 0 when it falls outside the query.
+     * The 1-based position in the client's statement, in UTF-16 units ({@link Positions}), of a 1-based position
+     * PostgreSQL reported in characters in a text that holds this query at {@code offset}; 0 when it falls outside
+     * the query.
      */
     int statementPosition(int reported, int offset) {
-        int at = reported - 1 - offset;
-        if (at < 0 || at >= text.length()) {
+        if (reported - offset < 1) {
+            return 0;
+        }
+        // The text before the query is pgward's ASCII: characters and UTF-16 units alike.
+        int at = Positions.inUtf16(text.toString(), reported - offset) - 1;
+        if (at >= text.length()) {
             return 0;
         }
         Piece best = null;

@@ -1,5 +1,6 @@
 package io.pgward.guard.catalog;
 
+import io.pgward.guard.Positions;
 import io.pgward.guard.SqlStates;
 import io.pgward.guard.Verdict;
 import java.sql.Connection;
@@ -113,7 +114,7 @@ final class ServerGrammar {
             return Optional.empty();
         }
         return Optional.of(new Verdict.Refuse(server.getSQLState(), server.getMessage(),
-                server.getPosition(), CatalogRefusals.GRAMMAR, server.getDetail(),
+                Positions.inUtf16(text, server.getPosition()), CatalogRefusals.GRAMMAR, server.getDetail(),
                 server.getHint()));
     }
 }

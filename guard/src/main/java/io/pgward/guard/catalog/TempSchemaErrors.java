@@ -24,17 +24,17 @@ final class TempSchemaErrors {
     }
 
     /**
-     * The session's error for PostgreSQL's {@code error} about {@code sql}, when the control connection's error is
+     * The session's error for PostgreSQL's {@code error} about the statement of {@code tokens}, when the control connection's error is
      * about a name in pg_temp at its position; empty otherwise.
      */
-    static Optional<Verdict.Refuse> asSession(Verdict.Refuse error, String sql, List<Token> tokens) {
+    static Optional<Verdict.Refuse> asSession(Verdict.Refuse error, List<Token> tokens) {
         if (!error.sqlState().equals(UNDEFINED_FUNCTION) && !error.sqlState().equals(UNDEFINED_OBJECT)
                 || error.position() <= 0) {
             return Optional.empty();
         }
         for (int i = 0; i < tokens.size(); i++) {
             Token t = tokens.get(i);
-            if (sql.codePointCount(0, t.start()) + 1 != error.position()) {
+            if (t.start() + 1 != error.position()) {
                 continue;
             }
             // An operator's error is placed at OPERATOR of OPERATOR(pg_temp.+).

@@ -113,9 +113,10 @@ class AbsentNamesPostgresTest {
         throw new AssertionError("ran: " + sql);
     }
 
+    /** The refusal as the client gets it: its position in characters. */
     private static String refusal(Verdict verdict, String sql) {
         Verdict.Refuse r = assertInstanceOf(Verdict.Refuse.class, verdict, sql);
-        return r.sqlState() + " " + r.message() + " @" + r.position();
+        return r.sqlState() + " " + r.message() + " @" + io.pgward.guard.Positions.inCharacters(sql, r.position());
     }
 
     /**

@@ -219,7 +219,8 @@ class RefusalTextsTest {
         assertRejected("unterminated quoted string at or near \"'abc\"", 8, "SELECT 'abc");
         assertRejected("unterminated /* comment at or near \"/* x\"", 10, "SELECT 1 /* x");
         assertRejected("syntax error at or near \"TABEL\"", 16, "SELECT 1; DROP TABEL x");
-        assertRejected("syntax error at or near \"TABEL\"", 18, "SELECT '😀'; DROP TABEL x");
+        // PostgreSQL's 18th character; a verdict counts UTF-16 units (Positions), and the emoji is two of them.
+        assertRejected("syntax error at or near \"TABEL\"", 19, "SELECT '😀'; DROP TABEL x");
         assertRejected("unterminated quoted string at or near \"'x\"", 69,
                 "SELECT * FROM public.customers; DROP TABLE public.customers; SELECT 'x");
         assertRejected("syntax error at end of input", 27, "SELECT '{}'::jsonb ? 'a' +");

@@ -2,6 +2,7 @@ package io.pgward.wire.relay;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
+import io.pgward.guard.Positions;
 import io.pgward.guard.Verdict;
 import io.pgward.wire.audit.ConnectionLog;
 import io.pgward.wire.local.LocalAnswer;
@@ -50,6 +51,7 @@ final class Replacements {
     /** The refused statement never reaches the server: a statement naming a fresh token goes in its place. */
     void refuse(FrontendMessage message, Verdict.Refuse refusal, boolean endsBatch) {
         String token = nextToken();
+        Verdict.Refuse answered = inCharacters(message, refusal);
         // A refused Bind becomes a Parse of the token under the token's own name: the server fails it and skips
         // to the Sync as it would after the Bind's own error, and no statement of the client's is touched.
         ByteBuf replacement = switch (message) {
@@ -58,12 +60,26 @@ final class Replacements {
             default -> Messages.query(backend.channel().alloc(), token);
         };
         message.release();
-        inFlight.substituted(token, refusal);
+        inFlight.substituted(token, answered);
         ConnectionLog.info(log, who.connection(), "refused for login {}: {}", who.login(), refusal.message());
         if (endsBatch) {
             inFlight.closeClientRequest();
         }
         backend.channel().write(replacement);
+    }
+
+    /**
+     * The refusal with its position counted in characters of the client's text, as PostgreSQL counts an error's
+     * (a verdict counts UTF-16 units: {@link Positions}).
+     */
+    private static Verdict.Refuse inCharacters(FrontendMessage message, Verdict.Refuse refusal) {
+        String sql = switch (message) {
+            case FrontendMessage.Query q -> q.sql();
+            case FrontendMessage.Parse p -> p.sql();
+            default -> null;
+        };
+        return sql == null || refusal.position() <= 0 ? refusal
+                : refusal.at(Positions.inCharacters(sql, refusal.position()));
     }
 
     /**
