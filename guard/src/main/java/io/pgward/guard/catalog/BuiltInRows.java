@@ -31,6 +31,11 @@ final class BuiltInRows {
         final Map<Long, CatalogReader.Function> functions = new ConcurrentHashMap<>();
         final Map<Long, CatalogReader.Operator> operators = new ConcurrentHashMap<>();
         final Map<Long, CatalogReader.Type> types = new ConcurrentHashMap<>();
+        /**
+         * The digest of the domain CHECK expressions last read, when every one was judged harmless from built-in
+         * rows alone (so that judging them again would read only rows of this generation); null otherwise.
+         */
+        volatile String harmlessDomainChecks;
 
         int size() {
             return relations.size() + functions.size() + operators.size() + types.size();

@@ -244,25 +244,56 @@ final class CatalogReader {
      * Each domain's CHECK expressions: the domain's qualified name and the expression tree. The caller sends it
      * together with the statements that open the check's transaction, and reads it with {@link #domainChecks}.
      */
-    static final String DOMAIN_CHECKS = """
-            SELECT pg_catalog.quote_ident(n.nspname) || '.' || pg_catalog.quote_ident(t.typname),
-                   c.conbin::pg_catalog.text, t.oid
-            FROM pg_catalog.pg_constraint c
-            JOIN pg_catalog.pg_type t ON t.oid = c.contypid
-            JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace
-            WHERE c.contypid OPERATOR(pg_catalog.<>) 0 AND c.contype OPERATOR(pg_catalog.=) 'c'
-            ORDER BY 1""";
+    /** Every CHECK constraint of a domain, as the rows d(name, expression, type). */
+    private static final String DOMAIN_CHECK_ROWS = """
+            WITH d AS (
+                SELECT pg_catalog.quote_ident(n.nspname) || '.' || pg_catalog.quote_ident(t.typname) AS name,
+                       c.conbin::pg_catalog.text AS expression, t.oid AS type
+                FROM pg_catalog.pg_constraint c
+                JOIN pg_catalog.pg_type t ON t.oid = c.contypid
+                JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace
+                WHERE c.contypid OPERATOR(pg_catalog.<>) 0 AND c.contype OPERATOR(pg_catalog.=) 'c')
+            """;
+
+    /**
+     * A digest of all of d's rows, '' for none. Each field is digested alone, so that no two different sets of
+     * rows give the same text to digest.
+     */
+    private static final String DOMAIN_CHECKS_DIGEST = """
+            SELECT COALESCE(pg_catalog.md5(pg_catalog.string_agg(pg_catalog.md5(d.name)
+                       || pg_catalog.md5(d.type::pg_catalog.text) || pg_catalog.md5(d.expression), ''
+                       ORDER BY d.type, d.expression)), '')
+            FROM d""";
+
+    /** The domain CHECK expressions with the digest of them all in every row (DOMAIN_CHECKS_UNCHANGED's). */
+    static final String DOMAIN_CHECKS = DOMAIN_CHECK_ROWS + "SELECT d.name, d.expression, d.type, ("
+            + DOMAIN_CHECKS_DIGEST + ") FROM d ORDER BY 1";
+
+    /**
+     * Fails with division_by_zero unless the domain CHECK expressions are those of the digest $1, as
+     * {@link #DOMAIN_CHECKS} gave it: PostgreSQL then skips what follows up to the Sync.
+     */
+    static final String DOMAIN_CHECKS_UNCHANGED = DOMAIN_CHECK_ROWS + "SELECT 1 OPERATOR(pg_catalog./) (("
+            + DOMAIN_CHECKS_DIGEST + ") OPERATOR(pg_catalog.=) $1)::pg_catalog.int4";
 
     /** One CHECK constraint of a domain: the domain's OID and name, and the constraint's stored expression. */
     record DomainCheck(long type, String name, String check) {
     }
 
-    static List<DomainCheck> domainChecks(ResultSet rs) throws SQLException {
+    /** The domain CHECK expressions and the digest of them all ('' for none). */
+    record DomainChecks(List<DomainCheck> checks, String digest) {
+        /** None read: the check knows them harmless and has PostgreSQL make sure they are the same. */
+        static final DomainChecks KNOWN = new DomainChecks(List.of(), null);
+    }
+
+    static DomainChecks domainChecks(ResultSet rs) throws SQLException {
         List<DomainCheck> out = new ArrayList<>();
+        String digest = "";
         while (rs.next()) {
             out.add(new DomainCheck(rs.getLong(3), rs.getString(1), rs.getString(2)));
+            digest = rs.getString(4);
         }
-        return out;
+        return new DomainChecks(out, digest);
     }
 
     @FunctionalInterface

@@ -31,6 +31,9 @@ final class CheckStatements {
     private final boolean standardConformingStrings;
     private final Duration timeout;
     private final CatalogReader catalog;
+    // Statements that open the transaction, sent with the next text that holds the query (openWith).
+    private String opening;
+    private boolean opened;
 
     /** @param catalog where the rows read with the check view are kept */
     CheckStatements(Connection connection, boolean standardConformingStrings, Duration timeout,
@@ -41,10 +44,25 @@ final class CheckStatements {
         this.catalog = catalog;
     }
 
+    /**
+     * Has the next text that holds the client's query go in one round trip after {@code statements}, which open
+     * its transaction (they must split into the same statements alone as before that text); an error in them skips
+     * the text, and is the text's verdict as every error of its round trip is.
+     */
+    void openWith(String statements) {
+        opening = statements;
+    }
+
+    /** Whether the statements of {@link #openWith} were sent. */
+    boolean opened() {
+        return opened;
+    }
+
     /** Runs text that holds the client's query, as one Parse; PostgreSQL's errors become the verdict. */
     void execute(String text, QueryText query, int offset) throws SQLException, PostgresVerdict {
         oneStatement(text);
         try (Statement s = connection.createStatement()) {
+            sendOpeningAlone(s, query);
             executeAsVerdict(s, text, query, offset);
         }
     }
@@ -76,15 +94,22 @@ final class CheckStatements {
     JudgeRead createView(QueryText query) throws SQLException, PostgresVerdict {
         String wrapped = VIEW_PREFIX + query.text() + VIEW_SUFFIX;
         NativeQuery view = oneStatement(wrapped);
-        String together = wrapped + ";" + JUDGE_READ;
+        String together = (opening == null ? "" : opening + ";") + wrapped + ";" + JUDGE_READ;
         try (Statement s = connection.createStatement()) {
             if (splitApart(view, together)) {
+                int openingResults = opening == null ? 0 : statements(opening, standardConformingStrings).size();
+                opening = null;
+                opened |= openingResults > 0;
                 executeAsVerdict(s, together, query, VIEW_PREFIX.length());
+                for (int i = 0; i < openingResults; i++) {
+                    s.getMoreResults();
+                }
                 if (!s.getMoreResults()) {
                     throw new SQLException("the catalog reads did not follow the check view");
                 }
                 return judgeRead(s);
             }
+            sendOpeningAlone(s, query);
             executeAsVerdict(s, wrapped, query, VIEW_PREFIX.length());
         }
         try (PreparedStatement s = connection.prepareStatement(JUDGE_READ)) {
@@ -101,19 +126,29 @@ final class CheckStatements {
         }
     }
 
-    /** Whether pgjdbc splits {@code together} into {@code view}, the view's statement, and {@link #JUDGE_READ}'s. */
+    /** The statements of {@link #openWith} in a round trip of their own, when they were not sent yet. */
+    private void sendOpeningAlone(Statement s, QueryText query) throws SQLException, PostgresVerdict {
+        if (opening != null) {
+            String text = opening;
+            opening = null;
+            opened = true;
+            executeAsVerdict(s, text, query, 0);
+        }
+    }
+
+    /**
+     * Whether pgjdbc splits {@code together} into the statements of {@link #openWith} as it splits them alone,
+     * {@code view}, the view's statement, and {@link #JUDGE_READ}'s.
+     */
     private boolean splitApart(NativeQuery view, String together) throws SQLException {
-        List<NativeQuery> both = statements(together, standardConformingStrings);
-        List<String> reads = standardConformingStrings ? JUDGE_READ_SCS_ON : JUDGE_READ_SCS_OFF;
-        if (both.size() != 1 + reads.size() || !both.get(0).nativeSql.equals(view.nativeSql)) {
-            return false;
+        List<String> expected = new ArrayList<>();
+        if (opening != null) {
+            statements(opening, standardConformingStrings).forEach(q -> expected.add(q.nativeSql));
         }
-        for (int i = 0; i < reads.size(); i++) {
-            if (!both.get(i + 1).nativeSql.equals(reads.get(i))) {
-                return false;
-            }
-        }
-        return true;
+        expected.add(view.nativeSql);
+        expected.addAll(standardConformingStrings ? JUDGE_READ_SCS_ON : JUDGE_READ_SCS_OFF);
+        List<NativeQuery> all = statements(together, standardConformingStrings);
+        return all.stream().map(q -> q.nativeSql).toList().equals(expected);
     }
 
     /**

@@ -12,6 +12,7 @@ import java.sql.Statement;
 import java.sql.Types;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -159,13 +160,57 @@ final class CheckTransaction {
                            BuiltInRows.Generation builtIns, Consumer<Checked> allowed)
             throws SQLException {
         CheckTransaction check = new CheckTransaction(connection, request, shape, timeout, builtIns, false);
-        Verdict verdict = check.run(allowed);
+        Verdict verdict = check.runWithKnownDomains(allowed);
+        if (verdict == null) {
+            check = new CheckTransaction(connection, request, shape, timeout, builtIns, false);
+            verdict = check.run(allowed);
+        }
         return new Checked(verdict, verdict == Verdict.ALLOW && check.shareableByShape);
+    }
+
+    /**
+     * The check in one round trip before its verdict where the last domain CHECK expressions read were judged
+     * harmless from rows of this generation ({@link BuiltInRows.Generation#harmlessDomainChecks}): the opening goes
+     * with the view, and in place of reading the expressions it has PostgreSQL fail unless they are still the same
+     * ones, which skips the view and the reads (PostgreSQL ignores the rest of a pipeline up to its Sync). So no
+     * statement is analysed under expressions not judged, as in {@link #run}. Null when {@link #run} must decide:
+     * no such digest is known, the statement has parameters (their types may take round trips of their own before
+     * the view), or PostgreSQL failed anything of the round trip. A failure is decided again, so a changed
+     * expression is judged and PostgreSQL's error for the statement is worked out as it always is.
+     */
+    private Verdict runWithKnownDomains(Consumer<Checked> allowed) throws SQLException {
+        String digest = builtIns.harmlessDomainChecks;
+        if (digest == null || !QueryText.parameters(shape).isEmpty()) {
+            return null;
+        }
+        PreparedReads.ensure(connection);
+        String opening = openingWithKnownDomains(digest);
+        if (opening == null) {
+            return null;
+        }
+        statements.openWith(opening);
+        sessionPath = true;
+        Verdict verdict;
+        try {
+            verdict = inTransaction(CatalogReader.DomainChecks.KNOWN);
+            if (verdict == Verdict.ALLOW) {
+                allowed.accept(new Checked(verdict, shareableByShape));
+            }
+        } catch (PostgresVerdict v) {
+            verdict = null;
+        } finally {
+            if (statements.opened()) {
+                try (Statement s = connection.createStatement()) {
+                    s.execute("ROLLBACK");
+                }
+            }
+        }
+        return verdict == null ? null : settled(verdict);
     }
 
     private Verdict run(Consumer<Checked> allowed) throws SQLException {
         PreparedReads.ensure(connection);
-        List<CatalogReader.DomainCheck> domainChecks;
+        CatalogReader.DomainChecks domainChecks;
         try {
             domainChecks = begin();
         } catch (SQLException e) {
@@ -188,6 +233,11 @@ final class CheckTransaction {
                 s.execute("ROLLBACK");
             }
         }
+        return settled(verdict);
+    }
+
+    /** The verdict of the view's analysis, worked out further once its transaction is rolled back. */
+    private Verdict settled(Verdict verdict) throws SQLException {
         if (verdict instanceof Verdict.Refuse r && r.rule().equals(CatalogRefusals.ABSENT_OBJECT) && r.position() > 0) {
             // A reg* literal of a hidden object, the first in the order the walk met it, which is not always the
             // order PostgreSQL reads them (the select list before WHERE): PostgreSQL decides which it would stop at.
@@ -281,12 +331,13 @@ final class CheckTransaction {
         return substitution.answer(again);
     }
 
-    private Verdict inTransaction(List<CatalogReader.DomainCheck> domainChecks)
-            throws SQLException, PostgresVerdict {
-        if (!domainChecks.isEmpty()) {
+    private Verdict inTransaction(CatalogReader.DomainChecks domainChecks) throws SQLException, PostgresVerdict {
+        if (!domainChecks.checks().isEmpty()) {
             // Every database has some (information_schema's). Judging them reads the catalog only for rows not
             // known yet, and such a read puts the safe path back first (safePathForCatalog).
-            Map<Long, String> risky = riskyDomains(domainChecks);
+            Map<Long, String> risky = riskyDomains(domainChecks.checks());
+            builtIns.harmlessDomainChecks = risky.isEmpty() && domainChecks.checks().stream()
+                    .allMatch(d -> onlyBuiltIns(DomainCheckUses.SHARED.of(d.check()))) ? domainChecks.digest() : null;
             if (!risky.isEmpty()) {
                 // Decided before PostgreSQL sees any of the statement: only a statement that names what is built
                 // on a risky domain can make parse analysis run its CHECK (see DomainReach for the reasons).
@@ -347,6 +398,25 @@ final class CheckTransaction {
             }
             return p;
         }
+
+        /** {@link #select} with the names and values written as escape-string literals. */
+        static String literalSelect(List<Setting> settings) {
+            return "SELECT " + String.join(", ", settings.stream().map(s -> "pg_catalog.set_config("
+                    + literal(s.name()) + ", " + literal(s.value()) + ", true)").toList());
+        }
+
+        /** E'...' reads the same under either standard_conforming_strings, with every quote and backslash doubled. */
+        private static String literal(String value) {
+            return "E'" + value.replace("\\", "\\\\").replace("'", "''") + "'";
+        }
+    }
+
+    /** Whether a domain CHECK reads no relation and names only objects that initdb made (OIDs below 16384). */
+    private static boolean onlyBuiltIns(References check) {
+        return check.relations.isEmpty() && check.nonReading.isEmpty()
+                && java.util.stream.Stream.of(check.functions, check.operators, check.types).flatMap(Collection::stream)
+                        .allMatch(BuiltInRows::builtIn)
+                && check.directConstArguments.stream().allMatch(a -> BuiltInRows.builtIn(a.type()));
     }
 
     private void safePathForCatalog() throws SQLException {
@@ -369,16 +439,8 @@ final class CheckTransaction {
      * Opens the transaction, takes the role with the safe path, reads the domain CHECK expressions and then takes
      * the session's search_path and standard_conforming_strings, all in one round trip.
      */
-    private List<CatalogReader.DomainCheck> begin() throws SQLException {
-        List<Setting> opening = new ArrayList<>(List.of(
-                new Setting("statement_timeout", Long.toString(Math.max(1, timeout.toMillis()))),
-                // The PreparedReads by OID: PostgreSQL would plan each execution anew (its estimate for an
-                // unknown array favours a custom plan), where the generic plan's index scans are as good.
-                new Setting("plan_cache_mode", "force_generic_plan")));
-        opening.addAll(safePath());
-        if (request.role() != null) {
-            opening.add(new Setting("role", request.role()));
-        }
+    private CatalogReader.DomainChecks begin() throws SQLException {
+        List<Setting> opening = openingSettings();
         List<Setting> session = sessionSettings();
         try (PreparedStatement ps = connection.prepareStatement("BEGIN TRANSACTION READ WRITE; "
                 + Setting.select(opening) + "; " + PreparedReads.Read.DOMAIN_CHECKS.execute() + "; "
@@ -389,13 +451,42 @@ final class CheckTransaction {
             if (!ps.getMoreResults()) {
                 throw new SQLException("the domain CHECK expressions were not returned");
             }
-            List<CatalogReader.DomainCheck> domainChecks;
+            CatalogReader.DomainChecks domainChecks;
             try (ResultSet rs = ps.getResultSet()) {
                 domainChecks = CatalogReader.domainChecks(rs);
             }
             sessionPath = true;
             return domainChecks;
         }
+    }
+
+    /**
+     * {@link #begin}'s statements as text, with the domain CHECK expressions of {@code digest} required in place of
+     * reading them; null when a setting's value holds a NUL, which no text can carry.
+     */
+    private String openingWithKnownDomains(String digest) {
+        List<Setting> opening = openingSettings();
+        List<Setting> session = sessionSettings();
+        if (java.util.stream.Stream.concat(opening.stream(), session.stream())
+                .anyMatch(s -> s.value().indexOf('\0') >= 0)) {
+            return null;
+        }
+        return "BEGIN TRANSACTION READ WRITE; " + Setting.literalSelect(opening) + "; "
+                + PreparedReads.Read.domainChecksUnchanged(digest) + "; " + Setting.literalSelect(session);
+    }
+
+    /** The check's own settings, the role's and the safe path, LOCAL to its transaction. */
+    private List<Setting> openingSettings() {
+        List<Setting> opening = new ArrayList<>(List.of(
+                new Setting("statement_timeout", Long.toString(Math.max(1, timeout.toMillis()))),
+                // The PreparedReads by OID: PostgreSQL would plan each execution anew (its estimate for an
+                // unknown array favours a custom plan), where the generic plan's index scans are as good.
+                new Setting("plan_cache_mode", "force_generic_plan")));
+        opening.addAll(safePath());
+        if (request.role() != null) {
+            opening.add(new Setting("role", request.role()));
+        }
+        return opening;
     }
 
     private void settings(List<Setting> settings) throws SQLException {

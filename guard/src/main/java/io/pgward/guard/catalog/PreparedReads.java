@@ -45,6 +45,7 @@ final class PreparedReads {
     /** One prepared read: its statement name, its parameter list ("" or "(oid[])") and its query. */
     enum Read {
         DOMAIN_CHECKS("", CatalogReader.DOMAIN_CHECKS),
+        DOMAIN_CHECKS_UNCHANGED("(pg_catalog.text)", CatalogReader.DOMAIN_CHECKS_UNCHANGED),
         CHECK_RULE("", "SELECT r.ev_class, CASE WHEN pg_catalog.octet_length(r.ev_action::pg_catalog.text) <= "
                 + CheckTransaction.MAX_TREE_CHARS + " THEN r.ev_action::pg_catalog.text END, "
                 + "pg_catalog.array_to_string(ARRAY(SELECT d.refclassid::pg_catalog.text || ':' || "
@@ -108,9 +109,17 @@ final class PreparedReads {
             return "EXECUTE " + statementName();
         }
 
+        /** The EXECUTE of {@link #DOMAIN_CHECKS_UNCHANGED} for a digest DOMAIN_CHECKS gave. */
+        static String domainChecksUnchanged(String digest) {
+            if (!digest.matches("[0-9a-f]{32}|")) {
+                throw new IllegalArgumentException("not a digest: " + digest);
+            }
+            return "EXECUTE " + DOMAIN_CHECKS_UNCHANGED.statementName() + "('" + digest + "')";
+        }
+
         /** The EXECUTE of a read of these OIDs. */
         String execute(Collection<Long> oids) {
-            if (parameters.isEmpty()) {
+            if (!parameters.equals(OIDS)) {
                 throw new IllegalStateException(this + " takes no OIDs");
             }
             return "EXECUTE " + statementName() + "('" + oids.stream().map(String::valueOf)

@@ -10,7 +10,6 @@ import io.pgward.testkit.PostgresTest;
 import io.pgward.testkit.TestDatabase;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Semaphore;
@@ -37,11 +36,7 @@ class CatalogSchemaChangeTest {
     }
 
     private static void owner(String... statements) throws SQLException {
-        try (Connection c = db.connect(); Statement s = c.createStatement()) {
-            for (String sql : statements) {
-                s.execute(sql);
-            }
-        }
+        AsOwner.run(db, statements);
     }
 
     private static TableSelection events() throws SQLException {

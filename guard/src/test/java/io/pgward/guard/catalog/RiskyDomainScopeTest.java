@@ -61,21 +61,12 @@ class RiskyDomainScopeTest {
     }
 
     private static void owner(String... statements) throws SQLException {
-        try (Connection c = db.connect(); Statement s = c.createStatement()) {
-            for (String sql : statements) {
-                s.execute(sql);
-            }
-        }
+        AsOwner.run(db, statements);
     }
 
     /** How many times the CHECK's function has run, ever. */
     private static long checkCalls() throws SQLException {
-        try (Connection c = db.connect(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT CASE WHEN is_called THEN last_value ELSE 0 END "
-                     + "FROM public.check_calls")) {
-            rs.next();
-            return rs.getLong(1);
-        }
+        return AsOwner.counted(db, "public.check_calls");
     }
 
     private static Verdict verdict(String sql) throws SQLException {

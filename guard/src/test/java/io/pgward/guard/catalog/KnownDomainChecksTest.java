@@ -1,0 +1,130 @@
+package io.pgward.guard.catalog;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.pgward.guard.Verdict;
+import io.pgward.testkit.PostgresTest;
+import io.pgward.testkit.TestDatabase;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A check after one that judged every domain CHECK expression harmless sends its opening with the view, and
+ * PostgreSQL fails the round trip unless the expressions are still those: no statement is analysed under an
+ * expression pgward has not judged.
+ */
+@PostgresTest
+class KnownDomainChecksTest {
+
+    private static final String PATH = "\"$user\", public";
+    private static TestDatabase db;
+    private static HikariDataSource pool;
+
+    @BeforeAll
+    static void start(TestDatabase database) throws Exception {
+        db = database;
+        owner("CREATE SEQUENCE public.known_calls",
+                "CREATE FUNCTION public.counted(text) RETURNS boolean VOLATILE LANGUAGE sql "
+                        + "AS 'SELECT pg_catalog.nextval(''public.known_calls'') > 0'",
+                "CREATE DOMAIN public.tag AS text CONSTRAINT tag_short CHECK (length(VALUE) < 20)",
+                "CREATE SCHEMA \"we'ird\\\"",
+                "CREATE TABLE \"we'ird\\\".things(id int)");
+        pool = CatalogCheck.controlPool(db.jdbcUrl(), db.user(), db.password(), 1);
+    }
+
+    @AfterAll
+    static void stop() {
+        pool.close();
+    }
+
+    private static void owner(String... statements) throws SQLException {
+        AsOwner.run(db, statements);
+    }
+
+    private static long calls() throws SQLException {
+        return AsOwner.counted(db, "public.known_calls");
+    }
+
+    private static Verdict check(Connection connection, String path, String sql, BuiltInRows.Generation rows)
+            throws Exception {
+        return CheckTransaction.run(connection, CheckRequest.of(TableSelection.NONE, null, path, sql),
+                StatementShape.of(sql, true), Duration.ofSeconds(5), rows);
+    }
+
+    @Test
+    void aCheckAfterOneThatJudgedThemTakesTwoRoundTrips() throws Exception {
+        BuiltInRows.Generation rows = new BuiltInRows.Generation();
+        try (Connection connection = pool.getConnection()) {
+            AtomicInteger executions = new AtomicInteger();
+            Connection counted = BuiltInRowsTest.counting(connection, executions);
+            assertEquals(Verdict.ALLOW, check(counted, PATH, "SELECT 'a'::public.tag AS t", rows));
+            assertNotNull(rows.harmlessDomainChecks, "information_schema's and public.tag's are harmless");
+            executions.set(0);
+            assertEquals(Verdict.ALLOW, check(counted, PATH, "SELECT 'b'::public.tag AS u", rows));
+            // The opening, the view and the reads of it; ROLLBACK.
+            assertEquals(2, executions.get(), "round trips");
+        }
+    }
+
+    @Test
+    void anExpressionChangedSinceIsJudgedBeforePostgresAnalysesTheStatement() throws Exception {
+        BuiltInRows.Generation rows = new BuiltInRows.Generation();
+        try (Connection connection = pool.getConnection()) {
+            assertEquals(Verdict.ALLOW, check(connection, PATH, "SELECT 'a'::public.tag AS t", rows));
+            assertNotNull(rows.harmlessDomainChecks);
+            owner("ALTER DOMAIN public.tag ADD CONSTRAINT tag_counted CHECK (public.counted(VALUE))");
+            try {
+                long before = calls();
+                // Parse analysis of an array literal of the domain runs its CHECKs (array_in calls domain_in).
+                Verdict.Refuse r = assertInstanceOf(Verdict.Refuse.class,
+                        check(connection, PATH, "SELECT '{a}'::public.tag[] AS t", rows));
+                assertEquals(CatalogRefusals.RISKY_DOMAIN, r.rule(), r.toString());
+                assertEquals(before, calls(), "the new CHECK ran while checking");
+                assertNull(rows.harmlessDomainChecks, "a risky expression is read every time");
+            } finally {
+                owner("ALTER DOMAIN public.tag DROP CONSTRAINT tag_counted");
+            }
+        }
+    }
+
+    /** The round trips of the second of two never-seen shapes on {@code path}, both allowed. */
+    private static int secondCheckRoundTrips(Connection connection, String path, BuiltInRows.Generation rows)
+            throws Exception {
+        AtomicInteger executions = new AtomicInteger();
+        Connection counted = BuiltInRowsTest.counting(connection, executions);
+        assertEquals(Verdict.ALLOW, check(counted, path, "SELECT id AS first FROM things", rows));
+        executions.set(0);
+        assertEquals(Verdict.ALLOW, check(counted, path, "SELECT id AS second FROM things", rows));
+        return executions.get();
+    }
+
+    @Test
+    void settingsWithQuotesAndBackslashesReachPostgresAsTheyAre() throws Exception {
+        String path = "\"we'ird\\\", public";
+        BuiltInRows.Generation rows = new BuiltInRows.Generation();
+        try (Connection connection = pool.getConnection()) {
+            assertEquals(2, secondCheckRoundTrips(connection, path, rows), "the opening went with the view");
+            Verdict.Refuse absent = assertInstanceOf(Verdict.Refuse.class,
+                    check(connection, PATH, "SELECT id AS m FROM things", rows));
+            assertEquals("42P01", absent.sqlState(), "another path, another answer: " + absent);
+        }
+        // A server that reads '...' with backslash escapes reads E'...' the same.
+        owner("ALTER DATABASE \"" + db.name() + "\" SET standard_conforming_strings = off");
+        try (HikariDataSource escaping = CatalogCheck.controlPool(db.jdbcUrl(), db.user(), db.password(), 1);
+             Connection connection = escaping.getConnection()) {
+            assertEquals(2, secondCheckRoundTrips(connection, path, new BuiltInRows.Generation()),
+                    "with standard_conforming_strings off");
+        } finally {
+            owner("ALTER DATABASE \"" + db.name() + "\" RESET standard_conforming_strings");
+        }
+    }
+}
