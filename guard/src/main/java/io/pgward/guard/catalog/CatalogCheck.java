@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -20,6 +21,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -126,12 +128,26 @@ public final class CatalogCheck implements AutoCloseable {
      * A control pool as the check needs it: autocommit, and every statement sent as one extended-protocol Parse
      * ({@code preferQueryMode=extended}), which is what lets PostgreSQL prove a text is one statement.
      */
+    /** HikariCP's setting of how long after its last use a connection is handed out without a test. */
+    static final String UNTESTED_IDLE_PROPERTY = "com.zaxxer.hikari.aliveBypassWindowMs";
+    /**
+     * A person at a BI tool sends a statement every few seconds: each check would otherwise wait for the pool's
+     * test of its connection (its default is half a second).
+     */
+    static final long UNTESTED_IDLE_MILLIS = 60_000;
+
     /** The check's connection pool as Hikari counts it, or null before the pool has started. */
     public com.zaxxer.hikari.HikariPoolMXBean poolStats() {
         return pool.getHikariPoolMXBean();
     }
 
     public static HikariDataSource controlPool(String jdbcUrl, String user, String password, int size) {
+        // Read by each pool as it is made: a check on a connection used less than this long ago goes without
+        // HikariCP's test of it (an empty query, one more round trip); checkNow runs a check again when its
+        // connection turns out to be gone. An operator's own setting of the property stands.
+        if (System.getProperty(UNTESTED_IDLE_PROPERTY) == null) {
+            System.setProperty(UNTESTED_IDLE_PROPERTY, Long.toString(UNTESTED_IDLE_MILLIS));
+        }
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(jdbcUrl);
         config.setUsername(user);
@@ -418,9 +434,30 @@ public final class CatalogCheck implements AutoCloseable {
         return StatementShape.of(statement);
     }
 
-    /** @param decided given an allow as soon as it is final, before the check's connection is free again */
+    /**
+     * The check on a pooled connection; once more on another when the first turns out to be gone before anything was
+     * decided (the pool does not test a connection that was used in the last {@link #UNTESTED_IDLE_MILLIS}). A check
+     * changes nothing it does not roll back, so running it again is the same check.
+     *
+     * @param decided given an allow as soon as it is final, before the check's connection is free again
+     */
     private Verdict checkNow(CheckRequest request, long epoch, StatementShape shape,
                              VerdictCache.ShapeKey shapeKey, Consumer<Verdict> decided) {
+        AtomicBoolean given = new AtomicBoolean();
+        Consumer<Verdict> once = verdict -> {
+            given.set(true);
+            decided.accept(verdict);
+        };
+        Verdict verdict = checkOn(request, epoch, shape, shapeKey, once, given);
+        return verdict != null ? verdict : checkOn(request, epoch, shape, shapeKey, once, null);
+    }
+
+    /**
+     * One attempt of {@link #checkNow}: null when the connection was gone and {@code retryUnless} (null on the last
+     * attempt) says nothing was decided yet.
+     */
+    private Verdict checkOn(CheckRequest request, long epoch, StatementShape shape, VerdictCache.ShapeKey shapeKey,
+                            Consumer<Verdict> decided, AtomicBoolean retryUnless) {
         Connection connection = null;
         try {
             connection = pool.getConnection();
@@ -441,6 +478,13 @@ public final class CatalogCheck implements AutoCloseable {
             return CatalogRefusals.tooComplex(e instanceof NodeTreeException.TooComplex
                     ? e.getMessage() : "its parse tree is too deep to read");
         } catch (SQLException | RuntimeException e) {
+            if (retryUnless != null && !retryUnless.get() && e instanceof SQLException s && gone(s, connection)) {
+                log.info("a control connection was gone ({}); the check runs again on another", s.getMessage());
+                if (connection != null) {
+                    pool.evictConnection(connection);
+                }
+                return null;
+            }
             log.warn("catalog check failed with {}: {}; the statement is refused", e.getClass().getSimpleName(),
                     e.getMessage());
             log.debug("catalog check failure", e);
@@ -457,6 +501,23 @@ public final class CatalogCheck implements AutoCloseable {
                     log.debug("closing a control connection failed", e);
                 }
             }
+        }
+    }
+
+    /**
+     * The connection broke (08...), or the server ended its session: an administrator's pg_terminate_backend or
+     * idle_session_timeout (57P01, 57P05 from PostgreSQL 14), a shutdown (57P02, 57P03). HikariCP closes a
+     * connection on such an error, so the check's ROLLBACK after it fails with "Connection is closed" instead.
+     */
+    private static boolean gone(SQLException e, Connection connection) {
+        String state = String.valueOf(e.getSQLState());
+        if (state.startsWith("08") || Set.of("57P01", "57P02", "57P03", "57P05").contains(state)) {
+            return true;
+        }
+        try {
+            return connection != null && connection.isClosed();
+        } catch (SQLException closed) {
+            return true;
         }
     }
 

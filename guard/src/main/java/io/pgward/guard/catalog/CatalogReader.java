@@ -257,13 +257,11 @@ final class CatalogReader {
 
     /**
      * A digest of all of d's rows, '' for none. Each field is digested alone, so that no two different sets of
-     * rows give the same text to digest.
+     * rows give the same text to digest. SHA-256, not MD5, which a server in FIPS mode refuses to compute.
      */
-    private static final String DOMAIN_CHECKS_DIGEST = """
-            SELECT COALESCE(pg_catalog.md5(pg_catalog.string_agg(pg_catalog.md5(d.name)
-                       || pg_catalog.md5(d.type::pg_catalog.text) || pg_catalog.md5(d.expression), ''
-                       ORDER BY d.type, d.expression)), '')
-            FROM d""";
+    private static final String DOMAIN_CHECKS_DIGEST = "SELECT COALESCE(" + sha256("pg_catalog.string_agg("
+            + sha256("d.name") + " || " + sha256("d.type::pg_catalog.text") + " || " + sha256("d.expression")
+            + ", '' ORDER BY d.type, d.expression)") + ", '') FROM d";
 
     /** The domain CHECK expressions with the digest of them all in every row (DOMAIN_CHECKS_UNCHANGED's). */
     static final String DOMAIN_CHECKS = DOMAIN_CHECK_ROWS + "SELECT d.name, d.expression, d.type, ("
@@ -275,6 +273,11 @@ final class CatalogReader {
      */
     static final String DOMAIN_CHECKS_UNCHANGED = DOMAIN_CHECK_ROWS + "SELECT 1 OPERATOR(pg_catalog./) (("
             + DOMAIN_CHECKS_DIGEST + ") OPERATOR(pg_catalog.=) $1)::pg_catalog.int4";
+
+    /** SQL for the SHA-256 digest of the text {@code expression}, in hex. */
+    private static String sha256(String expression) {
+        return "pg_catalog.encode(pg_catalog.sha256(pg_catalog.convert_to(" + expression + ", 'UTF8')), 'hex')";
+    }
 
     /** One CHECK constraint of a domain: the domain's OID and name, and the constraint's stored expression. */
     record DomainCheck(long type, String name, String check) {

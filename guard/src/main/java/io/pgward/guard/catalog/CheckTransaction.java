@@ -462,13 +462,13 @@ final class CheckTransaction {
 
     /**
      * {@link #begin}'s statements as text, with the domain CHECK expressions of {@code digest} required in place of
-     * reading them; null when a setting's value holds a NUL, which no text can carry.
+     * reading them; null when a setting has no value or holds a NUL, which no text can carry.
      */
     private String openingWithKnownDomains(String digest) {
         List<Setting> opening = openingSettings();
         List<Setting> session = sessionSettings();
         if (java.util.stream.Stream.concat(opening.stream(), session.stream())
-                .anyMatch(s -> s.value().indexOf('\0') >= 0)) {
+                .anyMatch(s -> s.value() == null || s.value().indexOf('\0') >= 0)) {
             return null;
         }
         return "BEGIN TRANSACTION READ WRITE; " + Setting.literalSelect(opening) + "; "

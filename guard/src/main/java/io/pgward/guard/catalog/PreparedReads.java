@@ -111,7 +111,7 @@ final class PreparedReads {
 
         /** The EXECUTE of {@link #DOMAIN_CHECKS_UNCHANGED} for a digest DOMAIN_CHECKS gave. */
         static String domainChecksUnchanged(String digest) {
-            if (!digest.matches("[0-9a-f]{32}|")) {
+            if (!digest.matches("[0-9a-f]{64}|")) {
                 throw new IllegalArgumentException("not a digest: " + digest);
             }
             return "EXECUTE " + DOMAIN_CHECKS_UNCHANGED.statementName() + "('" + digest + "')";

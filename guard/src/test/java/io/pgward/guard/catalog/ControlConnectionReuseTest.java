@@ -2,6 +2,7 @@ package io.pgward.guard.catalog;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.zaxxer.hikari.HikariDataSource;
@@ -30,12 +31,14 @@ class ControlConnectionReuseTest {
 
     private static final String PATH = "\"$user\", public";
 
+    private static TestDatabase db;
     private static HikariDataSource pool;
     private static CatalogCheck check;
     private static int next;
 
     @BeforeAll
-    static void start(TestDatabase db) throws Exception {
+    static void start(TestDatabase database) throws Exception {
+        db = database;
         try (Connection c = db.connect(); Statement s = c.createStatement()) {
             s.execute("CREATE TABLE IF NOT EXISTS public.reuse_items (id int PRIMARY KEY, label text)");
         }
@@ -61,6 +64,22 @@ class ControlConnectionReuseTest {
             assertEquals(Verdict.ALLOW, check.checkNow(new CheckRequest(TableSelection.NONE, null, PATH, true, sql,
                     List.of(23))));
         }
+    }
+
+    /**
+     * The pool hands out a connection used in the last minute untested, and it may be gone: an administrator ended
+     * its session, or idle_session_timeout did. The check runs again on another, and the statement is answered.
+     */
+    @Test
+    void aCheckWhoseConnectionIsGoneRunsAgainOnAnother() throws Exception {
+        neverSeen(1);
+        String pid = rows("SELECT pg_catalog.pg_backend_pid()").get(0);
+        try (Connection c = db.connect(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT pg_catalog.pg_terminate_backend(" + pid + ", 5000)")) {
+            assertTrue(rs.next() && rs.getBoolean(1), "the control connection's session ended");
+        }
+        neverSeen(1);
+        assertNotEquals(pid, rows("SELECT pg_catalog.pg_backend_pid()").get(0));
     }
 
     private static List<String> rows(String sql) throws SQLException {
