@@ -124,10 +124,6 @@ public final class CatalogCheck implements AutoCloseable {
         }
     }
 
-    /**
-     * A control pool as the check needs it: autocommit, and every statement sent as one extended-protocol Parse
-     * ({@code preferQueryMode=extended}), which is what lets PostgreSQL prove a text is one statement.
-     */
     /** HikariCP's setting of how long after its last use a connection is handed out without a test. */
     static final String UNTESTED_IDLE_PROPERTY = "com.zaxxer.hikari.aliveBypassWindowMs";
     /**
@@ -141,6 +137,10 @@ public final class CatalogCheck implements AutoCloseable {
         return pool.getHikariPoolMXBean();
     }
 
+    /**
+     * A control pool as the check needs it: autocommit, and every statement sent as one extended-protocol Parse
+     * ({@code preferQueryMode=extended}), which is what lets PostgreSQL prove a text is one statement.
+     */
     public static HikariDataSource controlPool(String jdbcUrl, String user, String password, int size) {
         // Read by each pool as it is made: a check on a connection used less than this long ago goes without
         // HikariCP's test of it (an empty query, one more round trip); checkNow runs a check again when its
@@ -448,16 +448,16 @@ public final class CatalogCheck implements AutoCloseable {
             given.set(true);
             decided.accept(verdict);
         };
-        Verdict verdict = checkOn(request, epoch, shape, shapeKey, once, given);
-        return verdict != null ? verdict : checkOn(request, epoch, shape, shapeKey, once, null);
+        Verdict verdict = checkOn(request, epoch, shape, shapeKey, once, () -> !given.get());
+        return verdict != null ? verdict : checkOn(request, epoch, shape, shapeKey, once, () -> false);
     }
 
     /**
-     * One attempt of {@link #checkNow}: null when the connection was gone and {@code retryUnless} (null on the last
-     * attempt) says nothing was decided yet.
+     * One attempt of {@link #checkNow}: null when the connection was gone and {@code mayRetry} says the check may run
+     * again (nothing was decided yet, and this is not the last attempt).
      */
     private Verdict checkOn(CheckRequest request, long epoch, StatementShape shape, VerdictCache.ShapeKey shapeKey,
-                            Consumer<Verdict> decided, AtomicBoolean retryUnless) {
+                            Consumer<Verdict> decided, java.util.function.BooleanSupplier mayRetry) {
         Connection connection = null;
         try {
             connection = pool.getConnection();
@@ -478,7 +478,7 @@ public final class CatalogCheck implements AutoCloseable {
             return CatalogRefusals.tooComplex(e instanceof NodeTreeException.TooComplex
                     ? e.getMessage() : "its parse tree is too deep to read");
         } catch (SQLException | RuntimeException e) {
-            if (retryUnless != null && !retryUnless.get() && e instanceof SQLException s && gone(s, connection)) {
+            if (e instanceof SQLException s && gone(s, connection) && mayRetry.getAsBoolean()) {
                 log.info("a control connection was gone ({}); the check runs again on another", s.getMessage());
                 if (connection != null) {
                     pool.evictConnection(connection);

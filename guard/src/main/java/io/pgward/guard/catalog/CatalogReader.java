@@ -240,10 +240,6 @@ final class CatalogReader {
         return out;
     }
 
-    /**
-     * Each domain's CHECK expressions: the domain's qualified name and the expression tree. The caller sends it
-     * together with the statements that open the check's transaction, and reads it with {@link #domainChecks}.
-     */
     /** Every CHECK constraint of a domain, as the rows d(name, expression, type). */
     private static final String DOMAIN_CHECK_ROWS = """
             WITH d AS (
@@ -263,7 +259,11 @@ final class CatalogReader {
             + sha256("d.name") + " || " + sha256("d.type::pg_catalog.text") + " || " + sha256("d.expression")
             + ", '' ORDER BY d.type, d.expression)") + ", '') FROM d";
 
-    /** The domain CHECK expressions with the digest of them all in every row (DOMAIN_CHECKS_UNCHANGED's). */
+    /**
+     * Each domain's CHECK expressions: the domain's qualified name, the expression tree and the domain's OID, with the
+     * digest of them all in every row (DOMAIN_CHECKS_UNCHANGED's). The caller sends it together with the statements
+     * that open the check's transaction, and reads it with {@link #domainChecks}.
+     */
     static final String DOMAIN_CHECKS = DOMAIN_CHECK_ROWS + "SELECT d.name, d.expression, d.type, ("
             + DOMAIN_CHECKS_DIGEST + ") FROM d ORDER BY 1";
 

@@ -95,13 +95,14 @@ final class CheckStatements {
         String wrapped = VIEW_PREFIX + query.text() + VIEW_SUFFIX;
         NativeQuery view = oneStatement(wrapped);
         String together = (opening == null ? "" : opening + ";") + wrapped + ";" + JUDGE_READ;
+        List<String> openingStatements = opening == null ? List.of()
+                : statements(opening, standardConformingStrings).stream().map(q -> q.nativeSql).toList();
         try (Statement s = connection.createStatement()) {
-            if (splitApart(view, together)) {
-                int openingResults = opening == null ? 0 : statements(opening, standardConformingStrings).size();
+            if (splitApart(openingStatements, view, together)) {
                 opening = null;
-                opened |= openingResults > 0;
+                opened |= !openingStatements.isEmpty();
                 executeAsVerdict(s, together, query, VIEW_PREFIX.length());
-                for (int i = 0; i < openingResults; i++) {
+                for (int i = 0; i < openingStatements.size(); i++) {
                     s.getMoreResults();
                 }
                 if (!s.getMoreResults()) {
@@ -137,14 +138,11 @@ final class CheckStatements {
     }
 
     /**
-     * Whether pgjdbc splits {@code together} into the statements of {@link #openWith} as it splits them alone,
-     * {@code view}, the view's statement, and {@link #JUDGE_READ}'s.
+     * Whether pgjdbc splits {@code together} into {@code opening}, the statements of {@link #openWith} as it splits
+     * them alone, {@code view}, the view's statement, and {@link #JUDGE_READ}'s.
      */
-    private boolean splitApart(NativeQuery view, String together) throws SQLException {
-        List<String> expected = new ArrayList<>();
-        if (opening != null) {
-            statements(opening, standardConformingStrings).forEach(q -> expected.add(q.nativeSql));
-        }
+    private boolean splitApart(List<String> opening, NativeQuery view, String together) throws SQLException {
+        List<String> expected = new ArrayList<>(opening);
         expected.add(view.nativeSql);
         expected.addAll(standardConformingStrings ? JUDGE_READ_SCS_ON : JUDGE_READ_SCS_OFF);
         List<NativeQuery> all = statements(together, standardConformingStrings);

@@ -22,6 +22,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Consumer;
+import java.util.stream.Stream;
 import org.postgresql.util.PSQLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -335,9 +336,9 @@ final class CheckTransaction {
         if (!domainChecks.checks().isEmpty()) {
             // Every database has some (information_schema's). Judging them reads the catalog only for rows not
             // known yet, and such a read puts the safe path back first (safePathForCatalog).
-            Map<Long, String> risky = riskyDomains(domainChecks.checks());
-            builtIns.harmlessDomainChecks = risky.isEmpty() && domainChecks.checks().stream()
-                    .allMatch(d -> onlyBuiltIns(DomainCheckUses.SHARED.of(d.check()))) ? domainChecks.digest() : null;
+            DomainsJudged judged = judgeDomains(domainChecks.checks());
+            Map<Long, String> risky = judged.risky();
+            builtIns.harmlessDomainChecks = risky.isEmpty() && judged.builtInOnly() ? domainChecks.digest() : null;
             if (!risky.isEmpty()) {
                 // Decided before PostgreSQL sees any of the statement: only a statement that names what is built
                 // on a risky domain can make parse analysis run its CHECK (see DomainReach for the reasons).
@@ -411,11 +412,10 @@ final class CheckTransaction {
         }
     }
 
-    /** Whether a domain CHECK reads no relation and names only objects that initdb made (OIDs below 16384). */
+    /** Whether a domain CHECK names only objects that initdb made (OIDs below 16384). */
     private static boolean onlyBuiltIns(References check) {
-        return check.relations.isEmpty() && check.nonReading.isEmpty()
-                && java.util.stream.Stream.of(check.functions, check.operators, check.types).flatMap(Collection::stream)
-                        .allMatch(BuiltInRows::builtIn)
+        return Stream.of(check.functions, check.operators, check.types).flatMap(Collection::stream)
+                .allMatch(BuiltInRows::builtIn)
                 && check.directConstArguments.stream().allMatch(a -> BuiltInRows.builtIn(a.type()));
     }
 
@@ -467,7 +467,7 @@ final class CheckTransaction {
     private String openingWithKnownDomains(String digest) {
         List<Setting> opening = openingSettings();
         List<Setting> session = sessionSettings();
-        if (java.util.stream.Stream.concat(opening.stream(), session.stream())
+        if (Stream.concat(opening.stream(), session.stream())
                 .anyMatch(s -> s.value() == null || s.value().indexOf('\0') >= 0)) {
             return null;
         }
@@ -496,9 +496,17 @@ final class CheckTransaction {
         }
     }
 
-    /** The domains whose CHECK could run other code or change data (seed 003's rule), by OID, in name order. */
-    private Map<Long, String> riskyDomains(List<CatalogReader.DomainCheck> domainChecks) throws SQLException {
+    /**
+     * @param risky the domains whose CHECK could run other code or change data (seed 003's rule), by OID, in name
+     *              order
+     * @param builtInOnly every CHECK names only objects that initdb made, whose rows the generation shares
+     */
+    private record DomainsJudged(Map<Long, String> risky, boolean builtInOnly) {
+    }
+
+    private DomainsJudged judgeDomains(List<CatalogReader.DomainCheck> domainChecks) throws SQLException {
         Map<Long, String> risky = new java.util.LinkedHashMap<>();
+        boolean builtInOnly = true;
         CodeRules rules = new CodeRules(catalog, true);
         for (CatalogReader.DomainCheck domain : domainChecks) {
             References check = DomainCheckUses.SHARED.of(domain.check());
@@ -506,8 +514,9 @@ final class CheckTransaction {
                     || rules.riskInDomainCheck(check) != null) {
                 risky.putIfAbsent(domain.type(), domain.name());
             }
+            builtInOnly &= onlyBuiltIns(check);
         }
-        return risky;
+        return new DomainsJudged(risky, builtInOnly);
     }
 
     /**

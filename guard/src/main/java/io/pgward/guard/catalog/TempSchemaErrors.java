@@ -24,8 +24,8 @@ final class TempSchemaErrors {
     }
 
     /**
-     * The session's error for PostgreSQL's {@code error} about the statement of {@code tokens}, when the control connection's error is
-     * about a name in pg_temp at its position; empty otherwise.
+     * The session's error for PostgreSQL's {@code error} about the statement of {@code tokens}, when the control
+     * connection's error is about a name in pg_temp at its position; empty otherwise.
      */
     static Optional<Verdict.Refuse> asSession(Verdict.Refuse error, List<Token> tokens) {
         if (!error.sqlState().equals(UNDEFINED_FUNCTION) && !error.sqlState().equals(UNDEFINED_OBJECT)
