@@ -159,7 +159,7 @@ public final class CatalogCheck implements AutoCloseable {
         config.setConnectionTimeout(5_000);
         config.addDataSourceProperty("preferQueryMode", "extended");
         config.addDataSourceProperty("ApplicationName", "pgward catalog check");
-        // Every check creates its temporary view, and by default pgjdbc drops its server-prepared statements on any
+        // Every check creates its temporary function, and by default pgjdbc drops its server-prepared statements on any
         // CREATE, so each check would parse and plan its fixed catalog queries again: most of a check's time. The
         // statements the check prepares read only system catalogs, whose row types DDL does not change, and
         // PostgreSQL replans them itself when the catalog changes.

@@ -38,6 +38,7 @@ public final class CatalogRefusals {
     public static final String TYPE_NAME_PARAMETER = "type-name-parameter";
     public static final String NONE_EXISTS = "selection-gone";
     public static final String NO_TEMP = "no-temp-privilege";
+    public static final String NO_SQL_LANGUAGE = "no-sql-language-usage";
     public static final String STANDBY = "read-only-standby";
     public static final String NOT_ONE_STATEMENT = "not-one-statement";
     public static final String NOT_READ_ONLY = "statement-kind";
@@ -160,6 +161,13 @@ public final class CatalogRefusals {
         return refuse(NO_TEMP, Verdict.Refuse.PREFIX + "it could not be checked"
                 + (selection ? " against the table selection" : "")
                 + ": this database login has no TEMP privilege on the database");
+    }
+
+    /** The check's function is written in SQL, so the role needs USAGE on it (PUBLIC has it unless revoked). */
+    static Verdict.Refuse noSqlLanguage(boolean selection) {
+        return refuse(NO_SQL_LANGUAGE, Verdict.Refuse.PREFIX + "it could not be checked"
+                + (selection ? " against the table selection" : "")
+                + ": this database login has no USAGE privilege on the language sql");
     }
 
     static Verdict.Refuse standby() {

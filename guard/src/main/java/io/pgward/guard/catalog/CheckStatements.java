@@ -18,14 +18,18 @@ import org.postgresql.util.ServerErrorMessage;
 /**
  * How the texts that hold a client's query reach PostgreSQL on a check's control connection: each as exactly one
  * Parse, split by pgjdbc as the client's session would split it (its standard_conforming_strings), and PostgreSQL's
- * error on it as the statement's verdict ({@link PostgresVerdict}). Also the reads of the check view that share its
+ * error on it as the statement's verdict ({@link PostgresVerdict}). Also the reads of the check function that share its
  * round trip. One instance per {@link CheckTransaction}.
  */
 final class CheckStatements {
 
-    private static final String VIEW_PREFIX = "CREATE TEMPORARY VIEW " + CheckTransaction.VIEW
-            + " AS SELECT 1 FROM (\n";
-    private static final String VIEW_SUFFIX = "\n) AS pgward_query";
+    /**
+     * The check function, which PostgreSQL stores analysed (a SQL-standard body) for less work than a view: no
+     * relation, row type or rule. See {@link CheckFunctionBody} for what the check then reads of it.
+     */
+    private static final String FUNCTION_PREFIX = "CREATE FUNCTION pg_temp." + CheckTransaction.CHECK_FUNCTION
+            + "() RETURNS pg_catalog.bool LANGUAGE sql RETURN EXISTS (SELECT 1 FROM (\n";
+    private static final String FUNCTION_SUFFIX = "\n) AS pgward_query)";
 
     private final Connection connection;
     private final boolean standardConformingStrings;
@@ -35,7 +39,7 @@ final class CheckStatements {
     private String opening;
     private boolean opened;
 
-    /** @param catalog where the rows read with the check view are kept */
+    /** @param catalog where the rows read with the check function are kept */
     CheckStatements(Connection connection, boolean standardConformingStrings, Duration timeout,
                     CatalogReader catalog) {
         this.connection = connection;
@@ -82,36 +86,36 @@ final class CheckStatements {
     }
 
     /**
-     * Creates the check view of {@code query} and reads what {@link CheckTransaction} needs, in one round trip when
-     * pgjdbc splits the two texts put together into exactly the statements it makes of each alone. PostgreSQL receives
-     * the view's text as the same Parse of its own as {@link #execute} sends, and the reads as theirs; an error in
-     * the view's skips the reads (PostgreSQL ignores the rest of the pipeline until its Sync) and is the verdict. A
-     * text that ends inside a comment, a quote or a parenthesis would take in what follows it: such a text goes in a
-     * round trip of its own, as every text did before. (pgward's lexer has made sure the text is balanced as it reads
+     * Creates the check function of {@code query} and reads what {@link CheckTransaction} needs, in one round trip
+     * when pgjdbc splits the two texts put together into exactly the statements it makes of each alone. PostgreSQL
+     * receives the function's text as the same Parse of its own as {@link #execute} sends, and the reads as theirs;
+     * an error in the function's skips the reads (PostgreSQL ignores the rest of the pipeline until its Sync) and is
+     * the verdict. A text that ends inside a comment, a quote or a parenthesis would take in what follows it: such a
+     * text goes in a round trip of its own, as every text did before. (pgward's lexer has made sure the text is balanced as it reads
      * it; pgjdbc's splitter is a different reader.) An error in one of the reads, such as the check's statement
      * timeout, comes back as the statement's error when they share the round trip: a refusal either way.
      */
-    JudgeRead createView(QueryText query) throws SQLException, PostgresVerdict {
-        String wrapped = VIEW_PREFIX + query.text() + VIEW_SUFFIX;
-        NativeQuery view = oneStatement(wrapped);
+    JudgeRead createCheckFunction(QueryText query) throws SQLException, PostgresVerdict {
+        String wrapped = FUNCTION_PREFIX + query.text() + FUNCTION_SUFFIX;
+        NativeQuery function = oneStatement(wrapped);
         String together = (opening == null ? "" : opening + ";") + wrapped + ";" + JUDGE_READ;
         List<String> openingStatements = opening == null ? List.of()
                 : statements(opening, standardConformingStrings).stream().map(q -> q.nativeSql).toList();
         try (Statement s = connection.createStatement()) {
-            if (splitApart(openingStatements, view, together)) {
+            if (splitApart(openingStatements, function, together)) {
                 opening = null;
                 opened |= !openingStatements.isEmpty();
-                executeAsVerdict(s, together, query, VIEW_PREFIX.length());
+                executeAsVerdict(s, together, query, FUNCTION_PREFIX.length());
                 for (int i = 0; i < openingStatements.size(); i++) {
                     s.getMoreResults();
                 }
                 if (!s.getMoreResults()) {
-                    throw new SQLException("the catalog reads did not follow the check view");
+                    throw new SQLException("the catalog reads did not follow the check function");
                 }
                 return judgeRead(s);
             }
             sendOpeningAlone(s, query);
-            executeAsVerdict(s, wrapped, query, VIEW_PREFIX.length());
+            executeAsVerdict(s, wrapped, query, FUNCTION_PREFIX.length());
         }
         try (PreparedStatement s = connection.prepareStatement(JUDGE_READ)) {
             s.execute();
@@ -139,11 +143,11 @@ final class CheckStatements {
 
     /**
      * Whether pgjdbc splits {@code together} into {@code opening}, the statements of {@link #openWith} as it splits
-     * them alone, {@code view}, the view's statement, and {@link #JUDGE_READ}'s.
+     * them alone, {@code function}, the check function's statement, and {@link #JUDGE_READ}'s.
      */
-    private boolean splitApart(List<String> opening, NativeQuery view, String together) throws SQLException {
+    private boolean splitApart(List<String> opening, NativeQuery function, String together) throws SQLException {
         List<String> expected = new ArrayList<>(opening);
-        expected.add(view.nativeSql);
+        expected.add(function.nativeSql);
         expected.addAll(standardConformingStrings ? JUDGE_READ_SCS_ON : JUDGE_READ_SCS_OFF);
         List<NativeQuery> all = statements(together, standardConformingStrings);
         return all.stream().map(q -> q.nativeSql).toList().equals(expected);
@@ -184,11 +188,12 @@ final class CheckStatements {
 
 
     /**
-     * The safe path first (each read after it is executed once it took effect), the view's tree and dependencies,
-     * and the rows of the relations, types and view definitions it depends on, which the rules read next.
+     * The safe path first (each read after it is executed once it took effect), the check function's tree and
+     * dependencies, and the rows of the relations, types and view definitions it depends on, which the rules read
+     * next.
      */
     private static final String JUDGE_READ = "SELECT pg_catalog.set_config('search_path', '"
-            + CheckTransaction.SAFE_PATH + "', true); " + PreparedReads.Read.CHECK_RULE.execute() + "; "
+            + CheckTransaction.SAFE_PATH + "', true); " + PreparedReads.Read.CHECK_FUNCTION.execute() + "; "
             + PreparedReads.Read.CHECK_RELATIONS.execute() + "; " + PreparedReads.Read.CHECK_TYPES.execute() + "; "
             + PreparedReads.Read.CHECK_VIEWS.execute();
 
@@ -196,8 +201,10 @@ final class CheckStatements {
     private static final List<String> JUDGE_READ_SCS_ON = nativeStatements(JUDGE_READ, true);
     private static final List<String> JUDGE_READ_SCS_OFF = nativeStatements(JUDGE_READ, false);
 
-    /** What {@link #JUDGE_READ} returns of the check view: its OID, its tree (null when too large), what it uses. */
-    record JudgeRead(long view, String tree, List<long[]> dependencies) {
+    /**
+     * What {@link #JUDGE_READ} returns of the check function: its stored body (null when too large) and what it uses.
+     */
+    record JudgeRead(String body, List<long[]> dependencies) {
     }
 
     /**
@@ -206,36 +213,35 @@ final class CheckStatements {
      */
     private JudgeRead judgeRead(Statement s) throws SQLException {
         if (!s.getMoreResults()) {
-            throw new SQLException("the check view's rewrite rule was not read");
+            throw new SQLException("the check function's body was not read");
         }
         ResultSet rs = s.getResultSet();
         if (!rs.next()) {
-            throw new SQLException("the check view's rewrite rule is missing");
+            throw new SQLException("the check function is missing");
         }
-        long view = rs.getLong(1);
-        String tree = rs.getString(2);
+        String body = rs.getString(1);
         List<long[]> dependencies = new ArrayList<>();
-        if (tree == null) {
-            return new JudgeRead(view, null, dependencies);
+        if (body == null) {
+            return new JudgeRead(null, dependencies);
         }
-        for (String pair : rs.getString(3).split(" ")) {
+        for (String pair : rs.getString(2).split(" ")) {
             if (!pair.isEmpty()) {
                 String[] parts = pair.split(":");
                 dependencies.add(new long[] {Long.parseLong(parts[0]), Long.parseLong(parts[1])});
             }
         }
         if (!s.getMoreResults()) {
-            throw new SQLException("the relations the check view depends on were not read");
+            throw new SQLException("the relations the check function depends on were not read");
         }
         catalog.rememberRelations(s.getResultSet());
         if (!s.getMoreResults()) {
-            throw new SQLException("the types the check view depends on were not read");
+            throw new SQLException("the types the check function depends on were not read");
         }
         catalog.rememberTypes(s.getResultSet());
         if (!s.getMoreResults()) {
-            throw new SQLException("the definitions of the views the check view depends on were not read");
+            throw new SQLException("the definitions of the views the check function depends on were not read");
         }
         catalog.rememberViewDefinitions(s.getResultSet());
-        return new JudgeRead(view, tree, dependencies);
+        return new JudgeRead(body, dependencies);
     }
 }

@@ -28,14 +28,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One catalog check on one control connection: PostgreSQL analyses the statement's query by storing it in a
- * temporary view, and pgward reads the stored parse tree back. The transaction always rolls back.
+ * One catalog check on one control connection: PostgreSQL analyses the statement's query by storing it in the body
+ * of a temporary SQL function, and pgward reads the stored parse tree back. The transaction always rolls back.
  *
  * <pre>
  *   [PREPARE the catalog reads; keep the temporary schema]      -- once per connection, see PreparedReads
  *   one round trip:
- *     BEGIN TRANSACTION READ WRITE                  -- a temporary view is a write, even for a read-only role
- *     set_config: statement_timeout, plan_cache_mode, role, search_path = pg_catalog, pg_temp   (all LOCAL)
+ *     BEGIN TRANSACTION READ WRITE                  -- a temporary function is a write, even for a read-only role
+ *     set_config: statement_timeout, plan_cache_mode, check_function_bodies, role,
+ *                 search_path = pg_catalog, pg_temp                                            (all LOCAL)
  *     read the domain CHECK expressions
  *     set_config: search_path = the session's, standard_conforming_strings = the session's
  *   judge the domain CHECK expressions              -- before anything of the statement is parsed; a catalog read
@@ -43,9 +44,10 @@ import org.slf4j.LoggerFactory;
  *   [read what reaches the risky domains; refuse a statement that names it]     -- only when there are any
  *   [PREPARE pgward_params (...) AS query; read pg_prepared_statements; DEALLOCATE]   -- infer $n types
  *   one round trip (two when the query's text ends inside a comment, a quote or a parenthesis):
- *     CREATE TEMPORARY VIEW pgward_check AS SELECT 1 FROM (query with $n as typed NULLs) AS pgward_query
+ *     CREATE FUNCTION pg_temp.pgward_check() RETURNS bool LANGUAGE sql
+ *         RETURN EXISTS (SELECT 1 FROM (query with $n as typed NULLs) AS pgward_query)
  *     set_config: search_path = pg_catalog, pg_temp
- *     read pg_rewrite.ev_action and pg_depend of the view, and the rows of the relations, column types and view
+ *     read pg_proc.prosqlbody and pg_depend of the function, and the rows of the relations, column types and view
  *     definitions it depends on
  *   read the views, policies, functions, operators and types it reaches  -- built-in ones from BuiltInRows
  *   ROLLBACK
@@ -55,21 +57,26 @@ import org.slf4j.LoggerFactory;
  * Bind and Execute per statement followed by one Sync; PostgreSQL handles them in order, so each is parsed with
  * the settings the one before it made. The client's text is split by pgjdbc with the session's
  * standard_conforming_strings already in effect (the server reports the setting when it changes), and PostgreSQL
- * receives it as a Parse of its own, alone or followed by the fixed reads of the view when pgjdbc splits the two
- * texts put together into exactly the statements of each ({@link CheckStatements#createView}); an error in the view
- * skips them.
+ * receives it as a Parse of its own, alone or followed by the fixed reads of the function when pgjdbc splits the
+ * two texts put together into exactly the statements of each ({@link CheckStatements#createCheckFunction}); an error
+ * in the function skips them.
  *
- * <p>Wrapping the query as a subquery of {@code SELECT 1} keeps the view's own column list trivial, so duplicate
- * output names and record or void columns cannot make the view fail. The text goes to the server as one extended-
- * protocol Parse (the pool sets preferQueryMode=extended), and pgjdbc's own splitter must see one statement in it
- * first; PostgreSQL refuses a Parse with more than one command. So the server's own parser proves the statement is
- * exactly one: {@code SELECT 1) x; DROP ...; SELECT (1} cannot run as three.
+ * <p>A function rather than a view: PostgreSQL stores an analysed body for about 0.2 ms less than a view, which
+ * is a relation with a row type, columns and a rule (bench/results/never-seen-2026-12-05-check-function.md). What
+ * it stores, {@code SELECT 1 FROM (query) AS pgward_query} as an EXISTS sublink, is the query a view would store,
+ * analysed the same way; {@link CheckFunctionBody} holds the rest of the body to the shape written.
+ *
+ * <p>Wrapping the query as a subquery of {@code SELECT 1} keeps the stored query's own output trivial, so
+ * duplicate output names and record or void columns cannot make the function fail. The text goes to the server as
+ * one extended-protocol Parse (the pool sets preferQueryMode=extended), and pgjdbc's own splitter must see one
+ * statement in it first; PostgreSQL refuses a Parse with more than one command. So the server's own parser proves
+ * the statement is exactly one: {@code SELECT 1) x; DROP ...; SELECT (1} cannot run as three.
  */
 final class CheckTransaction {
 
     private static final Logger log = LoggerFactory.getLogger(CheckTransaction.class);
 
-    static final String VIEW = "pgward_check";
+    static final String CHECK_FUNCTION = "pgward_check";
     private static final String PREPARED = "pgward_params";
     static final String SAFE_PATH = "pg_catalog, pg_temp";
     /** pg_catalog.regtype's pinned OID (pg_type.dat). */
@@ -153,8 +160,8 @@ final class CheckTransaction {
 
     /**
      * As {@link #run(Connection, CheckRequest, StatementShape, Duration, BuiltInRows.Generation)}, with sharing.
-     * An allow is final once the view's tree is judged, so {@code allowed} is given it then, before the ROLLBACK's
-     * round trip (and PostgreSQL's work to undo the view) that the connection still needs; a refusal is worked out
+     * An allow is final once the function's tree is judged, so {@code allowed} is given it then, before the ROLLBACK's
+     * round trip (and PostgreSQL's work to undo the function) that the connection still needs; a refusal is worked out
      * further after the ROLLBACK and comes only as the result.
      */
     static Checked checked(Connection connection, CheckRequest request, StatementShape shape, Duration timeout,
@@ -172,11 +179,11 @@ final class CheckTransaction {
     /**
      * The check in one round trip before its verdict where the last domain CHECK expressions read were judged
      * harmless from rows of this generation ({@link BuiltInRows.Generation#harmlessDomainChecks}): the opening goes
-     * with the view, and in place of reading the expressions it has PostgreSQL fail unless they are still the same
-     * ones, which skips the view and the reads (PostgreSQL ignores the rest of a pipeline up to its Sync). So no
-     * statement is analysed under expressions not judged, as in {@link #run}. Null when {@link #run} must decide:
+     * with the function, and in place of reading the expressions it has PostgreSQL fail unless they are still the
+     * same ones, which skips the function and the reads (PostgreSQL ignores the rest of a pipeline up to its Sync).
+     * So no statement is analysed under expressions not judged, as in {@link #run}. Null when {@link #run} must decide:
      * no such digest is known, the statement has parameters (their types may take round trips of their own before
-     * the view), or PostgreSQL failed anything of the round trip. A failure is decided again, so a changed
+     * the function), or PostgreSQL failed anything of the round trip. A failure is decided again, so a changed
      * expression is judged and PostgreSQL's error for the statement is worked out as it always is.
      */
     private Verdict runWithKnownDomains(Consumer<Checked> allowed) throws SQLException {
@@ -237,17 +244,22 @@ final class CheckTransaction {
         return settled(verdict);
     }
 
-    /** The verdict of the view's analysis, worked out further once its transaction is rolled back. */
+    /** The verdict of the check function's analysis, worked out further once its transaction is rolled back. */
     private Verdict settled(Verdict verdict) throws SQLException {
         if (verdict instanceof Verdict.Refuse r && r.rule().equals(CatalogRefusals.ABSENT_OBJECT) && r.position() > 0) {
             // A reg* literal of a hidden object, the first in the order the walk met it, which is not always the
             // order PostgreSQL reads them (the select list before WHERE): PostgreSQL decides which it would stop at.
             return hiddenNameFirst().orElse(r);
         }
-        // CREATE TEMPORARY VIEW is the only step that needs a privilege the role may lack.
+        // Creating the check function is the only step that needs privileges the role may lack.
         if (verdict instanceof Verdict.Refuse r && r.rule().equals(CatalogRefusals.POSTGRES_ERROR)
-                && r.sqlState().equals(CatalogRefusals.PRIVILEGE) && !hasTempPrivilege()) {
-            return CatalogRefusals.noTemp(request.selection().isSet());
+                && r.sqlState().equals(CatalogRefusals.PRIVILEGE)) {
+            if (!hasPrivilege("database_privilege(%spg_catalog.current_database(), 'TEMP')")) {
+                return CatalogRefusals.noTemp(request.selection().isSet());
+            }
+            if (!hasPrivilege("language_privilege(%s'sql', 'USAGE')")) {
+                return CatalogRefusals.noSqlLanguage(request.selection().isSet());
+            }
         }
         if (verdict instanceof Verdict.Refuse r && r.rule().equals(CatalogRefusals.POSTGRES_ERROR)
                 && request.selection().isSet() && !request.selection().filters().isEmpty()) {
@@ -372,7 +384,7 @@ final class CheckTransaction {
                 ? QueryText.withParameters(request.sql(), shape)
                 : QueryText.withTypedNulls(request.sql(), shape, parameterTypes,
                         request.selection().isSet() ? typeNameParameters : Set.of());
-        Verdict verdict = judge(statements.createView(query));
+        Verdict verdict = judge(statements.createCheckFunction(query));
         if (verdict != Verdict.ALLOW || !request.selection().isSet()
                 || typeNameParameters.isEmpty() && typeNameTexts.isEmpty()) {
             return verdict;
@@ -481,7 +493,11 @@ final class CheckTransaction {
                 new Setting("statement_timeout", Long.toString(Math.max(1, timeout.toMillis()))),
                 // The PreparedReads by OID: PostgreSQL would plan each execution anew (its estimate for an
                 // unknown array favours a custom plan), where the generic plan's index scans are as good.
-                new Setting("plan_cache_mode", "force_generic_plan")));
+                new Setting("plan_cache_mode", "force_generic_plan"),
+                // The check function's body is analysed as it is created whatever this says; what it turns off is
+                // the validator, which would also rewrite the stored query (views expanded, row security applied),
+                // work the check does not need and PostgreSQL's own analysis of the statement does not do.
+                new Setting("check_function_bodies", "off")));
         opening.addAll(safePath());
         if (request.role() != null) {
             opening.add(new Setting("role", request.role()));
@@ -573,8 +589,8 @@ final class CheckTransaction {
     }
 
     /**
-     * Whether the view gets the query's {@code $n} as written rather than typed NULLs, so that PostgreSQL's analysis
-     * of the view refuses the statement with the very error the server would give the client: a view's query is
+     * Whether the function gets the query's {@code $n} as written rather than typed NULLs, so that PostgreSQL's
+     * analysis refuses the statement with the very error the server would give the client: the function's query is
      * analysed with no parameters, as a simple Query's statement is, so every {@code $n} is 42P02 "there is no
      * parameter $n" at its place, whatever its number, and nothing is inferred or sized by it. For a simple Query
      * that is the server's own answer; a Parse gets the same one for {@code $0}, never a parameter, and
@@ -610,9 +626,10 @@ final class CheckTransaction {
         }
     }
 
-    private boolean hasTempPrivilege() throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement("SELECT pg_catalog.has_database_privilege("
-                + (request.role() == null ? "" : "?, ") + "pg_catalog.current_database(), 'TEMP')")) {
+    /** has_{@code check}, with the role's name as its first argument where the check takes a role. */
+    private boolean hasPrivilege(String check) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement("SELECT pg_catalog.has_"
+                + check.formatted(request.role() == null ? "" : "?, "))) {
             if (request.role() != null) {
                 ps.setString(1, request.role());
             }
@@ -623,24 +640,24 @@ final class CheckTransaction {
     }
 
     /** Runs with search_path = pg_catalog, pg_temp: every name below resolves in the catalog. */
-    private Verdict judge(CheckStatements.JudgeRead checkView) throws SQLException {
+    private Verdict judge(CheckStatements.JudgeRead checkFunction) throws SQLException {
         sessionPath = false;
-        if (checkView.tree() == null) {
+        if (checkFunction.body() == null) {
             return CatalogRefusals.tooComplex("PostgreSQL's parse tree of it is larger than the "
                     + MAX_TREE_CHARS + " bytes the catalog check reads");
         }
         CatalogFilters filters = request.selection().isSet() ? request.selection().filters() : CatalogFilters.NONE;
-        TreeValue parsed = NodeTreeParser.parse(checkView.tree());
+        TreeValue parsed = CheckFunctionBody.query(NodeTreeParser.parse(checkFunction.body()));
         if (!filters.isEmpty() && filters.references() == null && FilterReferences.readsCovered(parsed, filters)) {
             filters.remember(FilterReferences.read(connection, filters));
         }
         ViewFilters views = request.selection().isSet() ? request.selection().views() : ViewFilters.NONE;
-        References statement = QueryTreeWalker.walk(parsed, Set.of(checkView.view()), filters, views);
+        References statement = QueryTreeWalker.walk(parsed, Set.of(), filters, views);
         // A filter subquery without the fence is proven only when no condition can observe a hidden row.
         boolean fenceNeeded = false;
         boolean quiet = false;
         if (readsCoveredCatalog(statement, filters)) {
-            References unfenced = QueryTreeWalker.walk(parsed, Set.of(checkView.view()), filters, views, true);
+            References unfenced = QueryTreeWalker.walk(parsed, Set.of(), filters, views, true);
             if (!unfenced.relations.equals(statement.relations)) {
                 String loud = QuietQuals.loudness(parsed, connection, filters);
                 if (loud == null) {
@@ -678,7 +695,7 @@ final class CheckTransaction {
         Set<Long> walked = Set.copyOf(statement.relations);
         Set<Long> walkedFunctions = Set.copyOf(statement.functions);
         Set<Long> walkedTypes = Set.copyOf(statement.types);
-        for (long[] dependency : checkView.dependencies()) {
+        for (long[] dependency : checkFunction.dependencies()) {
             long oid = dependency[1];
             if (dependency[0] == CatalogReader.PG_PROC) {
                 if (!(constantFunctions.contains(oid) && !walkedFunctions.contains(oid))) {
@@ -690,7 +707,7 @@ final class CheckTransaction {
                 if (!(constantTypes.contains(oid) && !walkedTypes.contains(oid))) {
                     statement.types.add(oid);
                 }
-            } else if (dependency[0] == CatalogReader.PG_CLASS && oid != checkView.view()
+            } else if (dependency[0] == CatalogReader.PG_CLASS
                     && !((statement.filteredRelations.contains(oid) || constantRelations.contains(oid))
                     && !walked.contains(oid))) {
                 statement.relations.add(oid);

@@ -46,23 +46,22 @@ final class PreparedReads {
     enum Read {
         DOMAIN_CHECKS("", CatalogReader.DOMAIN_CHECKS),
         DOMAIN_CHECKS_UNCHANGED("(pg_catalog.text)", CatalogReader.DOMAIN_CHECKS_UNCHANGED),
-        CHECK_RULE("", "SELECT r.ev_class, CASE WHEN pg_catalog.octet_length(r.ev_action::pg_catalog.text) <= "
-                + CheckTransaction.MAX_TREE_CHARS + " THEN r.ev_action::pg_catalog.text END, "
+        CHECK_FUNCTION("", "SELECT CASE WHEN pg_catalog.octet_length(p.prosqlbody::pg_catalog.text) <= "
+                + CheckTransaction.MAX_TREE_CHARS + " THEN p.prosqlbody::pg_catalog.text END, "
                 + "pg_catalog.array_to_string(ARRAY(SELECT d.refclassid::pg_catalog.text || ':' || "
                 + "d.refobjid::pg_catalog.text FROM pg_catalog.pg_depend d "
-                + "WHERE d.classid = 'pg_catalog.pg_rewrite'::pg_catalog.regclass AND d.objid = r.oid), ' ') "
-                + "FROM pg_catalog.pg_rewrite r JOIN pg_catalog.pg_class c ON c.oid = r.ev_class "
-                + "WHERE " + Read.VIEW_RULE),
+                + "WHERE d.classid = 'pg_catalog.pg_proc'::pg_catalog.regclass AND d.objid = p.oid), ' ') "
+                + "FROM pg_catalog.pg_proc p WHERE " + Read.CHECK_FUNCTION_ROW),
         // With the relations the views among them read: the rules walk those definitions next.
         CHECK_RELATIONS("", CatalogReader.RELATION_SELECT + " WHERE c.oid IN (" + dependencies("pg_class")
-                + " UNION " + Read.VIEWS_READ + otherRelations() + "))"),
+                + " UNION " + Read.VIEWS_READ + dependencies("pg_class") + "))"),
         // With the types of the columns of the relations it depends on: a join's tree lists every column of the
         // joined relations (its alias variables), so the walk meets their types, which would be another read.
         CHECK_TYPES("", CatalogReader.TYPE_SELECT + " WHERE t.oid IN (" + dependencies("pg_type") + " UNION "
                 + "SELECT a.atttypid FROM pg_catalog.pg_attribute a WHERE a.attrelid IN (" + dependencies("pg_class")
                 + ") AND a.attnum > 0 AND NOT a.attisdropped)"),
         CHECK_VIEWS("", "SELECT r.ev_class, r.ev_action::pg_catalog.text FROM pg_catalog.pg_rewrite r "
-                + "WHERE r.ev_class IN (" + otherRelations() + ") "
+                + "WHERE r.ev_class IN (" + dependencies("pg_class") + ") "
                 + "AND r.rulename OPERATOR(pg_catalog.=) '_RETURN' ORDER BY r.ev_class"),
         RELATIONS(Read.OIDS, CatalogReader.RELATION_SELECT + Read.BY_OIDS.formatted("c")),
         TYPES(Read.OIDS, CatalogReader.TYPE_SELECT + Read.BY_OIDS.formatted("t")),
@@ -79,14 +78,15 @@ final class PreparedReads {
 
         private static final String OIDS = "(pg_catalog.oid[])";
         private static final String BY_OIDS = " WHERE %s.oid = ANY ($1)";
-        /** The relations that the views the check view depends on read. */
+        /** The relations that the views the check function depends on read. */
         private static final String VIEWS_READ = "SELECT vd.refobjid FROM pg_catalog.pg_depend vd "
                 + "JOIN pg_catalog.pg_rewrite vr ON vr.oid = vd.objid "
                 + "WHERE vd.classid = 'pg_catalog.pg_rewrite'::pg_catalog.regclass "
                 + "AND vd.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass "
                 + "AND vr.rulename OPERATOR(pg_catalog.=) '_RETURN' AND vr.ev_class IN (";
-        /** Selects the check view's rewrite rule r, joined to its relation c. */
-        private static final String VIEW_RULE = "c.relname = '" + CheckTransaction.VIEW + "' AND c.relnamespace = "
+        /** Selects the check function p. */
+        private static final String CHECK_FUNCTION_ROW = "p.proname OPERATOR(pg_catalog.=) '"
+                + CheckTransaction.CHECK_FUNCTION + "' AND p.pronamespace OPERATOR(pg_catalog.=) "
                 + "pg_catalog.pg_my_temp_schema()";
 
         private final String parameters;
@@ -126,17 +126,11 @@ final class PreparedReads {
                     .collect(Collectors.joining(",", "{", "}")) + "')";
         }
 
-        /** The relations the check view's rule depends on, the check view itself left out. */
-        private static String otherRelations() {
-            return dependencies("pg_class") + " AND d.refobjid OPERATOR(pg_catalog.<>) r.ev_class";
-        }
-
-        /** The OIDs of the objects in {@code catalog} that the check view's rule depends on. */
+        /** The OIDs of the objects in {@code catalog} that the check function depends on. */
         private static String dependencies(String catalog) {
-            return "SELECT d.refobjid FROM pg_catalog.pg_depend d JOIN pg_catalog.pg_rewrite r ON r.oid = d.objid "
-                    + "JOIN pg_catalog.pg_class c ON c.oid = r.ev_class "
-                    + "WHERE d.classid = 'pg_catalog.pg_rewrite'::pg_catalog.regclass "
-                    + "AND d.refclassid = 'pg_catalog." + catalog + "'::pg_catalog.regclass AND " + VIEW_RULE;
+            return "SELECT d.refobjid FROM pg_catalog.pg_depend d JOIN pg_catalog.pg_proc p ON p.oid = d.objid "
+                    + "WHERE d.classid = 'pg_catalog.pg_proc'::pg_catalog.regclass "
+                    + "AND d.refclassid = 'pg_catalog." + catalog + "'::pg_catalog.regclass AND " + CHECK_FUNCTION_ROW;
         }
     }
 

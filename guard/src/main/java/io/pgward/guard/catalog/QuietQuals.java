@@ -119,15 +119,15 @@ final class QuietQuals {
     }
 
     /**
-     * The reason the client's query (the one subquery of the check view's query {@code viewQuery}) may observe a
+     * The reason the client's query (the one subquery of the check function's query {@code checkQuery}) may observe a
      * hidden row if its filters were unfenced, or null when it cannot. Reads the functions it calls in exposed places
      * on {@code connection}, whose search_path must be pg_catalog's.
      */
-    static String loudness(TreeValue viewQuery, Connection connection, CatalogFilters filters) throws SQLException {
+    static String loudness(TreeValue checkQuery, Connection connection, CatalogFilters filters) throws SQLException {
         QuietQuals q = new QuietQuals(filters);
-        TreeValue.Node client = clientQuery(viewQuery);
+        TreeValue.Node client = clientQuery(checkQuery);
         if (client == null) {
-            return "the statement's query was not found in the check view";
+            return "the statement's query was not found in the check function";
         }
         q.query(client, false);
         if (q.loud != null) {
@@ -136,7 +136,7 @@ final class QuietQuals {
         return q.judgeCalls(connection);
     }
 
-    /** The check view is {@code SELECT 1 FROM (client query) AS pgward_query}: its one subquery RTE. */
+    /** The check's query is {@code SELECT 1 FROM (client query) AS pgward_query}: its one subquery RTE. */
     private static TreeValue.Node clientQuery(TreeValue tree) {
         TreeValue top = tree instanceof TreeValue.NodeList l && l.items().size() == 1 ? l.items().get(0) : tree;
         if (!(top instanceof TreeValue.Node view) || !view.tag().equals("QUERY")

@@ -9,11 +9,11 @@
  * {@link io.pgward.guard.catalog.TableSelection} (resolved to OIDs elsewhere), the backend role, the session's
  * search_path and standard_conforming_strings, the statement text and the Parse message's parameter types.
  *
- * <p>How: the query (or the query inside EXPLAIN, DECLARE, COPY) is stored in a temporary view on a control
- * connection, in a transaction that always rolls back ({@code CheckTransaction}); the view's
- * {@code pg_rewrite.ev_action} is parsed ({@code NodeTreeParser}) and walked ({@code QueryTreeWalker}) for every
- * relation, function, operator and type at any depth; {@code pg_depend} of the view's rule adds every non-built-in
- * object PostgreSQL itself recorded. The definitions of the views and materialized views read, and the row-security
+ * <p>How: the query (or the query inside EXPLAIN, DECLARE, COPY) is stored in the SQL body of a temporary function
+ * on a control connection, in a transaction that always rolls back ({@code CheckTransaction}); the function's
+ * {@code pg_proc.prosqlbody} is parsed ({@code NodeTreeParser}), held to the shape written ({@code CheckFunctionBody})
+ * and walked ({@code QueryTreeWalker}) for every relation, function, operator and type at any depth;
+ * {@code pg_depend} of the function adds every non-built-in object PostgreSQL itself recorded. The definitions of the views and materialized views read, and the row-security
  * policies of the relations read, are walked for the function and type rules. Refusal texts are in
  * {@link io.pgward.guard.catalog.CatalogRefusals}.
  *

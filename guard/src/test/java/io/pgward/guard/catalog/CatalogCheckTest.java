@@ -399,15 +399,26 @@ class CatalogCheckTest {
     @Test
     void provesTheTextIsOneStatement() throws Exception {
         // L1 and L3 read this text with standard_conforming_strings off (one string literal); PostgreSQL and
-        // pgjdbc, told it is on, see three statements. The check must not run the DROP.
+        // pgjdbc, told it is on, see three statements. The check must not run the DROP. Inside the check function's
+        // parentheses pgjdbc does not split at the semicolons, and PostgreSQL's grammar rejects them there.
         String sql = "SELECT 'a\\' ) AS x; DROP TABLE public.customers CASCADE; SELECT (' AS y";
         StatementShape differential = StatementShape.of(sql, false);
         assertEquals(StatementShape.Kind.QUERY, differential.kind());
         CheckRequest request = new CheckRequest(selection, null, PATH, true, sql, List.of());
         try (Connection c = db.connect()) {
             c.setAutoCommit(true);
+            Verdict.Refuse r = assertInstanceOf(Verdict.Refuse.class,
+                    CheckTransaction.run(c, request, differential, Duration.ofSeconds(5)));
+            assertEquals("syntax error at or near \";\"", r.message());
+            assertEquals(sql.indexOf(';') + 1, r.position());
+        }
+        // Closing both parentheses puts the semicolons where pgjdbc splits the text: three statements.
+        String closingBoth = "SELECT 'a\\' )) AS x; DROP TABLE public.customers CASCADE; SELECT ((' AS y";
+        try (Connection c = db.connect()) {
+            c.setAutoCommit(true);
             assertRefused(CatalogRefusals.NOT_ONE_STATEMENT, "pgward refused this query: it is not exactly one "
-                    + "statement", CheckTransaction.run(c, request, differential, Duration.ofSeconds(5)));
+                    + "statement", CheckTransaction.run(c, new CheckRequest(selection, null, PATH, true, closingBoth,
+                            List.of()), StatementShape.of(closingBoth, false), Duration.ofSeconds(5)));
         }
         assertAllowed(verdict("SELECT count(*) FROM public.customers"));
         assertInstanceOf(Verdict.Refuse.class, verdict("SELECT 1) AS x UNION SELECT (1"));

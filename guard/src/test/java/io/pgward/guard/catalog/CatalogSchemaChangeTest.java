@@ -221,4 +221,26 @@ class CatalogSchemaChangeTest {
             owner("GRANT TEMPORARY ON DATABASE " + db.name() + " TO PUBLIC");
         }
     }
+
+    @Test
+    void aRoleWithoutUsageOnSqlCannotBeChecked() throws Exception {
+        owner("DO $$ BEGIN CREATE ROLE pgward_nosql; EXCEPTION WHEN duplicate_object THEN NULL; END $$",
+                "GRANT SELECT ON public.events TO pgward_nosql",
+                "REVOKE USAGE ON LANGUAGE sql FROM PUBLIC");
+        try (CatalogCheck check = newCheck(Duration.ZERO)) {
+            Verdict.Refuse r = assertInstanceOf(Verdict.Refuse.class, check.checkNow(
+                    CheckRequest.of(events(), "pgward_nosql", PATH, "SELECT kind FROM public.events")));
+            assertEquals("pgward refused this query: it could not be checked against the table selection: this "
+                    + "database login has no USAGE privilege on the language sql", r.message());
+            assertEquals(SqlStates.INSUFFICIENT_PRIVILEGE, r.sqlState());
+            // A privilege error of the statement's own is PostgreSQL's answer, as before.
+            owner("GRANT USAGE ON LANGUAGE sql TO pgward_nosql",
+                    "CREATE SCHEMA IF NOT EXISTS pgward_closed");
+            r = assertInstanceOf(Verdict.Refuse.class, check.checkNow(
+                    CheckRequest.of(TableSelection.NONE, "pgward_nosql", PATH, "SELECT * FROM pgward_closed.t")));
+            assertEquals("permission denied for schema pgward_closed", r.message());
+        } finally {
+            owner("GRANT USAGE ON LANGUAGE sql TO PUBLIC", "REVOKE USAGE ON LANGUAGE sql FROM pgward_nosql");
+        }
+    }
 }
