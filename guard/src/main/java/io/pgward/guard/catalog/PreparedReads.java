@@ -57,7 +57,10 @@ final class PreparedReads {
                 + " UNION " + Read.VIEWS_READ + dependencies("pg_class") + "))"),
         // With the types of the columns of the relations it depends on: a join's tree lists every column of the
         // joined relations (its alias variables), so the walk meets their types, which would be another read.
-        CHECK_TYPES("", CatalogReader.TYPE_SELECT + " WHERE t.oid IN (" + dependencies("pg_type") + " UNION "
+        // Built-in types are left to BuiltInRows, which has them after the first check of a generation: most
+        // columns are of built-in types, and each row read costs PostgreSQL tens of microseconds.
+        CHECK_TYPES("", CatalogReader.TYPE_SELECT + " WHERE t.oid OPERATOR(pg_catalog.>=) "
+                + BuiltInRows.FIRST_NORMAL_OID + " AND t.oid IN (" + dependencies("pg_type") + " UNION "
                 + "SELECT a.atttypid FROM pg_catalog.pg_attribute a WHERE a.attrelid IN (" + dependencies("pg_class")
                 + ") AND a.attnum > 0 AND NOT a.attisdropped)"),
         CHECK_VIEWS("", "SELECT r.ev_class, r.ev_action::pg_catalog.text FROM pg_catalog.pg_rewrite r "
