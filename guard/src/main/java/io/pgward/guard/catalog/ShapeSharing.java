@@ -17,10 +17,11 @@ import java.util.Set;
  *
  * <p>Why the rest is sound. The check's verdict is a function of the statement's tokens other than literal values
  * (the risky-domain rule reads names and operators only), of the stored parse tree with Const values and parse
- * locations left aside (the walker reads neither), of the view's pg_depend rows, and of the catalog. Between two
- * statements with the same key, parse analysis sees the same tokens and every replaced literal in the same class,
- * so it resolves the same relations, functions, operators and types (resolution reads a literal's type, never its
- * value; the key keeps the literals whose value the grammar reads as syntax). What a value can still change:
+ * locations left aside (the walker reads neither), of the check function's pg_depend rows, and of the
+ * catalog. Between two statements with the same key, parse analysis sees the same tokens and every replaced
+ * literal in the same class, so it resolves the same relations, functions, operators and types (resolution reads
+ * a literal's type, never its value; the key keeps the literals whose value the grammar reads as syntax). What a
+ * value can still change:
  * <ol>
  *   <li>A literal read into an object-identifier type (regclass, regtype, regproc, regprocedure, regoper,
  *       regoperator, regnamespace, regrole, regcollation, regconfig, regdictionary): its input function looks the
