@@ -158,16 +158,18 @@ public final class CatalogRefusals {
     }
 
     static Verdict.Refuse noTemp(boolean selection) {
-        return refuse(NO_TEMP, Verdict.Refuse.PREFIX + "it could not be checked"
-                + (selection ? " against the table selection" : "")
-                + ": this database login has no TEMP privilege on the database");
+        return uncheckable(NO_TEMP, selection, "no TEMP privilege on the database");
     }
 
     /** The check's function is written in SQL, so the role needs USAGE on it (PUBLIC has it unless revoked). */
     static Verdict.Refuse noSqlLanguage(boolean selection) {
-        return refuse(NO_SQL_LANGUAGE, Verdict.Refuse.PREFIX + "it could not be checked"
-                + (selection ? " against the table selection" : "")
-                + ": this database login has no USAGE privilege on the language sql");
+        return uncheckable(NO_SQL_LANGUAGE, selection, "no USAGE privilege on the language sql");
+    }
+
+    /** The login lacks {@code privilege}, which every check needs. */
+    private static Verdict.Refuse uncheckable(String rule, boolean selection, String privilege) {
+        return refuse(rule, Verdict.Refuse.PREFIX + "it could not be checked"
+                + (selection ? " against the table selection" : "") + ": this database login has " + privilege);
     }
 
     static Verdict.Refuse standby() {

@@ -18,8 +18,8 @@ import org.postgresql.util.ServerErrorMessage;
 /**
  * How the texts that hold a client's query reach PostgreSQL on a check's control connection: each as exactly one
  * Parse, split by pgjdbc as the client's session would split it (its standard_conforming_strings), and PostgreSQL's
- * error on it as the statement's verdict ({@link PostgresVerdict}). Also the reads of the check function that share its
- * round trip. One instance per {@link CheckTransaction}.
+ * error on it as the statement's verdict ({@link PostgresVerdict}). Also the reads of the check function that share
+ * its round trip. One instance per {@link CheckTransaction}.
  */
 final class CheckStatements {
 
@@ -86,12 +86,12 @@ final class CheckStatements {
     }
 
     /**
-     * Creates the check function of {@code query} and reads what {@link CheckTransaction} needs, in one round trip
-     * when pgjdbc splits the two texts put together into exactly the statements it makes of each alone. PostgreSQL
-     * receives the function's text as the same Parse of its own as {@link #execute} sends, and the reads as theirs;
-     * an error in the function's skips the reads (PostgreSQL ignores the rest of the pipeline until its Sync) and is
-     * the verdict. A text that ends inside a comment, a quote or a parenthesis would take in what follows it: such a
-     * text goes in a round trip of its own, as every text did before. (pgward's lexer has made sure the text is balanced as it reads
+     * Creates the check function of {@code query} and reads what {@link CheckTransaction} needs, in one round trip when
+     * pgjdbc splits the two texts put together into exactly the statements it makes of each alone. PostgreSQL receives
+     * the function's text as the same Parse of its own as {@link #execute} sends, and the reads as theirs; an error in
+     * the function's skips the reads (PostgreSQL ignores the rest of the pipeline until its Sync) and is the verdict. A
+     * text that ends inside a comment, a quote or a parenthesis would take in what follows it: such a text goes in a
+     * round trip of its own, as every text did before. (pgward's lexer has made sure the text is balanced as it reads
      * it; pgjdbc's splitter is a different reader.) An error in one of the reads, such as the check's statement
      * timeout, comes back as the statement's error when they share the round trip: a refusal either way.
      */

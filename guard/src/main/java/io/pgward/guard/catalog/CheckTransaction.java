@@ -160,9 +160,9 @@ final class CheckTransaction {
 
     /**
      * As {@link #run(Connection, CheckRequest, StatementShape, Duration, BuiltInRows.Generation)}, with sharing.
-     * An allow is final once the function's tree is judged, so {@code allowed} is given it then, before the ROLLBACK's
-     * round trip (and PostgreSQL's work to undo the function) that the connection still needs; a refusal is worked out
-     * further after the ROLLBACK and comes only as the result.
+     * An allow is final once the function's tree is judged, so {@code allowed} is given it then, before the
+     * ROLLBACK's round trip (and PostgreSQL's work to undo the function) that the connection still needs; a refusal
+     * is worked out further after the ROLLBACK and comes only as the result.
      */
     static Checked checked(Connection connection, CheckRequest request, StatementShape shape, Duration timeout,
                            BuiltInRows.Generation builtIns, Consumer<Checked> allowed)
@@ -177,14 +177,14 @@ final class CheckTransaction {
     }
 
     /**
-     * The check in one round trip before its verdict where the last domain CHECK expressions read were judged
-     * harmless from rows of this generation ({@link BuiltInRows.Generation#harmlessDomainChecks}): the opening goes
-     * with the function, and in place of reading the expressions it has PostgreSQL fail unless they are still the
-     * same ones, which skips the function and the reads (PostgreSQL ignores the rest of a pipeline up to its Sync).
-     * So no statement is analysed under expressions not judged, as in {@link #run}. Null when {@link #run} must decide:
-     * no such digest is known, the statement has parameters (their types may take round trips of their own before
-     * the function), or PostgreSQL failed anything of the round trip. A failure is decided again, so a changed
-     * expression is judged and PostgreSQL's error for the statement is worked out as it always is.
+     * The check in one round trip before its verdict where the last domain CHECK expressions read were judged harmless
+     * from rows of this generation ({@link BuiltInRows.Generation#harmlessDomainChecks}): the opening goes with the
+     * function, and in place of reading the expressions it has PostgreSQL fail unless they are still the same ones,
+     * which skips the function and the reads (PostgreSQL ignores the rest of a pipeline up to its Sync). So no
+     * statement is analysed under expressions not judged, as in {@link #run}. Null when {@link #run} must decide: no
+     * such digest is known, the statement has parameters (their types may take round trips of their own before the
+     * function), or PostgreSQL failed anything of the round trip. A failure is decided again, so a changed expression
+     * is judged and PostgreSQL's error for the statement is worked out as it always is.
      */
     private Verdict runWithKnownDomains(Consumer<Checked> allowed) throws SQLException {
         String digest = builtIns.harmlessDomainChecks;

@@ -20,8 +20,8 @@ import java.util.stream.Collectors;
  *
  * <p>Why a statement that reaches none of them can be checked, and run, with such a domain in the database:
  * <ul>
- *   <li>The check runs only parse analysis and rewriting (CREATE FUNCTION with a SQL body, PREPARE); nothing is planned or
- *       executed, so no expression is evaluated and no constant is folded (that is the planner's
+ *   <li>The check runs only parse analysis and rewriting (CREATE FUNCTION with a SQL body, PREPARE); nothing is
+ *       planned or executed, so no expression is evaluated and no constant is folded (that is the planner's
  *       eval_const_expressions).</li>
  *   <li>Parse analysis calls exactly one kind of user-visible code: a type's input function, when it turns an
  *       untyped literal into a constant (coerce_type in parse_coerce.c). For a domain target it calls the base

@@ -27,13 +27,13 @@ import org.slf4j.LoggerFactory;
  * <p>The OID arrays are written into the EXECUTE as literals: they are numbers the check itself produced.
  *
  * <p>The same setup keeps the connection's temporary schema for its life, by committing an object in it. A check's
- * function would otherwise be the first temporary object of its transaction, and the ROLLBACK that undoes the
- * function also undoes the schema's setup for the session; setting it up again makes PostgreSQL drop every cached plan of
- * the connection, these reads' too. The object is a function, which PostgreSQL never finds by an unqualified name,
- * so it cannot change how a checked statement resolves; a statement that names it with pg_temp is judged a call of
- * a user function (and refused as one), where its own session would find no such function. A role taken with SET
- * ROLE still needs the TEMP privilege of its own for the check's function: PostgreSQL gives a role without it no
- * CREATE on the kept schema.
+ * function would otherwise be the first temporary object of its transaction, and the ROLLBACK that undoes the function
+ * also undoes the schema's setup for the session; setting it up again makes PostgreSQL drop every cached plan of the
+ * connection, these reads' too. The object is a function, which PostgreSQL never finds by an unqualified name, so it
+ * cannot change how a checked statement resolves; a statement that names it with pg_temp is judged a call of a user
+ * function (and refused as one), where its own session would find no such function. A role taken with SET ROLE still
+ * needs the TEMP privilege of its own for the check's function: PostgreSQL gives a role without it no CREATE on the
+ * kept schema.
  */
 final class PreparedReads {
 

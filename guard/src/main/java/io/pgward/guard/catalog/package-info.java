@@ -9,13 +9,13 @@
  * {@link io.pgward.guard.catalog.TableSelection} (resolved to OIDs elsewhere), the backend role, the session's
  * search_path and standard_conforming_strings, the statement text and the Parse message's parameter types.
  *
- * <p>How: the query (or the query inside EXPLAIN, DECLARE, COPY) is stored in the SQL body of a temporary function
- * on a control connection, in a transaction that always rolls back ({@code CheckTransaction}); the function's
- * {@code pg_proc.prosqlbody} is parsed ({@code NodeTreeParser}), held to the shape written ({@code CheckFunctionBody})
- * and walked ({@code QueryTreeWalker}) for every relation, function, operator and type at any depth;
- * {@code pg_depend} of the function adds every non-built-in object PostgreSQL itself recorded. The definitions of the views and materialized views read, and the row-security
- * policies of the relations read, are walked for the function and type rules. Refusal texts are in
- * {@link io.pgward.guard.catalog.CatalogRefusals}.
+ * <p>How: the query (or the query inside EXPLAIN, DECLARE, COPY) is stored in the SQL body of a temporary function on a
+ * control connection, in a transaction that always rolls back ({@code CheckTransaction}); the function's
+ * {@code pg_proc.prosqlbody} is parsed ({@code NodeTreeParser}), held to the shape written ({@code CheckFunctionBody}) and
+ * walked ({@code QueryTreeWalker}) for every relation, function, operator and type at any depth; {@code pg_depend} of
+ * the function adds every non-built-in object PostgreSQL itself recorded. The definitions of the views and materialized
+ * views read, and the row-security policies of the relations read, are walked for the function and type rules. Refusal
+ * texts are in {@link io.pgward.guard.catalog.CatalogRefusals}.
  *
  * <p>Fail closed: an unknown parse-node tag, a malformed tree, an object missing from the catalog, a timeout or any
  * other fault is a refusal.
