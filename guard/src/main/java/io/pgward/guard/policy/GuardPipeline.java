@@ -6,6 +6,10 @@ import io.pgward.guard.SqlStates;
 import io.pgward.guard.Verdict;
 import io.pgward.guard.catalog.CatalogCheck;
 import io.pgward.guard.catalog.CatalogRefusals;
+import io.pgward.guard.classify.ComplexityEnvelope;
+import io.pgward.guard.classify.ReadOnlyClassifier;
+import io.pgward.guard.lexer.LexerException;
+import io.pgward.guard.lexer.SqlLexer;
 import io.pgward.guard.lexer.StatementText;
 import io.pgward.guard.selection.SelectedNames;
 import java.sql.SQLException;
@@ -220,6 +224,45 @@ public final class GuardPipeline implements AutoCloseable {
                 .thenCompose(loginGuard -> loginGuard.proveOrRewrite(text, reads, searchPath,
                         standardConformingStrings, parameterTypes, simpleQuery))
                 .exceptionally(failure -> PipelineRefusals.catalogUnavailable(rootMessage(failure)));
+    }
+
+    /**
+     * Starts L3 for a text of one query while L1 and L2 still judge it ({@link #classify}), so that the two overlap
+     * instead of taking turns: for a text not seen before, L2's parse takes a few hundred microseconds, on another
+     * thread than the check's round trip. The caller then decides as always, L1 and L2 first: {@link #proveOrRewrite}
+     * with the same arguments joins the check started here while it runs (the check shares one round trip between
+     * concurrent requests) and finds its verdict cached once it has finished. Nothing here decides anything.
+     *
+     * <p>Only a text that is exactly one statement starting a query (SELECT, WITH, VALUES, TABLE or a parenthesis),
+     * which L1 and L2, when they allow it, hand to {@link #proveOrRewrite} as its one read. L3 analyses any such
+     * text safely without L2: it is where L2 leaves the queries it cannot parse, and it analyses a query inside a
+     * statement of its own that runs nothing and rolls back. A text L2 refuses gets L2's refusal; its check here is
+     * PostgreSQL work for nothing, as much as a new text that L2 allows costs. Lexing and the rest run on this
+     * pipeline's threads, not the caller's.
+     *
+     * @return the verdict of the check started, for tests; {@link Verdict#ALLOW} at once when none was started
+     */
+    public CompletionStage<Verdict> checkAhead(LoginPolicy login, String database, String text,
+                                               boolean standardConformingStrings, String searchPath,
+                                               List<Integer> parameterTypes, boolean simpleQuery) {
+        if (!checksCatalog() || searchPath == null || text.length() > ComplexityEnvelope.MAX_TEXT_CHARS) {
+            return CompletableFuture.completedFuture(Verdict.ALLOW);
+        }
+        return CompletableFuture.supplyAsync(() -> oneQuery(text, standardConformingStrings), executor)
+                .thenCompose(reads -> reads.isEmpty() ? CompletableFuture.completedFuture(Verdict.ALLOW)
+                        : proveOrRewrite(login, database, text, reads, searchPath, standardConformingStrings,
+                                parameterTypes, simpleQuery));
+    }
+
+    /** The text's one statement, when it is one and starts a query; empty otherwise. */
+    private static List<StatementText> oneQuery(String text, boolean standardConformingStrings) {
+        try {
+            List<StatementText> statements = SqlLexer.split(text, standardConformingStrings);
+            return statements.size() == 1 && ReadOnlyClassifier.startsQuery(statements.get(0).tokens().get(0))
+                    ? statements : List.of();
+        } catch (LexerException e) {
+            return List.of();
+        }
     }
 
     /**

@@ -100,7 +100,10 @@ final class GuardGate implements StatementGate {
             return keptShapes.remembered(request, cached, decide(request, cached));
         }
         // A text seen for the first time: L1 and L2 judge it on a thread of their own, not the event loop, and the
-        // classification comes back to the event loop, which alone reads and changes the gate's state.
+        // classification comes back to the event loop, which alone reads and changes the gate's state. L3 starts
+        // at once beside them for a text of one query, which decide() then hands to it as its one read.
+        pipeline.checkAhead(policy, request.database(), request.sql(), request.standardConformingStrings(),
+                request.searchPath(), request.parameterTypeList(), request.kind() == GateRequest.Kind.SIMPLE_QUERY);
         Set<String> cursors = Set.copyOf(declaredCursors);
         return CompletableFuture.supplyAsync(() -> pipeline.classify(request.sql(),
                 request.standardConformingStrings(), policy, cursors), deciders)

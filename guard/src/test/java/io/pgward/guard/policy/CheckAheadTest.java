@@ -1,0 +1,96 @@
+package io.pgward.guard.policy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+
+import io.pgward.guard.Verdict;
+import io.pgward.guard.catalog.CatalogCheck;
+import io.pgward.guard.lexer.SqlLexer;
+import io.pgward.testkit.PostgresTest;
+import io.pgward.testkit.TestDatabase;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * L3 started beside L1 and L2 for a text of one query ({@link GuardPipeline#checkAhead}): the decision that follows
+ * takes that check's verdict instead of making a round trip of its own, and a text of anything else is left alone.
+ */
+@PostgresTest
+class CheckAheadTest {
+
+    private static final String SEARCH_PATH = "\"$user\", public";
+
+    private final TestDatabase database;
+    private GuardPipeline pipeline;
+    private LoginPolicy login;
+    private CatalogCheck check;
+
+    CheckAheadTest(TestDatabase database) {
+        this.database = database;
+    }
+
+    @BeforeEach
+    void start() throws Exception {
+        try (Connection connection = database.connect(); Statement statement = connection.createStatement()) {
+            statement.execute("CREATE TABLE IF NOT EXISTS ahead_shown(id int); "
+                    + "CREATE TABLE IF NOT EXISTS ahead_hidden(id int)");
+        }
+        pipeline = TestPipelines.withCatalog(database);
+        login = new LoginPolicy("analyst", database.user(), database.password(), List.of("public.ahead_shown"),
+                "logins.analyst.tables", Duration.ofSeconds(5));
+        check = pipeline.forLogin(login, database.name()).join().check();
+    }
+
+    @AfterEach
+    void stop() {
+        pipeline.close();
+    }
+
+    private CompletableFuture<Verdict> ahead(String sql) {
+        return pipeline.checkAhead(login, database.name(), sql, true, SEARCH_PATH, List.of(), true)
+                .toCompletableFuture();
+    }
+
+    private Verdict decided(String sql) throws Exception {
+        return pipeline.proveOrRewrite(login, database.name(), sql, SqlLexer.split(sql, true), SEARCH_PATH, true,
+                List.of(), true).toCompletableFuture().get(30, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void theDecisionAfterACheckAheadMakesNoRoundTripOfItsOwn() throws Exception {
+        String sql = "SELECT id AS ahead_1 FROM ahead_shown WHERE id = 7";
+        long before = check.catalogRoundTrips();
+        assertEquals(Verdict.ALLOW, ahead(sql).get(30, TimeUnit.SECONDS));
+        assertEquals(before + 1, check.catalogRoundTrips());
+        assertEquals(Verdict.ALLOW, decided(sql));
+        assertEquals(before + 1, check.catalogRoundTrips(), "the verdict checked ahead was taken");
+    }
+
+    @Test
+    void aDecisionWhileTheCheckAheadRunsJoinsIt() throws Exception {
+        String sql = "SELECT id AS ahead_2 FROM ahead_hidden";
+        long before = check.catalogRoundTrips();
+        CompletableFuture<Verdict> ahead = ahead(sql);
+        Verdict.Refuse refused = assertInstanceOf(Verdict.Refuse.class, decided(sql));
+        assertEquals(refused.message(), assertInstanceOf(Verdict.Refuse.class, ahead.get(30, TimeUnit.SECONDS))
+                .message());
+        assertEquals(before + 1, check.catalogRoundTrips(), "one check for both, whichever asked first");
+    }
+
+    @Test
+    void onlyATextOfOneQueryIsCheckedAhead() throws Exception {
+        long before = check.catalogRoundTrips();
+        for (String sql : List.of("SELECT 1 AS ahead_3; SELECT 2 AS ahead_4", "EXPLAIN SELECT id FROM ahead_shown",
+                "DELETE FROM ahead_shown", "SET search_path = public", "SELECT 'unterminated")) {
+            assertEquals(Verdict.ALLOW, ahead(sql).get(30, TimeUnit.SECONDS), sql);
+        }
+        assertEquals(before, check.catalogRoundTrips());
+    }
+}
