@@ -90,23 +90,29 @@ final class CatalogReader {
         this.beforeQuery = beforeQuery;
     }
 
-    /** The relation rows' query without its WHERE clause; {@link #rememberRelations} reads its rows. */
-    static final String RELATION_SELECT = """
-            SELECT c.oid, pg_catalog.quote_ident(n.nspname) || '.' || pg_catalog.quote_ident(c.relname),
-                   c.relkind, c.relrowsecurity
-            FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace""";
+    /** The relation rows' columns, read by {@link #rememberRelation}, and the relations they are read from (c). */
+    static final List<String> RELATION_COLUMNS = List.of("c.oid",
+            "pg_catalog.quote_ident(n.nspname) || '.' || pg_catalog.quote_ident(c.relname)", "c.relkind",
+            "c.relrowsecurity");
+    static final String RELATION_FROM =
+            " FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace";
+    /** The relation rows' query without its WHERE clause. */
+    static final String RELATION_SELECT = "SELECT " + String.join(", ", RELATION_COLUMNS) + RELATION_FROM;
     private static final RowReader<Relation> RELATION = rs -> new Relation(rs.getLong(1), rs.getString(2),
             rs.getString(3).charAt(0), rs.getBoolean(4));
 
-    /** The type rows' query without its WHERE clause; {@link #rememberTypes} reads its rows. */
-    static final String TYPE_SELECT = """
-            SELECT t.oid, pg_catalog.format_type(t.oid, NULL), n.nspname, t.typname,
-                   NOT EXISTS (SELECT FROM pg_catalog.pg_proc p
-                               JOIN pg_catalog.pg_namespace pn ON pn.oid = p.pronamespace
-                               WHERE p.oid IN (t.typinput, t.typoutput, t.typreceive, t.typsend)
-                                 AND pn.nspname OPERATOR(pg_catalog.<>) 'pg_catalog'),
-                   t.typelem, t.typbasetype, t.typrelid, t.typtype
-            FROM pg_catalog.pg_type t JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace""";
+    /** The type rows' columns, read by {@link #rememberType}, and the types they are read from (t). */
+    static final List<String> TYPE_COLUMNS = List.of("t.oid", "pg_catalog.format_type(t.oid, NULL)", "n.nspname",
+            "t.typname", """
+            NOT EXISTS (SELECT FROM pg_catalog.pg_proc p
+                        JOIN pg_catalog.pg_namespace pn ON pn.oid = p.pronamespace
+                        WHERE p.oid IN (t.typinput, t.typoutput, t.typreceive, t.typsend)
+                          AND pn.nspname OPERATOR(pg_catalog.<>) 'pg_catalog')""",
+            "t.typelem", "t.typbasetype", "t.typrelid", "t.typtype");
+    static final String TYPE_FROM =
+            " FROM pg_catalog.pg_type t JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace";
+    /** The type rows' query without its WHERE clause. */
+    static final String TYPE_SELECT = "SELECT " + String.join(", ", TYPE_COLUMNS) + TYPE_FROM;
     private static final RowReader<Type> TYPE = rs -> new Type(rs.getLong(1), rs.getString(2), rs.getString(3),
             rs.getString(4), rs.getBoolean(5), rs.getLong(6), rs.getLong(7), rs.getLong(8), rs.getString(9).charAt(0));
 
@@ -114,14 +120,17 @@ final class CatalogReader {
         return lookup(oids, relationRows, builtIns.relations, PreparedReads.Read.RELATIONS, RELATION);
     }
 
-    /** Keeps the rows of a {@link #RELATION_SELECT} the caller ran, so that they are not read again. */
-    void rememberRelations(ResultSet rs) throws SQLException {
-        remember(rs, relationRows, builtIns.relations, RELATION);
+    /**
+     * Keeps the row at the cursor of a read of {@link #RELATION_COLUMNS} the caller ran (as their types or as text),
+     * so that it is not read again.
+     */
+    void rememberRelation(ResultSet rs) throws SQLException {
+        keep(rs, relationRows, builtIns.relations, RELATION);
     }
 
-    /** Keeps the rows of a {@link #TYPE_SELECT} the caller ran, so that they are not read again. */
-    void rememberTypes(ResultSet rs) throws SQLException {
-        remember(rs, typeRows, builtIns.types, TYPE);
+    /** As {@link #rememberRelation}, for {@link #TYPE_COLUMNS}. */
+    void rememberType(ResultSet rs) throws SQLException {
+        keep(rs, typeRows, builtIns.types, TYPE);
     }
 
     Map<Long, Function> functions(Collection<Long> oids) throws SQLException {
@@ -220,11 +229,9 @@ final class CatalogReader {
         return out;
     }
 
-    /** Keeps the rows of a read of view definitions (relation, tree) the caller ran. */
-    void rememberViewDefinitions(ResultSet rs) throws SQLException {
-        while (rs.next()) {
-            definitionRows.put(rs.getLong(1), new Definition(rs.getLong(1), rs.getString(2)));
-        }
+    /** Keeps the row at the cursor of a read of view definitions (relation, tree) the caller ran. */
+    void rememberViewDefinition(ResultSet rs) throws SQLException {
+        definitionRows.put(rs.getLong(1), new Definition(rs.getLong(1), rs.getString(2)));
     }
 
     /** The USING and WITH CHECK expressions of the row-security policies on {@code relations}. */
@@ -302,13 +309,6 @@ final class CatalogReader {
     @FunctionalInterface
     private interface RowHandler {
         void row(ResultSet rs) throws SQLException;
-    }
-
-    private static <T> void remember(ResultSet rs, Map<Long, T> memo, Map<Long, T> shared, RowReader<T> reader)
-            throws SQLException {
-        while (rs.next()) {
-            keep(rs, memo, shared, reader);
-        }
     }
 
     private static <T> T keep(ResultSet rs, Map<Long, T> memo, Map<Long, T> shared, RowReader<T> reader)

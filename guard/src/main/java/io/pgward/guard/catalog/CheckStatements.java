@@ -95,7 +95,7 @@ final class CheckStatements {
      * it; pgjdbc's splitter is a different reader.) An error in one of the reads, such as the check's statement
      * timeout, comes back as the statement's error when they share the round trip: a refusal either way.
      */
-    JudgeRead createCheckFunction(QueryText query) throws SQLException, PostgresVerdict {
+    CheckFunctionRead createCheckFunction(QueryText query) throws SQLException, PostgresVerdict {
         String wrapped = FUNCTION_PREFIX + query.text() + FUNCTION_SUFFIX;
         NativeQuery function = oneStatement(wrapped);
         String together = (opening == null ? "" : opening + ";") + wrapped + ";" + JUDGE_READ;
@@ -193,55 +193,20 @@ final class CheckStatements {
      * next.
      */
     private static final String JUDGE_READ = "SELECT pg_catalog.set_config('search_path', '"
-            + CheckTransaction.SAFE_PATH + "', true); " + PreparedReads.Read.CHECK_FUNCTION.execute() + "; "
-            + PreparedReads.Read.CHECK_RELATIONS.execute() + "; " + PreparedReads.Read.CHECK_TYPES.execute() + "; "
-            + PreparedReads.Read.CHECK_VIEWS.execute();
+            + CheckTransaction.SAFE_PATH + "', true); " + PreparedReads.Read.CHECK_FUNCTION.execute();
 
     /** {@link #JUDGE_READ}'s statements as pgjdbc sends them, with standard_conforming_strings on and off. */
     private static final List<String> JUDGE_READ_SCS_ON = nativeStatements(JUDGE_READ, true);
     private static final List<String> JUDGE_READ_SCS_OFF = nativeStatements(JUDGE_READ, false);
 
     /**
-     * What {@link #JUDGE_READ} returns of the check function: its stored body (null when too large) and what it uses.
-     */
-    record JudgeRead(String body, List<long[]> dependencies) {
-    }
-
-    /**
      * Reads the results of {@link #JUDGE_READ} from {@code s}, which is at its first (the settings' row), and keeps
      * the catalog rows among them.
      */
-    private JudgeRead judgeRead(Statement s) throws SQLException {
+    private CheckFunctionRead judgeRead(Statement s) throws SQLException {
         if (!s.getMoreResults()) {
-            throw new SQLException("the check function's body was not read");
+            throw new SQLException("the check function was not read");
         }
-        ResultSet rs = s.getResultSet();
-        if (!rs.next()) {
-            throw new SQLException("the check function is missing");
-        }
-        String body = rs.getString(1);
-        List<long[]> dependencies = new ArrayList<>();
-        if (body == null) {
-            return new JudgeRead(null, dependencies);
-        }
-        for (String pair : rs.getString(2).split(" ")) {
-            if (!pair.isEmpty()) {
-                String[] parts = pair.split(":");
-                dependencies.add(new long[] {Long.parseLong(parts[0]), Long.parseLong(parts[1])});
-            }
-        }
-        if (!s.getMoreResults()) {
-            throw new SQLException("the relations the check function depends on were not read");
-        }
-        catalog.rememberRelations(s.getResultSet());
-        if (!s.getMoreResults()) {
-            throw new SQLException("the types the check function depends on were not read");
-        }
-        catalog.rememberTypes(s.getResultSet());
-        if (!s.getMoreResults()) {
-            throw new SQLException("the definitions of the views the check function depends on were not read");
-        }
-        catalog.rememberViewDefinitions(s.getResultSet());
-        return new JudgeRead(body, dependencies);
+        return CheckFunctionRead.read(s.getResultSet(), catalog);
     }
 }

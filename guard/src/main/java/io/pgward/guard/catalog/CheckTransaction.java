@@ -48,7 +48,7 @@ import org.slf4j.LoggerFactory;
  *         RETURN EXISTS (SELECT 1 FROM (query with $n as typed NULLs) AS pgward_query)
  *     set_config: search_path = pg_catalog, pg_temp
  *     read pg_proc.prosqlbody and pg_depend of the function, and the rows of the relations, column types and view
- *     definitions it depends on
+ *     definitions it depends on, in one statement (CheckFunctionRead)
  *   read the views, policies, functions, operators and types it reaches  -- built-in ones from BuiltInRows
  *   ROLLBACK
  * </pre>
@@ -640,7 +640,7 @@ final class CheckTransaction {
     }
 
     /** Runs with search_path = pg_catalog, pg_temp: every name below resolves in the catalog. */
-    private Verdict judge(CheckStatements.JudgeRead checkFunction) throws SQLException {
+    private Verdict judge(CheckFunctionRead checkFunction) throws SQLException {
         sessionPath = false;
         if (checkFunction.body() == null) {
             return CatalogRefusals.tooComplex("PostgreSQL's parse tree of it is larger than the "

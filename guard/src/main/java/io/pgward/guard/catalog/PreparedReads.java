@@ -46,26 +46,7 @@ final class PreparedReads {
     enum Read {
         DOMAIN_CHECKS("", CatalogReader.DOMAIN_CHECKS),
         DOMAIN_CHECKS_UNCHANGED("(pg_catalog.text)", CatalogReader.DOMAIN_CHECKS_UNCHANGED),
-        CHECK_FUNCTION("", "SELECT CASE WHEN pg_catalog.octet_length(p.prosqlbody::pg_catalog.text) <= "
-                + CheckTransaction.MAX_TREE_CHARS + " THEN p.prosqlbody::pg_catalog.text END, "
-                + "pg_catalog.array_to_string(ARRAY(SELECT d.refclassid::pg_catalog.text || ':' || "
-                + "d.refobjid::pg_catalog.text FROM pg_catalog.pg_depend d "
-                + "WHERE d.classid = 'pg_catalog.pg_proc'::pg_catalog.regclass AND d.objid = p.oid), ' ') "
-                + "FROM pg_catalog.pg_proc p WHERE " + Read.CHECK_FUNCTION_ROW),
-        // With the relations the views among them read: the rules walk those definitions next.
-        CHECK_RELATIONS("", CatalogReader.RELATION_SELECT + " WHERE c.oid IN (" + dependencies("pg_class")
-                + " UNION " + Read.VIEWS_READ + dependencies("pg_class") + "))"),
-        // With the types of the columns of the relations it depends on: a join's tree lists every column of the
-        // joined relations (its alias variables), so the walk meets their types, which would be another read.
-        // Built-in types are left to BuiltInRows, which has them after the first check of a generation: most
-        // columns are of built-in types, and each row read costs PostgreSQL tens of microseconds.
-        CHECK_TYPES("", CatalogReader.TYPE_SELECT + " WHERE t.oid OPERATOR(pg_catalog.>=) "
-                + BuiltInRows.FIRST_NORMAL_OID + " AND t.oid IN (" + dependencies("pg_type") + " UNION "
-                + "SELECT a.atttypid FROM pg_catalog.pg_attribute a WHERE a.attrelid IN (" + dependencies("pg_class")
-                + ") AND a.attnum > 0 AND NOT a.attisdropped)"),
-        CHECK_VIEWS("", "SELECT r.ev_class, r.ev_action::pg_catalog.text FROM pg_catalog.pg_rewrite r "
-                + "WHERE r.ev_class IN (" + dependencies("pg_class") + ") "
-                + "AND r.rulename OPERATOR(pg_catalog.=) '_RETURN' ORDER BY r.ev_class"),
+        CHECK_FUNCTION("", CheckFunctionRead.QUERY),
         RELATIONS(Read.OIDS, CatalogReader.RELATION_SELECT + Read.BY_OIDS.formatted("c")),
         TYPES(Read.OIDS, CatalogReader.TYPE_SELECT + Read.BY_OIDS.formatted("t")),
         FUNCTIONS(Read.OIDS, CatalogReader.FUNCTION_SELECT + Read.BY_OIDS.formatted("p")),
@@ -81,17 +62,6 @@ final class PreparedReads {
 
         private static final String OIDS = "(pg_catalog.oid[])";
         private static final String BY_OIDS = " WHERE %s.oid = ANY ($1)";
-        /** The relations that the views the check function depends on read. */
-        private static final String VIEWS_READ = "SELECT vd.refobjid FROM pg_catalog.pg_depend vd "
-                + "JOIN pg_catalog.pg_rewrite vr ON vr.oid = vd.objid "
-                + "WHERE vd.classid = 'pg_catalog.pg_rewrite'::pg_catalog.regclass "
-                + "AND vd.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass "
-                + "AND vr.rulename OPERATOR(pg_catalog.=) '_RETURN' AND vr.ev_class IN (";
-        /** Selects the check function p. */
-        private static final String CHECK_FUNCTION_ROW = "p.proname OPERATOR(pg_catalog.=) '"
-                + CheckTransaction.CHECK_FUNCTION + "' AND p.pronamespace OPERATOR(pg_catalog.=) "
-                + "pg_catalog.pg_my_temp_schema()";
-
         private final String parameters;
         private final String query;
 
@@ -127,13 +97,6 @@ final class PreparedReads {
             }
             return "EXECUTE " + statementName() + "('" + oids.stream().map(String::valueOf)
                     .collect(Collectors.joining(",", "{", "}")) + "')";
-        }
-
-        /** The OIDs of the objects in {@code catalog} that the check function depends on. */
-        private static String dependencies(String catalog) {
-            return "SELECT d.refobjid FROM pg_catalog.pg_depend d JOIN pg_catalog.pg_proc p ON p.oid = d.objid "
-                    + "WHERE d.classid = 'pg_catalog.pg_proc'::pg_catalog.regclass "
-                    + "AND d.refclassid = 'pg_catalog." + catalog + "'::pg_catalog.regclass AND " + CHECK_FUNCTION_ROW;
         }
     }
 
