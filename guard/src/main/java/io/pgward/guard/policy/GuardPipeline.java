@@ -7,9 +7,6 @@ import io.pgward.guard.Verdict;
 import io.pgward.guard.catalog.CatalogCheck;
 import io.pgward.guard.catalog.CatalogRefusals;
 import io.pgward.guard.classify.ComplexityEnvelope;
-import io.pgward.guard.classify.ReadOnlyClassifier;
-import io.pgward.guard.lexer.LexerException;
-import io.pgward.guard.lexer.SqlLexer;
 import io.pgward.guard.lexer.StatementText;
 import io.pgward.guard.selection.SelectedNames;
 import java.sql.SQLException;
@@ -85,6 +82,7 @@ public final class GuardPipeline implements AutoCloseable {
             Thread.ofVirtual().name("pgward-catalog-setup-", 0).factory());
     private final ConcurrentHashMap<String, CompletableFuture<Pools>> pools = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<LoginKey, CompletableFuture<LoginGuard>> logins = new ConcurrentHashMap<>();
+    private final ChecksAhead checksAhead = new ChecksAhead();
     private volatile boolean closed;
 
     private GuardPipeline(ControlConnections connections) {
@@ -220,6 +218,11 @@ public final class GuardPipeline implements AutoCloseable {
         if (searchPath == null) {
             return CompletableFuture.completedFuture(PipelineRefusals.searchPathUnknown());
         }
+        CompletableFuture<Verdict> ahead = checksAhead.take(ChecksAhead.Key.of(login, database, text, reads,
+                searchPath, standardConformingStrings, parameterTypes, simpleQuery));
+        if (ahead != null) {
+            return ahead;
+        }
         return forLogin(login, database)
                 .thenCompose(loginGuard -> loginGuard.proveOrRewrite(text, reads, searchPath,
                         standardConformingStrings, parameterTypes, simpleQuery))
@@ -230,8 +233,8 @@ public final class GuardPipeline implements AutoCloseable {
      * Starts L3 for a text of one query while L1 and L2 still judge it ({@link #classify}), so that the two overlap
      * instead of taking turns: for a text not seen before, L2's parse takes a few hundred microseconds, on another
      * thread than the check's round trip. The caller then decides as always, L1 and L2 first: {@link #proveOrRewrite}
-     * with the same arguments joins the check started here while it runs (the check shares one round trip between
-     * concurrent requests) and finds its verdict cached once it has finished. Nothing here decides anything.
+     * with the same arguments takes the check started here while it runs ({@link ChecksAhead}) and finds its verdict
+     * cached once it has finished. Nothing here decides anything.
      *
      * <p>Only a text that is exactly one statement starting a query (SELECT, WITH, VALUES, TABLE or a parenthesis),
      * which L1 and L2, when they allow it, hand to {@link #proveOrRewrite} as its one read. L3 analyses any such
@@ -248,21 +251,17 @@ public final class GuardPipeline implements AutoCloseable {
         if (!checksCatalog() || searchPath == null || text.length() > ComplexityEnvelope.MAX_TEXT_CHARS) {
             return CompletableFuture.completedFuture(Verdict.ALLOW);
         }
-        return CompletableFuture.supplyAsync(() -> oneQuery(text, standardConformingStrings), executor)
-                .thenCompose(reads -> reads.isEmpty() ? CompletableFuture.completedFuture(Verdict.ALLOW)
-                        : proveOrRewrite(login, database, text, reads, searchPath, standardConformingStrings,
-                                parameterTypes, simpleQuery));
-    }
-
-    /** The text's one statement, when it is one and starts a query; empty otherwise. */
-    private static List<StatementText> oneQuery(String text, boolean standardConformingStrings) {
-        try {
-            List<StatementText> statements = SqlLexer.split(text, standardConformingStrings);
-            return statements.size() == 1 && ReadOnlyClassifier.startsQuery(statements.get(0).tokens().get(0))
-                    ? statements : List.of();
-        } catch (LexerException e) {
-            return List.of();
-        }
+        return CompletableFuture.supplyAsync(() -> ChecksAhead.oneQuery(text, standardConformingStrings), executor)
+                .thenCompose(reads -> {
+                    if (reads.isEmpty()) {
+                        return CompletableFuture.completedFuture(Verdict.ALLOW);
+                    }
+                    CompletableFuture<Verdict> check = proveOrRewrite(login, database, text, reads, searchPath,
+                            standardConformingStrings, parameterTypes, simpleQuery).toCompletableFuture();
+                    checksAhead.keep(ChecksAhead.Key.of(login, database, text, reads, searchPath,
+                            standardConformingStrings, parameterTypes, simpleQuery), check);
+                    return check;
+                });
     }
 
     /**
@@ -420,12 +419,18 @@ public final class GuardPipeline implements AutoCloseable {
      * and takes no connection, so an event loop may call it.
      */
     public void schemaChanged() {
+        checksAhead.clear();
         for (CompletableFuture<Pools> made : pools.values()) {
             Pools p = made.getNow(null);
             if (p != null) {
                 p.check().invalidate();
             }
         }
+    }
+
+    /** Checks started ahead that are still running and not taken, for tests. */
+    int checksAheadKept() {
+        return checksAhead.kept();
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.pgward.guard.policy;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
 import io.pgward.guard.Verdict;
@@ -74,6 +75,33 @@ class CheckAheadTest {
     }
 
     @Test
+    void aDecisionWhileTheCheckAheadRunsTakesIt() throws Exception {
+        String sql = "SELECT id AS ahead_5 FROM ahead_shown";
+        long before = check.catalogRoundTrips();
+        CompletableFuture<Verdict> ahead;
+        CompletableFuture<Verdict> decided;
+        try (Connection locker = database.connect(); Statement statement = locker.createStatement()) {
+            // The check's analysis waits for this lock, so the check ahead is still running when the decision asks.
+            locker.setAutoCommit(false);
+            statement.execute("LOCK TABLE ahead_shown IN ACCESS EXCLUSIVE MODE");
+            ahead = ahead(sql);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (pipeline.checksAheadKept() == 0 && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            assertEquals(1, pipeline.checksAheadKept());
+            decided = pipeline.proveOrRewrite(login, database.name(), sql, SqlLexer.split(sql, true), SEARCH_PATH,
+                    true, List.of(), true).toCompletableFuture();
+            assertEquals(0, pipeline.checksAheadKept(), "the decision took the running check");
+            assertFalse(decided.isDone());
+            locker.commit();
+        }
+        assertEquals(Verdict.ALLOW, decided.get(30, TimeUnit.SECONDS));
+        assertEquals(Verdict.ALLOW, ahead.get(30, TimeUnit.SECONDS));
+        assertEquals(before + 1, check.catalogRoundTrips());
+    }
+
+    @Test
     void aDecisionWhileTheCheckAheadRunsJoinsIt() throws Exception {
         String sql = "SELECT id AS ahead_2 FROM ahead_hidden";
         long before = check.catalogRoundTrips();
@@ -90,6 +118,7 @@ class CheckAheadTest {
         for (String sql : List.of("SELECT 1 AS ahead_3; SELECT 2 AS ahead_4", "EXPLAIN SELECT id FROM ahead_shown",
                 "DELETE FROM ahead_shown", "SET search_path = public", "SELECT 'unterminated")) {
             assertEquals(Verdict.ALLOW, ahead(sql).get(30, TimeUnit.SECONDS), sql);
+            assertEquals(0, pipeline.checksAheadKept(), sql);
         }
         assertEquals(before, check.catalogRoundTrips());
     }
