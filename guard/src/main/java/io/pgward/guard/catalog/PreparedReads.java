@@ -61,6 +61,7 @@ final class PreparedReads {
                 ORDER BY p.oid""");
 
         private static final String OIDS = "(pg_catalog.oid[])";
+        private static final java.util.regex.Pattern DIGEST = java.util.regex.Pattern.compile("[0-9a-f]{64}|");
         private static final String BY_OIDS = " WHERE %s.oid = ANY ($1)";
         private final String parameters;
         private final String query;
@@ -84,7 +85,7 @@ final class PreparedReads {
 
         /** The EXECUTE of {@link #DOMAIN_CHECKS_UNCHANGED} for a digest DOMAIN_CHECKS gave. */
         static String domainChecksUnchanged(String digest) {
-            if (!digest.matches("[0-9a-f]{64}|")) {
+            if (!DIGEST.matcher(digest).matches()) {
                 throw new IllegalArgumentException("not a digest: " + digest);
             }
             return "EXECUTE " + DOMAIN_CHECKS_UNCHANGED.statementName() + "('" + digest + "')";
