@@ -19,6 +19,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -251,17 +252,23 @@ public final class GuardPipeline implements AutoCloseable {
         if (!checksCatalog() || searchPath == null || text.length() > ComplexityEnvelope.MAX_TEXT_CHARS) {
             return CompletableFuture.completedFuture(Verdict.ALLOW);
         }
-        return CompletableFuture.supplyAsync(() -> ChecksAhead.oneQuery(text, standardConformingStrings), executor)
-                .thenCompose(reads -> {
-                    if (reads.isEmpty()) {
-                        return CompletableFuture.completedFuture(Verdict.ALLOW);
-                    }
-                    CompletableFuture<Verdict> check = proveOrRewrite(login, database, text, reads, searchPath,
-                            standardConformingStrings, parameterTypes, simpleQuery).toCompletableFuture();
-                    checksAhead.keep(ChecksAhead.Key.of(login, database, text, reads, searchPath,
-                            standardConformingStrings, parameterTypes, simpleQuery), check);
-                    return check;
-                });
+        CompletableFuture<List<StatementText>> lexed;
+        try {
+            lexed = CompletableFuture.supplyAsync(() -> ChecksAhead.oneQuery(text, standardConformingStrings),
+                    executor);
+        } catch (RejectedExecutionException e) {
+            return CompletableFuture.completedFuture(Verdict.ALLOW);   // stopping: the decision fails on its own
+        }
+        return lexed.thenCompose(reads -> {
+            if (reads.isEmpty()) {
+                return CompletableFuture.completedFuture(Verdict.ALLOW);
+            }
+            CompletableFuture<Verdict> check = proveOrRewrite(login, database, text, reads, searchPath,
+                    standardConformingStrings, parameterTypes, simpleQuery).toCompletableFuture();
+            checksAhead.keep(ChecksAhead.Key.of(login, database, text, reads, searchPath, standardConformingStrings,
+                    parameterTypes, simpleQuery), check);
+            return check;
+        });
     }
 
     /**

@@ -122,4 +122,12 @@ class CheckAheadTest {
         }
         assertEquals(before, check.catalogRoundTrips());
     }
+
+    @Test
+    void aStoppedPipelineChecksNothingAheadAndDoesNotThrow() throws Exception {
+        GuardPipeline stopped = TestPipelines.withCatalog(database);
+        stopped.close();
+        assertEquals(Verdict.ALLOW, stopped.checkAhead(login, database.name(), "SELECT 1 AS ahead_6", true,
+                SEARCH_PATH, List.of(), true).toCompletableFuture().get(30, TimeUnit.SECONDS));
+    }
 }
