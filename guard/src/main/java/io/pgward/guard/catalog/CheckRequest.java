@@ -12,7 +12,8 @@ import java.util.Objects;
  *             ({@code SET LOCAL ROLE}), or as the control pool's user when null
  * @param searchPath the session's search_path, exactly as PostgreSQL reports it (e.g. {@code "$user", public})
  * @param standardConformingStrings the session's standard_conforming_strings
- * @param sql one statement, as the lexer (L1) split it and L2 allowed it
+ * @param sql one statement, as the lexer (L1) split it; L2 allowed it, or judges it at the same time for a text of
+ *            one query ({@code GuardPipeline.checkAhead}), and its refusal then comes first
  * @param parameterTypes the parameter type OIDs a Parse message gave, in order, as the int32 values on the wire
  *                       (read as unsigned); 0 or a missing entry means "not given": PostgreSQL infers it, and so
  *                       does the check. Empty for a simple Query.
