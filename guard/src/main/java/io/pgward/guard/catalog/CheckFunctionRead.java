@@ -35,7 +35,7 @@ record CheckFunctionRead(String body, List<long[]> dependencies) {
     private static final int KIND_COLUMN = WIDTH + 1;
 
     /** Selects the check function p. */
-    static final String FUNCTION_ROW = "p.proname OPERATOR(pg_catalog.=) '" + CheckTransaction.CHECK_FUNCTION
+    private static final String FUNCTION_ROW = "p.proname OPERATOR(pg_catalog.=) '" + CheckTransaction.CHECK_FUNCTION
             + "' AND p.pronamespace OPERATOR(pg_catalog.=) pg_catalog.pg_my_temp_schema()";
 
     /** The relations that the views among check_relations read: the rules walk those definitions next. */

@@ -4,7 +4,6 @@ import io.pgward.guard.SqlStates;
 import io.pgward.guard.Verdict;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;

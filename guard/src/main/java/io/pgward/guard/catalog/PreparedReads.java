@@ -8,6 +8,7 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.Set;
 import java.util.WeakHashMap;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.postgresql.PGConnection;
 import org.slf4j.Logger;
@@ -61,8 +62,9 @@ final class PreparedReads {
                 ORDER BY p.oid""");
 
         private static final String OIDS = "(pg_catalog.oid[])";
-        private static final java.util.regex.Pattern DIGEST = java.util.regex.Pattern.compile("[0-9a-f]{64}|");
+        private static final Pattern DIGEST = Pattern.compile("[0-9a-f]{64}|");
         private static final String BY_OIDS = " WHERE %s.oid = ANY ($1)";
+
         private final String parameters;
         private final String query;
 

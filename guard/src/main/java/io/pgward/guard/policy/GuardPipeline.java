@@ -221,9 +221,15 @@ public final class GuardPipeline implements AutoCloseable {
         }
         CompletableFuture<Verdict> ahead = checksAhead.take(ChecksAhead.Key.of(login, database, text, reads,
                 searchPath, standardConformingStrings, parameterTypes, simpleQuery));
-        if (ahead != null) {
-            return ahead;
-        }
+        return ahead != null ? ahead : rewrittenOrProven(login, database, text, reads, searchPath,
+                standardConformingStrings, parameterTypes, simpleQuery);
+    }
+
+    /** {@link #proveOrRewrite}'s check itself, for reads and a search_path it has already looked at. */
+    private CompletableFuture<Verdict> rewrittenOrProven(LoginPolicy login, String database, String text,
+                                                         List<StatementText> reads, String searchPath,
+                                                         boolean standardConformingStrings,
+                                                         List<Integer> parameterTypes, boolean simpleQuery) {
         return forLogin(login, database)
                 .thenCompose(loginGuard -> loginGuard.proveOrRewrite(text, reads, searchPath,
                         standardConformingStrings, parameterTypes, simpleQuery))
@@ -263,8 +269,8 @@ public final class GuardPipeline implements AutoCloseable {
             if (reads.isEmpty()) {
                 return CompletableFuture.completedFuture(Verdict.ALLOW);
             }
-            CompletableFuture<Verdict> check = proveOrRewrite(login, database, text, reads, searchPath,
-                    standardConformingStrings, parameterTypes, simpleQuery).toCompletableFuture();
+            CompletableFuture<Verdict> check = rewrittenOrProven(login, database, text, reads, searchPath,
+                    standardConformingStrings, parameterTypes, simpleQuery);
             checksAhead.keep(ChecksAhead.Key.of(login, database, text, reads, searchPath, standardConformingStrings,
                     parameterTypes, simpleQuery), check);
             return check;
