@@ -1,9 +1,8 @@
 package io.pgward.guard.catalog;
 
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Reads PostgreSQL's pg_node_tree text ({@code pg_rewrite.ev_action}, {@code pg_policy.polqual},
@@ -20,57 +19,73 @@ import java.util.Map;
  * levels per operator of a chain such as {@code 1+1+...} (the OpExpr and its argument list), so this admits a
  * chain of about 500 operators in one expression; parentheses make no nodes of their own. The rest is linear in
  * the text, which the catalog check bounds before reading it ({@code CheckTransaction.MAX_TREE_CHARS}).
+ *
+ * <p>Every new statement shape has its tree read on the way to its verdict, so the reading works on the token's
+ * place in the text and makes a string only of what it keeps; node tags and field labels, a small vocabulary, come
+ * from {@link TreeNames}.
  */
 final class NodeTreeParser {
 
     /** Nesting of nodes and lists read; see the class comment. */
     static final int MAX_DEPTH = 1_000;
 
-    private final String text;
+    private final char[] text;
     private int pos;
     private int depth;
-    /** The next token, already read, or null. */
-    private String pending;
+    /** The current token: text[start, end). */
+    private int start;
+    private int end;
 
     private NodeTreeParser(String text) {
-        this.text = text;
+        this.text = text.toCharArray();
     }
 
     static TreeValue parse(String text) {
         NodeTreeParser p = new NodeTreeParser(text);
-        String first = p.next();
-        if (first == null) {
+        if (!p.advance()) {
             throw new NodeTreeException("empty node tree");
         }
-        TreeValue value = p.value(first);
-        if (p.next() != null) {
+        TreeValue value = p.value();
+        if (p.advance()) {
             throw new NodeTreeException("text after the end of the node tree at offset " + p.pos);
         }
         return value;
     }
 
-    private TreeValue value(String token) {
-        return switch (token) {
-            case "{" -> nested(true);
-            case "(" -> nested(false);
-            case "<>" -> TreeValue.Null.INSTANCE;
-            case ")", "}", "[", "]" -> throw new NodeTreeException("unexpected " + token + " at offset " + pos);
-            default -> scalar(token);
-        };
+    /** The value that starts at the current token. */
+    private TreeValue value() {
+        if (end - start == 1) {
+            switch (text[start]) {
+                case '{' -> {
+                    return nested(true);
+                }
+                case '(' -> {
+                    return nested(false);
+                }
+                case ')', '}', '[', ']' -> throw new NodeTreeException("unexpected " + token() + " at offset "
+                        + pos);
+                default -> {
+                }
+            }
+        } else if (end - start == 2 && text[start] == '<' && text[start + 1] == '>') {
+            return TreeValue.Null.INSTANCE;
+        }
+        return scalar();
     }
 
-    private TreeValue scalar(String token) {
-        if (token.startsWith(":")) {
-            throw new NodeTreeException("a field label where a value belongs: " + token);
+    private TreeValue scalar() {
+        char first = text[start];
+        if (first == ':') {
+            throw new NodeTreeException("a field label where a value belongs: " + token());
         }
-        if (token.startsWith("\"")) {
-            if (token.length() < 2 || !token.endsWith("\"")) {
-                throw new NodeTreeException("unterminated string value: " + token);
+        if (first == '"') {
+            if (end - start < 2 || text[end - 1] != '"') {
+                throw new NodeTreeException("unterminated string value: " + token());
             }
-            return new TreeValue.Text(unescape(token.substring(1, token.length() - 1)));
+            return new TreeValue.Text(unescape(start + 1, end - 1));
         }
-        String value = unescape(token);
-        if ("[".equals(peek())) {
+        String value = unescape(start, end);
+        if (nextIsOpeningBracket()) {
             return datum(value);
         }
         return new TreeValue.Scalar(value);
@@ -84,30 +99,34 @@ final class NodeTreeParser {
         } catch (NumberFormatException e) {
             throw new NodeTreeException("datum length is not a number: " + lengthToken);
         }
-        next();   // [
-        List<Byte> bytes = new ArrayList<>();
-        for (String t = next(); !"]".equals(t); t = next()) {
-            if (t == null) {
+        advance();   // [
+        byte[] bytes = new byte[Math.min(Math.max(length, 0), 64)];
+        int count = 0;
+        while (true) {
+            if (!advance()) {
                 throw new NodeTreeException("unterminated datum");
             }
-            try {
-                int b = Integer.parseInt(t);
-                if (b < -128 || b > 255) {
-                    throw new NodeTreeException("datum byte out of range: " + t);
-                }
-                bytes.add((byte) b);
-            } catch (NumberFormatException e) {
-                throw new NodeTreeException("datum byte is not a number: " + t);
+            if (isChar(']')) {
+                break;
             }
+            long b;
+            try {
+                b = number();
+            } catch (NumberFormatException e) {
+                throw new NodeTreeException("datum byte is not a number: " + token());
+            }
+            if (b < -128 || b > 255) {
+                throw new NodeTreeException("datum byte out of range: " + token());
+            }
+            if (count == bytes.length) {
+                bytes = Arrays.copyOf(bytes, Math.max(8, count * 2));
+            }
+            bytes[count++] = (byte) b;
         }
-        byte[] out = new byte[bytes.size()];
-        for (int i = 0; i < out.length; i++) {
-            out[i] = bytes.get(i);
-        }
-        if (out.length < length) {
+        if (count < length) {
             throw new NodeTreeException("datum shorter than its length " + length);
         }
-        return new TreeValue.Datum(length, out);
+        return new TreeValue.Datum(length, count == bytes.length ? bytes : Arrays.copyOf(bytes, count));
     }
 
     private TreeValue nested(boolean node) {
@@ -121,93 +140,137 @@ final class NodeTreeParser {
     }
 
     private TreeValue.Node node() {
-        String tag = next();
-        if (tag == null || tag.isEmpty() || !tag.chars().allMatch(c -> c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-                || c == '_')) {
-            throw new NodeTreeException("a node without a tag: " + tag);
+        if (!advance() || !isTag()) {
+            throw new NodeTreeException("a node without a tag: " + (start < end ? token() : null));
         }
-        Map<String, TreeValue> fields = new LinkedHashMap<>();
-        for (String t = next(); !"}".equals(t); t = next()) {
-            if (t == null) {
+        String tag = TreeNames.of(text, start, end);
+        TreeValue.Fields fields = new TreeValue.Fields();
+        while (true) {
+            if (!advance()) {
                 throw new NodeTreeException("node " + tag + " is not closed");
             }
-            if (!t.startsWith(":") || t.length() < 2) {
-                throw new NodeTreeException("node " + tag + ": expected a field label, found " + t);
+            if (isChar('}')) {
+                break;
             }
-            String v = next();
-            if (v == null || v.startsWith(":") || v.equals("}")) {
-                throw new NodeTreeException("node " + tag + ": field " + t + " has no value");
+            if (text[start] != ':' || end - start < 2) {
+                throw new NodeTreeException("node " + tag + ": expected a field label, found " + token());
             }
-            if (fields.put(t.substring(1), value(v)) != null) {
-                throw new NodeTreeException("node " + tag + ": field " + t + " appears twice");
+            String label = TreeNames.of(text, start + 1, end);
+            if (!advance() || text[start] == ':' || isChar('}')) {
+                throw new NodeTreeException("node " + tag + ": field :" + label + " has no value");
+            }
+            if (fields.put(label, value()) != null) {
+                throw new NodeTreeException("node " + tag + ": field :" + label + " appears twice");
             }
         }
         return new TreeValue.Node(tag, fields);
     }
 
+    /** Whether the current token is a node tag as outfuncs.c writes them: capitals, digits and underscores. */
+    private boolean isTag() {
+        for (int i = start; i < end; i++) {
+            char c = text[i];
+            if (!(c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_')) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     private TreeValue list() {
-        String first = next();
-        if (first == null) {
+        if (!advance()) {
             throw new NodeTreeException("list is not closed");
         }
-        if (first.length() == 1 && "ioxb".indexOf(first.charAt(0)) >= 0) {
+        if (end - start == 1 && "ioxb".indexOf(text[start]) >= 0) {
+            char kind = text[start];
             List<Long> values = new ArrayList<>();
-            for (String t = next(); !")".equals(t); t = next()) {
-                if (t == null) {
+            while (true) {
+                if (!advance()) {
                     throw new NodeTreeException("list is not closed");
                 }
+                if (isChar(')')) {
+                    break;
+                }
                 try {
-                    values.add(Long.parseLong(t));
+                    values.add(number());
                 } catch (NumberFormatException e) {
-                    throw new NodeTreeException("(" + first + " list holds a non-number: " + t);
+                    throw new NodeTreeException("(" + kind + " list holds a non-number: " + token());
                 }
             }
-            return new TreeValue.NumberList(first.charAt(0), values);
+            return new TreeValue.NumberList(kind, values);
         }
         List<TreeValue> items = new ArrayList<>();
-        for (String t = first; !")".equals(t); t = next()) {
-            if (t == null) {
+        while (!isChar(')')) {
+            items.add(value());
+            if (!advance()) {
                 throw new NodeTreeException("list is not closed");
             }
-            items.add(value(t));
         }
         return new TreeValue.NodeList(items);
     }
 
-    private String peek() {
-        if (pending == null) {
-            pending = read();
-        }
-        return pending;
+    /** Whether the current token is the one character {@code c}. */
+    private boolean isChar(char c) {
+        return end - start == 1 && text[start] == c;
     }
 
-    private String next() {
-        String t = peek();
-        pending = null;
-        return t;
+    private String token() {
+        return new String(text, start, end - start);
     }
 
-    /** pg_strtok. Returns null at the end of the text. */
-    private String read() {
-        while (pos < text.length() && isBlank(text.charAt(pos))) {
+    /**
+     * The current token as a decimal long, as {@link Long#parseLong(String)} reads it but with ASCII digits only,
+     * the only ones PostgreSQL writes.
+     */
+    private long number() {
+        int i = start;
+        boolean negative = text[i] == '-';
+        if (negative || text[i] == '+') {
+            i++;
+        }
+        if (i == end) {
+            throw new NumberFormatException("no digits");
+        }
+        // Accumulated below zero, as Long.parseLong does, so that Long.MIN_VALUE has room.
+        long limit = negative ? Long.MIN_VALUE : -Long.MAX_VALUE;
+        long value = 0;
+        for (; i < end; i++) {
+            int digit = text[i] - '0';
+            if (digit < 0 || digit > 9 || value < limit / 10) {
+                throw new NumberFormatException("not a decimal long");
+            }
+            value *= 10;
+            if (value < limit + digit) {
+                throw new NumberFormatException("not a decimal long");
+            }
+            value -= digit;
+        }
+        return negative ? value : -value;
+    }
+
+    /** pg_strtok: moves to the next token; false at the end of the text. */
+    private boolean advance() {
+        int length = text.length;
+        while (pos < length && isBlank(text[pos])) {
             pos++;
         }
-        if (pos >= text.length()) {
-            return null;
+        start = pos;
+        if (pos >= length) {
+            end = pos;
+            return false;
         }
-        int start = pos;
-        char c = text.charAt(pos);
-        if (c == '(' || c == ')' || c == '{' || c == '}') {
-            pos++;
-            return String.valueOf(c);
+        char c = text[pos];
+        if (isDelimiter(c)) {
+            end = ++pos;
+            return true;
         }
-        while (pos < text.length()) {
-            c = text.charAt(pos);
-            if (isBlank(c) || c == '(' || c == ')' || c == '{' || c == '}') {
+        while (pos < length) {
+            c = text[pos];
+            if (isBlank(c) || isDelimiter(c)) {
                 break;
             }
             if (c == '\\') {
-                if (pos + 1 >= text.length()) {
+                if (pos + 1 >= length) {
                     throw new NodeTreeException("backslash at the end of the node tree");
                 }
                 pos += 2;
@@ -215,22 +278,43 @@ final class NodeTreeParser {
                 pos++;
             }
         }
-        return text.substring(start, pos);
+        end = pos;
+        return true;
+    }
+
+    /** Whether the next token is {@code [}, without moving to it. */
+    private boolean nextIsOpeningBracket() {
+        int p = pos;
+        int length = text.length;
+        while (p < length && isBlank(text[p])) {
+            p++;
+        }
+        return p < length && text[p] == '['
+                && (p + 1 == length || isBlank(text[p + 1]) || isDelimiter(text[p + 1]));
+    }
+
+    private static boolean isDelimiter(char c) {
+        return c == '(' || c == ')' || c == '{' || c == '}';
     }
 
     private static boolean isBlank(char c) {
         return c == ' ' || c == '\n' || c == '\t' || c == '\r';
     }
 
-    private static String unescape(String token) {
-        if (token.indexOf('\\') < 0) {
-            return token;
+    /** text[from, to) with each backslash escape replaced by the character it escapes. */
+    private String unescape(int from, int to) {
+        int backslash = from;
+        while (backslash < to && text[backslash] != '\\') {
+            backslash++;
         }
-        StringBuilder b = new StringBuilder(token.length());
-        for (int i = 0; i < token.length(); i++) {
-            char c = token.charAt(i);
-            if (c == '\\' && i + 1 < token.length()) {
-                c = token.charAt(++i);
+        if (backslash == to) {
+            return new String(text, from, to - from);
+        }
+        StringBuilder b = new StringBuilder(to - from);
+        for (int i = from; i < to; i++) {
+            char c = text[i];
+            if (c == '\\' && i + 1 < to) {
+                c = text[++i];
             }
             b.append(c);
         }

@@ -141,8 +141,11 @@ final class QueryTreeWalker {
         for (Map.Entry<String, TreeValue> field : node.fields().entrySet()) {
             String name = field.getKey();
             TreeValue value = field.getValue();
-            Ref ref = oidFields.getOrDefault(name, NodeTags.IGNORED_OID_FIELDS.contains(name) ? Ref.NONE
-                    : guess(name));
+            Ref ref = oidFields.get(name);
+            if (ref == null) {
+                ref = NodeTags.IGNORED_OID_FIELDS.contains(name) ? Ref.NONE : GUESSES.computeIfAbsent(name,
+                        QueryTreeWalker::guess);
+            }
             boolean typeofResult = name.equals("funcresulttype") && node.tag().equals("FUNCEXPR")
                     && node.number("funcid") == PG_TYPEOF;
             if (ref == Ref.RELATION && proven.contains(node)) {
@@ -302,6 +305,12 @@ final class QueryTreeWalker {
             default -> throw new IllegalArgumentException(ref.name());
         }
     }
+
+    /**
+     * {@link #guess} of each field name met, once: the names are the few hundred that PostgreSQL's node types
+     * have, and every node of every tree asks.
+     */
+    private static final Map<String, Ref> GUESSES = new java.util.concurrent.ConcurrentHashMap<>();
 
     /** The second net: a field the table does not list whose name reads as an object reference. */
     private static Ref guess(String field) {

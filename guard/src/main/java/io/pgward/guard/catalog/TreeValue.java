@@ -50,10 +50,21 @@ sealed interface TreeValue {
         }
     }
 
+    /**
+     * The fields of one node as {@link NodeTreeParser} reads them, handed to its {@link Node} and not touched
+     * again: the node keeps them without a copy.
+     */
+    final class Fields extends java.util.LinkedHashMap<String, TreeValue> {
+        Fields() {
+            super(32);
+        }
+    }
+
     /** A node: its tag as written ({@code QUERY}, {@code RTE}, {@code RANGETBLENTRY}, ...) and its fields in order. */
     record Node(String tag, Map<String, TreeValue> fields) implements TreeValue {
         public Node {
-            fields = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(fields));
+            fields = java.util.Collections.unmodifiableMap(fields instanceof Fields parsed ? parsed
+                    : new java.util.LinkedHashMap<>(fields));
         }
 
         Optional<TreeValue> field(String name) {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -52,6 +53,22 @@ class NodeTreeParserTest {
     }
 
     @Test
+    void readsNumbersToTheEndsOfALong() {
+        TreeValue.NumberList list = assertInstanceOf(TreeValue.NumberList.class,
+                NodeTreeParser.parse("(i -9223372036854775808 9223372036854775807 +7 -0)"));
+        assertEquals(List.of(Long.MIN_VALUE, Long.MAX_VALUE, 7L, 0L), list.values());
+    }
+
+    @Test
+    void fieldLabelsAndTagsAreTheNamesTheCodeLooksUpByIdentity() {
+        TreeValue.Node node = (TreeValue.Node) NodeTreeParser.parse(
+                "{" + new String("TARGETENTRY") + " :" + new String("resname") + " x}");
+        assertTrue(node.tag() == "TARGETENTRY");
+        assertTrue(node.fields().keySet().iterator().next() == "resname");
+        assertEquals("x", node.scalar("resname"));
+    }
+
+    @Test
     void readsNullsAndNestedLists() {
         TreeValue.NodeList list = assertInstanceOf(TreeValue.NodeList.class,
                 NodeTreeParser.parse("(<> ({CONST :consttype 25 :constvalue <>}) ())"));
@@ -91,7 +108,9 @@ class NodeTreeParserTest {
     @ParameterizedTest
     @ValueSource(strings = {"", "{", "{VAR :vartype 23", "{VAR :vartype}", "{VAR vartype 23}", "{var :a 1}",
             "{VAR :a 1 :a 2}", "(i 1 x)", "(1 2", "{VAR :a 1} {VAR :a 2}", ")", "{VAR :a 4 [ 1 2 }",
-            "{VAR :a 4 [ 1 2 ]}", "{VAR :a 1 [ 300 ]}", "{VAR :a \"unterminated}", "{VAR :a x\\"})
+            "{VAR :a 4 [ 1 2 ]}", "{VAR :a 1 [ 300 ]}", "{VAR :a 1 [ -129 ]}", "{VAR :a 1 [ 1x ]}",
+            "{VAR :a \"unterminated}", "{VAR :a x\\", "(i 9223372036854775808)", "(i -9223372036854775809)",
+            "(i -)", "(i +)", "(o 1\u0661)", "(b 1 2.5)", "{VAR :a 1 [ \u0661 ]}", "{VAR\u00c9 :a 1}"})
     void refusesMalformedText(String text) {
         assertThrows(NodeTreeException.class, () -> NodeTreeParser.parse(text));
     }
