@@ -43,8 +43,9 @@ import org.slf4j.LoggerFactory;
  *       literal values is answered without a round trip (docs/verdicts-by-shape.md says why that is sound).
  *       Both are dropped whenever the schema changes: a poll of {@link SchemaFingerprint} notices changes by
  *       anyone within one poll interval, and {@link #invalidate()} drops them at once (the proxy calls it when a
- *       read-write login runs DDL). A check that started before a change never stores its verdict. The catalog rows of built-in
- *       objects are shared by the checks on the same terms ({@link BuiltInRows}).</li>
+ *       read-write login runs DDL). A check that started before a change never stores its verdict. The catalog rows a
+ *       check reads (relations, types, functions, operators, view definitions) are shared by the checks on the
+ *       same terms ({@link SharedRows}).</li>
  *   <li>Blocking JDBC runs on this class's own executor (virtual threads); {@link #check} returns at once.
  *       Concurrent checks of one request share one round trip.</li>
  * </ul>
@@ -84,7 +85,7 @@ public final class CatalogCheck implements AutoCloseable {
     private final HikariDataSource pool;
     private final Options options;
     private final VerdictCache cache;
-    private final BuiltInRows builtIns = new BuiltInRows();
+    private final SharedRows shared = new SharedRows();
     private final LongAdder roundTrips = new LongAdder();
     private final LongAdder shapeHits = new LongAdder();
     private final LongAdder rewrites = new LongAdder();
@@ -413,9 +414,9 @@ public final class CatalogCheck implements AutoCloseable {
         return poller != null && fingerprint == null ? VerdictCache.NEVER : epoch;
     }
 
-    /** The built-in rows a check may share: none while it stores nothing, on the same terms as its verdict. */
-    private BuiltInRows.Generation builtInRowsFor(long epoch) {
-        return epoch == VerdictCache.NEVER ? new BuiltInRows.Generation() : builtIns.current();
+    /** The rows a check may share: none while it stores nothing, on the same terms as its verdict. */
+    private SharedRows.Generation sharedRowsFor(long epoch) {
+        return epoch == VerdictCache.NEVER ? new SharedRows.Generation() : shared.current();
     }
 
     /** The request's key in the cache of allows by shape, or null for a statement the check does not analyse. */
@@ -463,7 +464,7 @@ public final class CatalogCheck implements AutoCloseable {
             connection = pool.getConnection();
             roundTrips.increment();
             CheckTransaction.Checked checked = CheckTransaction.checked(connection, request, shape,
-                    options.timeout(), builtInRowsFor(epoch), allowed -> {
+                    options.timeout(), sharedRowsFor(epoch), allowed -> {
                         remember(request, epoch, shapeKey, allowed);
                         decided.accept(allowed.verdict());
                     });
@@ -559,7 +560,7 @@ public final class CatalogCheck implements AutoCloseable {
     /** Drops every cached verdict and tells the schema listeners, now. */
     public void invalidate() {
         cache.clear();
-        builtIns.clear();
+        shared.clear();
         for (Runnable listener : schemaListeners) {
             try {
                 listener.run();
@@ -582,9 +583,9 @@ public final class CatalogCheck implements AutoCloseable {
         return () -> schemaListeners.remove(registered);
     }
 
-    /** The built-in catalog rows the checks share now. */
-    BuiltInRows.Generation builtInRows() {
-        return builtIns.current();
+    /** The catalog rows the checks share now. */
+    SharedRows.Generation sharedRows() {
+        return shared.current();
     }
 
     /** Verdicts currently cached by statement text. */
@@ -627,7 +628,7 @@ public final class CatalogCheck implements AutoCloseable {
             log.warn("reading the schema fingerprint failed: {}", e.getMessage());
             fingerprint = null;
             cache.clear();
-            builtIns.clear();
+            shared.clear();
         }
     }
 

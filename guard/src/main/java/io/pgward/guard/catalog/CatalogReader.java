@@ -65,7 +65,7 @@ final class CatalogReader {
     }
 
     private final Connection connection;
-    private final BuiltInRows.Generation builtIns;
+    private final SharedRows.Generation shared;
     private final BeforeQuery beforeQuery;
     // Rows already read in this transaction: the catalog cannot change under it in a way the check must see.
     private final Map<Long, Relation> relationRows = new HashMap<>();
@@ -81,12 +81,12 @@ final class CatalogReader {
     }
 
     /**
-     * Reads the rows of built-in objects from {@code builtIns} when it has them, and adds those it reads;
+     * Reads rows from {@code shared} when it has them, and adds those it reads;
      * {@code beforeQuery} runs before every query it sends.
      */
-    CatalogReader(Connection connection, BuiltInRows.Generation builtIns, BeforeQuery beforeQuery) {
+    CatalogReader(Connection connection, SharedRows.Generation shared, BeforeQuery beforeQuery) {
         this.connection = connection;
-        this.builtIns = builtIns;
+        this.shared = shared;
         this.beforeQuery = beforeQuery;
     }
 
@@ -117,7 +117,7 @@ final class CatalogReader {
             rs.getString(4), rs.getBoolean(5), rs.getLong(6), rs.getLong(7), rs.getLong(8), rs.getString(9).charAt(0));
 
     Map<Long, Relation> relations(Collection<Long> oids) throws SQLException {
-        return lookup(oids, relationRows, builtIns.relations, PreparedReads.Read.RELATIONS, RELATION);
+        return lookup(oids, relationRows, shared.relations, PreparedReads.Read.RELATIONS, RELATION);
     }
 
     /**
@@ -125,16 +125,16 @@ final class CatalogReader {
      * so that it is not read again.
      */
     void rememberRelation(ResultSet rs) throws SQLException {
-        keep(rs, relationRows, builtIns.relations, RELATION);
+        keep(rs, relationRows, shared.relations, RELATION);
     }
 
     /** As {@link #rememberRelation}, for {@link #TYPE_COLUMNS}. */
     void rememberType(ResultSet rs) throws SQLException {
-        keep(rs, typeRows, builtIns.types, TYPE);
+        keep(rs, typeRows, shared.types, TYPE);
     }
 
     Map<Long, Function> functions(Collection<Long> oids) throws SQLException {
-        return lookup(oids, functionRows, builtIns.functions, PreparedReads.Read.FUNCTIONS, CatalogReader::function);
+        return lookup(oids, functionRows, shared.functions, PreparedReads.Read.FUNCTIONS, CatalogReader::function);
     }
 
     /** Every function, in any schema, with one of these names: what a name in a string body may call. */
@@ -173,7 +173,7 @@ final class CatalogReader {
     }
 
     Map<Long, Operator> operators(Collection<Long> oids) throws SQLException {
-        return lookup(oids, operatorRows, builtIns.operators, PreparedReads.Read.OPERATORS,
+        return lookup(oids, operatorRows, shared.operators, PreparedReads.Read.OPERATORS,
                 rs -> new Operator(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getLong(4)));
     }
 
@@ -208,7 +208,7 @@ final class CatalogReader {
     }
 
     Map<Long, Type> types(Collection<Long> oids) throws SQLException {
-        return lookup(oids, typeRows, builtIns.types, PreparedReads.Read.TYPES, TYPE);
+        return lookup(oids, typeRows, shared.types, PreparedReads.Read.TYPES, TYPE);
     }
 
     /** The stored queries of the views and materialized views among {@code relations}. */
@@ -217,21 +217,30 @@ final class CatalogReader {
         List<Long> missing = new ArrayList<>();
         for (long oid : relations) {
             Definition known = definitionRows.get(oid);
+            if (known == null) {
+                known = shared.viewDefinitions.get(oid);
+            }
             if (known != null) {
                 out.add(known);
             } else {
                 missing.add(oid);
             }
         }
-        query(PreparedReads.Read.VIEW_DEFINITIONS, missing,
-                rs -> out.add(new Definition(rs.getLong(1), rs.getString(2))));
+        query(PreparedReads.Read.VIEW_DEFINITIONS, missing, rs -> out.add(keepDefinition(rs)));
         out.sort(java.util.Comparator.comparingLong(Definition::relation));
         return out;
     }
 
     /** Keeps the row at the cursor of a read of view definitions (relation, tree) the caller ran. */
     void rememberViewDefinition(ResultSet rs) throws SQLException {
-        definitionRows.put(rs.getLong(1), new Definition(rs.getLong(1), rs.getString(2)));
+        keepDefinition(rs);
+    }
+
+    private Definition keepDefinition(ResultSet rs) throws SQLException {
+        Definition definition = new Definition(rs.getLong(1), rs.getString(2));
+        definitionRows.put(definition.relation(), definition);
+        shared.keepDefinition(definition);
+        return definition;
     }
 
     /** The USING and WITH CHECK expressions of the row-security policies on {@code relations}. */
@@ -307,7 +316,7 @@ final class CatalogReader {
     }
 
     @FunctionalInterface
-    private interface RowHandler {
+    interface RowHandler {
         void row(ResultSet rs) throws SQLException;
     }
 
@@ -316,9 +325,7 @@ final class CatalogReader {
         long oid = rs.getLong(1);
         T row = reader.read(rs);
         memo.put(oid, row);
-        if (BuiltInRows.builtIn(oid)) {
-            shared.put(oid, row);
-        }
+        SharedRows.Generation.keep(shared, oid, row);
         return row;
     }
 
@@ -328,8 +335,8 @@ final class CatalogReader {
     }
 
     /**
-     * The rows of {@code oids} that exist, from this transaction's memo, then the shared built-in rows, then one
-     * query for the rest. Its first column is the OID.
+     * The rows of {@code oids} that exist, from this transaction's memo, then the shared rows, then one query for
+     * the rest. Its first column is the OID.
      */
     private <T> Map<Long, T> lookup(Collection<Long> oids, Map<Long, T> memo, Map<Long, T> shared,
                                     PreparedReads.Read read, RowReader<T> reader) throws SQLException {
@@ -337,7 +344,7 @@ final class CatalogReader {
         List<Long> missing = new ArrayList<>();
         for (long oid : oids) {
             T row = memo.get(oid);
-            if (row == null && BuiltInRows.builtIn(oid)) {
+            if (row == null) {
                 row = shared.get(oid);
             }
             if (row != null) {
@@ -351,11 +358,15 @@ final class CatalogReader {
     }
 
     private void query(PreparedReads.Read read, Collection<Long> oids, RowHandler handler) throws SQLException {
-        if (oids.isEmpty()) {
-            return;
+        if (!oids.isEmpty()) {
+            read(read.execute(oids), handler);
         }
+    }
+
+    /** Runs {@code sql}, a prepared read's EXECUTE, and hands {@code handler} each of its rows. */
+    void read(String sql, RowHandler handler) throws SQLException {
         beforeQuery.run();
-        try (Statement s = connection.createStatement(); ResultSet rs = s.executeQuery(read.execute(oids))) {
+        try (Statement s = connection.createStatement(); ResultSet rs = s.executeQuery(sql)) {
             while (rs.next()) {
                 handler.row(rs);
             }

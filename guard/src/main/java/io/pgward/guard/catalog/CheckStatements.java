@@ -33,18 +33,14 @@ final class CheckStatements {
     private final Connection connection;
     private final boolean standardConformingStrings;
     private final Duration timeout;
-    private final CatalogReader catalog;
     // Statements that open the transaction, sent with the next text that holds the query (openWith).
     private String opening;
     private boolean opened;
 
-    /** @param catalog where the rows read with the check function are kept */
-    CheckStatements(Connection connection, boolean standardConformingStrings, Duration timeout,
-                    CatalogReader catalog) {
+    CheckStatements(Connection connection, boolean standardConformingStrings, Duration timeout) {
         this.connection = connection;
         this.standardConformingStrings = standardConformingStrings;
         this.timeout = timeout;
-        this.catalog = catalog;
     }
 
     /**
@@ -187,9 +183,8 @@ final class CheckStatements {
 
 
     /**
-     * The safe path first (each read after it is executed once it took effect), the check function's tree and
-     * dependencies, and the rows of the relations, types and view definitions it depends on, which the rules read
-     * next.
+     * The safe path first (each read after it is executed once it took effect), then the check function's tree and
+     * dependencies.
      */
     private static final String JUDGE_READ = "SELECT pg_catalog.set_config('search_path', '"
             + CheckTransaction.SAFE_PATH + "', true); " + PreparedReads.Read.CHECK_FUNCTION.execute();
@@ -198,14 +193,11 @@ final class CheckStatements {
     private static final List<String> JUDGE_READ_SCS_ON = nativeStatements(JUDGE_READ, true);
     private static final List<String> JUDGE_READ_SCS_OFF = nativeStatements(JUDGE_READ, false);
 
-    /**
-     * Reads the results of {@link #JUDGE_READ} from {@code s}, which is at its first (the settings' row), and keeps
-     * the catalog rows among them.
-     */
+    /** Reads the results of {@link #JUDGE_READ} from {@code s}, which is at its first (the settings' row). */
     private CheckFunctionRead judgeRead(Statement s) throws SQLException {
         if (!s.getMoreResults()) {
             throw new SQLException("the check function was not read");
         }
-        return CheckFunctionRead.read(s.getResultSet(), catalog);
+        return CheckFunctionRead.read(s.getResultSet());
     }
 }

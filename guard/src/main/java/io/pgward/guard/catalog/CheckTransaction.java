@@ -47,9 +47,9 @@ import org.slf4j.LoggerFactory;
  *     CREATE FUNCTION pg_temp.pgward_check() RETURNS bool LANGUAGE sql
  *         RETURN EXISTS (SELECT 1 FROM (query with $n as typed NULLs) AS pgward_query)
  *     set_config: search_path = pg_catalog, pg_temp
- *     read pg_proc.prosqlbody and pg_depend of the function, and the rows of the relations, column types and view
- *     definitions it depends on, in one statement (CheckFunctionRead)
- *   read the views, policies, functions, operators and types it reaches  -- built-in ones from BuiltInRows
+ *     read pg_proc.prosqlbody and pg_depend of the function (CheckFunctionRead)
+ *   [read the rows of the relations, column types and view definitions it depends on]  -- unless SharedRows has them
+ *   read the views, policies, functions, operators and types it reaches                 -- unless SharedRows has them
  *   ROLLBACK
  * </pre>
  *
@@ -102,7 +102,7 @@ final class CheckTransaction {
     private final Duration timeout;
     private final CatalogReader catalog;
     private final CheckStatements statements;
-    private final BuiltInRows.Generation builtIns;
+    private final SharedRows.Generation shared;
     private final boolean reanalysis;
     // The session's search_path is in effect, not the safe one: a catalog query must restore the safe one first.
     private boolean sessionPath;
@@ -125,15 +125,15 @@ final class CheckTransaction {
 
     /** @param reanalysis this check is {@link HiddenNameLiterals}' second analysis of a statement, not a client's */
     private CheckTransaction(Connection connection, CheckRequest request, StatementShape shape, Duration timeout,
-                             BuiltInRows.Generation builtIns, boolean reanalysis) {
+                             SharedRows.Generation shared, boolean reanalysis) {
         this.connection = connection;
         this.request = request;
         this.shape = shape;
         this.timeout = timeout;
-        this.builtIns = builtIns;
+        this.shared = shared;
         this.reanalysis = reanalysis;
-        this.catalog = new CatalogReader(connection, builtIns, this::safePathForCatalog);
-        this.statements = new CheckStatements(connection, request.standardConformingStrings(), timeout, catalog);
+        this.catalog = new CatalogReader(connection, shared, this::safePathForCatalog);
+        this.statements = new CheckStatements(connection, request.standardConformingStrings(), timeout);
     }
 
     /**
@@ -142,13 +142,13 @@ final class CheckTransaction {
      */
     static Verdict run(Connection connection, CheckRequest request, StatementShape shape, Duration timeout)
             throws SQLException {
-        return run(connection, request, shape, timeout, new BuiltInRows.Generation());
+        return run(connection, request, shape, timeout, new SharedRows.Generation());
     }
 
     /** As {@link #run(Connection, CheckRequest, StatementShape, Duration)}, reading built-in rows from a cache. */
     static Verdict run(Connection connection, CheckRequest request, StatementShape shape, Duration timeout,
-                         BuiltInRows.Generation builtIns) throws SQLException {
-        return checked(connection, request, shape, timeout, builtIns, allowed -> { }).verdict();
+                         SharedRows.Generation shared) throws SQLException {
+        return checked(connection, request, shape, timeout, shared, allowed -> { }).verdict();
     }
 
     /**
@@ -159,18 +159,18 @@ final class CheckTransaction {
     }
 
     /**
-     * As {@link #run(Connection, CheckRequest, StatementShape, Duration, BuiltInRows.Generation)}, with sharing.
+     * As {@link #run(Connection, CheckRequest, StatementShape, Duration, SharedRows.Generation)}, with sharing.
      * An allow is final once the function's tree is judged, so {@code allowed} is given it then, before the
      * ROLLBACK's round trip (and PostgreSQL's work to undo the function) that the connection still needs; a refusal
      * is worked out further after the ROLLBACK and comes only as the result.
      */
     static Checked checked(Connection connection, CheckRequest request, StatementShape shape, Duration timeout,
-                           BuiltInRows.Generation builtIns, Consumer<Checked> allowed)
+                           SharedRows.Generation shared, Consumer<Checked> allowed)
             throws SQLException {
-        CheckTransaction check = new CheckTransaction(connection, request, shape, timeout, builtIns, false);
+        CheckTransaction check = new CheckTransaction(connection, request, shape, timeout, shared, false);
         Verdict verdict = check.runWithKnownDomains(allowed);
         if (verdict == null) {
-            check = new CheckTransaction(connection, request, shape, timeout, builtIns, false);
+            check = new CheckTransaction(connection, request, shape, timeout, shared, false);
             verdict = check.run(allowed);
         }
         return new Checked(verdict, verdict == Verdict.ALLOW && check.shareableByShape);
@@ -178,7 +178,7 @@ final class CheckTransaction {
 
     /**
      * The check in one round trip before its verdict where the last domain CHECK expressions read were judged harmless
-     * from rows of this generation ({@link BuiltInRows.Generation#harmlessDomainChecks}): the opening goes with the
+     * from rows of this generation ({@link SharedRows.Generation#harmlessDomainChecks}): the opening goes with the
      * function, and in place of reading the expressions it has PostgreSQL fail unless they are still the same ones,
      * which skips the function and the reads (PostgreSQL ignores the rest of a pipeline up to its Sync). So no
      * statement is analysed under expressions not judged, as in {@link #run}. Null when {@link #run} must decide: no
@@ -187,7 +187,7 @@ final class CheckTransaction {
      * is judged and PostgreSQL's error for the statement is worked out as it always is.
      */
     private Verdict runWithKnownDomains(Consumer<Checked> allowed) throws SQLException {
-        String digest = builtIns.harmlessDomainChecks;
+        String digest = shared.harmlessDomainChecks;
         if (digest == null || !QueryText.parameters(shape).isEmpty()) {
             return null;
         }
@@ -340,7 +340,7 @@ final class CheckTransaction {
             return Optional.empty();
         }
         Verdict again = new CheckTransaction(connection, request.withSql(substitution.sql()), substituted, timeout,
-                builtIns, true).run(allowed -> { });
+                shared, true).run(allowed -> { });
         return substitution.answer(again);
     }
 
@@ -350,7 +350,7 @@ final class CheckTransaction {
             // known yet, and such a read puts the safe path back first (safePathForCatalog).
             DomainsJudged judged = judgeDomains(domainChecks.checks());
             Map<Long, String> risky = judged.risky();
-            builtIns.harmlessDomainChecks = risky.isEmpty() && judged.builtInOnly() ? domainChecks.digest() : null;
+            shared.harmlessDomainChecks = risky.isEmpty() && judged.builtInOnly() ? domainChecks.digest() : null;
             if (!risky.isEmpty()) {
                 // Decided before PostgreSQL sees any of the statement: only a statement that names what is built
                 // on a risky domain can make parse analysis run its CHECK (see DomainReach for the reasons).
@@ -427,8 +427,8 @@ final class CheckTransaction {
     /** Whether a domain CHECK names only objects that initdb made (OIDs below 16384). */
     private static boolean onlyBuiltIns(References check) {
         return Stream.of(check.functions, check.operators, check.types).flatMap(Collection::stream)
-                .allMatch(BuiltInRows::builtIn)
-                && check.directConstArguments.stream().allMatch(a -> BuiltInRows.builtIn(a.type()));
+                .allMatch(SharedRows::builtIn)
+                && check.directConstArguments.stream().allMatch(a -> SharedRows.builtIn(a.type()));
     }
 
     private void safePathForCatalog() throws SQLException {
@@ -646,6 +646,7 @@ final class CheckTransaction {
             return CatalogRefusals.tooComplex("PostgreSQL's parse tree of it is larger than the "
                     + MAX_TREE_CHARS + " bytes the catalog check reads");
         }
+        checkFunction.readRowsAround(shared, catalog);
         CatalogFilters filters = request.selection().isSet() ? request.selection().filters() : CatalogFilters.NONE;
         TreeValue parsed = CheckFunctionBody.query(NodeTreeParser.parse(checkFunction.body()));
         if (!filters.isEmpty() && filters.references() == null && FilterReferences.readsCovered(parsed, filters)) {

@@ -48,6 +48,7 @@ final class PreparedReads {
         DOMAIN_CHECKS("", CatalogReader.DOMAIN_CHECKS),
         DOMAIN_CHECKS_UNCHANGED("(pg_catalog.text)", CatalogReader.DOMAIN_CHECKS_UNCHANGED),
         CHECK_FUNCTION("", CheckFunctionRead.QUERY),
+        CHECK_ROWS("(pg_catalog.oid[], pg_catalog.oid[])", CheckFunctionRead.ROWS),
         RELATIONS(Read.OIDS, CatalogReader.RELATION_SELECT + Read.BY_OIDS.formatted("c")),
         TYPES(Read.OIDS, CatalogReader.TYPE_SELECT + Read.BY_OIDS.formatted("t")),
         FUNCTIONS(Read.OIDS, CatalogReader.FUNCTION_SELECT + Read.BY_OIDS.formatted("p")),
@@ -98,8 +99,16 @@ final class PreparedReads {
             if (!parameters.equals(OIDS)) {
                 throw new IllegalStateException(this + " takes no OIDs");
             }
-            return "EXECUTE " + statementName() + "('" + oids.stream().map(String::valueOf)
-                    .collect(Collectors.joining(",", "{", "}")) + "')";
+            return "EXECUTE " + statementName() + "(" + array(oids) + ")";
+        }
+
+        /** The EXECUTE of {@link #CHECK_ROWS} for these relations and types. */
+        static String rowsAround(Collection<Long> relations, Collection<Long> types) {
+            return "EXECUTE " + CHECK_ROWS.statementName() + "(" + array(relations) + ", " + array(types) + ")";
+        }
+
+        private static String array(Collection<Long> oids) {
+            return oids.stream().map(String::valueOf).collect(Collectors.joining(",", "'{", "}'"));
         }
     }
 

@@ -380,7 +380,7 @@ class CatalogCheckTest {
             List<org.postgresql.core.TransactionState> seen = new java.util.ArrayList<>();
             CheckTransaction.Checked checked = CheckTransaction.checked(c, new CheckRequest(selection, null, PATH,
                     true, allowed, List.of()), StatementShape.of(allowed, true), Duration.ofSeconds(5),
-                    new BuiltInRows.Generation(), early -> {
+                    new SharedRows.Generation(), early -> {
                         assertEquals(Verdict.ALLOW, early.verdict());
                         seen.add(pg.getTransactionState());
                     });
@@ -389,7 +389,7 @@ class CatalogCheckTest {
                     "given once, while the check's transaction is still open");
             assertEquals(org.postgresql.core.TransactionState.IDLE, pg.getTransactionState(), "then rolled back");
             checked = CheckTransaction.checked(c, new CheckRequest(selection, null, PATH, true, refused, List.of()),
-                    StatementShape.of(refused, true), Duration.ofSeconds(5), new BuiltInRows.Generation(),
+                    StatementShape.of(refused, true), Duration.ofSeconds(5), new SharedRows.Generation(),
                     early -> seen.add(null));
             assertInstanceOf(Verdict.Refuse.class, checked.verdict());
             assertEquals(1, seen.size(), "a refusal is not given early");

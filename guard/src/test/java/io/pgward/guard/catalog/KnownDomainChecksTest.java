@@ -54,7 +54,7 @@ class KnownDomainChecksTest {
         return AsOwner.counted(db, "public.known_calls");
     }
 
-    private static Verdict check(Connection connection, String path, String sql, BuiltInRows.Generation rows)
+    private static Verdict check(Connection connection, String path, String sql, SharedRows.Generation rows)
             throws Exception {
         return CheckTransaction.run(connection, CheckRequest.of(TableSelection.NONE, null, path, sql),
                 StatementShape.of(sql, true), Duration.ofSeconds(5), rows);
@@ -62,10 +62,10 @@ class KnownDomainChecksTest {
 
     @Test
     void aCheckAfterOneThatJudgedThemTakesTwoRoundTrips() throws Exception {
-        BuiltInRows.Generation rows = new BuiltInRows.Generation();
+        SharedRows.Generation rows = new SharedRows.Generation();
         try (Connection connection = pool.getConnection()) {
             AtomicInteger executions = new AtomicInteger();
-            Connection counted = BuiltInRowsTest.counting(connection, executions);
+            Connection counted = SharedRowsTest.counting(connection, executions);
             assertEquals(Verdict.ALLOW, check(counted, PATH, "SELECT 'a'::public.tag AS t", rows));
             assertNotNull(rows.harmlessDomainChecks, "information_schema's and public.tag's are harmless");
             executions.set(0);
@@ -77,7 +77,7 @@ class KnownDomainChecksTest {
 
     @Test
     void anExpressionChangedSinceIsJudgedBeforePostgresAnalysesTheStatement() throws Exception {
-        BuiltInRows.Generation rows = new BuiltInRows.Generation();
+        SharedRows.Generation rows = new SharedRows.Generation();
         try (Connection connection = pool.getConnection()) {
             assertEquals(Verdict.ALLOW, check(connection, PATH, "SELECT 'a'::public.tag AS t", rows));
             assertNotNull(rows.harmlessDomainChecks);
@@ -97,10 +97,10 @@ class KnownDomainChecksTest {
     }
 
     /** The round trips of the second of two never-seen shapes on {@code path}, both allowed. */
-    private static int secondCheckRoundTrips(Connection connection, String path, BuiltInRows.Generation rows)
+    private static int secondCheckRoundTrips(Connection connection, String path, SharedRows.Generation rows)
             throws Exception {
         AtomicInteger executions = new AtomicInteger();
-        Connection counted = BuiltInRowsTest.counting(connection, executions);
+        Connection counted = SharedRowsTest.counting(connection, executions);
         assertEquals(Verdict.ALLOW, check(counted, path, "SELECT id AS first FROM things", rows));
         executions.set(0);
         assertEquals(Verdict.ALLOW, check(counted, path, "SELECT id AS second FROM things", rows));
@@ -110,7 +110,7 @@ class KnownDomainChecksTest {
     @Test
     void settingsWithQuotesAndBackslashesReachPostgresAsTheyAre() throws Exception {
         String path = "\"we'ird\\\", public";
-        BuiltInRows.Generation rows = new BuiltInRows.Generation();
+        SharedRows.Generation rows = new SharedRows.Generation();
         try (Connection connection = pool.getConnection()) {
             assertEquals(2, secondCheckRoundTrips(connection, path, rows), "the opening went with the view");
             Verdict.Refuse absent = assertInstanceOf(Verdict.Refuse.class,
@@ -121,7 +121,7 @@ class KnownDomainChecksTest {
         owner("ALTER DATABASE \"" + db.name() + "\" SET standard_conforming_strings = off");
         try (HikariDataSource escaping = CatalogCheck.controlPool(db.jdbcUrl(), db.user(), db.password(), 1);
              Connection connection = escaping.getConnection()) {
-            assertEquals(2, secondCheckRoundTrips(connection, path, new BuiltInRows.Generation()),
+            assertEquals(2, secondCheckRoundTrips(connection, path, new SharedRows.Generation()),
                     "with standard_conforming_strings off");
         } finally {
             owner("ALTER DATABASE \"" + db.name() + "\" RESET standard_conforming_strings");

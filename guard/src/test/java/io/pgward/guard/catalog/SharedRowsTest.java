@@ -22,16 +22,17 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The catalog rows of built-in objects that checks share ({@link BuiltInRows}): what is kept, that a check reads
+ * The catalog rows of built-in objects that checks share ({@link SharedRows}): what is kept, that a check reads
  * them from the cache rather than the catalog, and that a schema change drops them.
  */
 @PostgresTest
-class BuiltInRowsTest {
+class SharedRowsTest {
 
     private static final String PATH = "\"$user\", public";
     private static TestDatabase db;
     private static long lower;
     private static long userFunction;
+    private static long notes;
 
     @BeforeAll
     static void start(TestDatabase database) throws Exception {
@@ -42,6 +43,7 @@ class BuiltInRowsTest {
                     + "RETURN pg_catalog.upper(t)");
             lower = oid(s, "SELECT 'pg_catalog.lower(text)'::regprocedure::oid");
             userFunction = oid(s, "SELECT 'public.shout(text)'::regprocedure::oid");
+            notes = oid(s, "SELECT 'public.notes'::regclass::oid");
         }
     }
 
@@ -61,19 +63,40 @@ class BuiltInRowsTest {
     }
 
     @Test
-    void builtInRowsAreKeptAndRowsOfLaterObjectsAreNot() throws Exception {
+    void rowsOfBuiltInAndLaterObjectsAreKept() throws Exception {
         try (CatalogCheck check = newCheck()) {
             // shout is owned by a superuser, so the user-function rule refuses it, after reading every row.
             Verdict.Refuse r = assertInstanceOf(Verdict.Refuse.class,
                     check.checkNow(request("SELECT lower(body), shout(body) FROM public.notes WHERE id = 1")));
             assertEquals(CatalogRefusals.FUNCTION, r.rule());
-            BuiltInRows.Generation rows = check.builtInRows();
+            SharedRows.Generation rows = check.sharedRows();
             assertTrue(rows.functions.containsKey(lower), "lower(text) is kept");
-            assertFalse(rows.functions.containsKey(userFunction), "a function created after initdb is not kept");
-            assertTrue(Stream.of(rows.functions, rows.operators, rows.types, rows.relations)
-                    .flatMap(m -> m.keySet().stream()).allMatch(BuiltInRows::builtIn),
-                    "only OIDs below FirstNormalObjectId: " + rows.types.keySet());
+            assertTrue(rows.functions.containsKey(userFunction), "a function created after initdb is kept");
+            assertTrue(rows.relations.containsKey(notes), "public.notes is kept");
+            assertTrue(rows.rowsAround.contains(notes), "the rows around public.notes were read");
             assertFalse(rows.operators.isEmpty(), "the = of id = 1 is kept");
+        }
+    }
+
+    @Test
+    void aCheckReadsSharedRowsOfLaterObjectsUntilTheSchemaChanges() throws Exception {
+        TableSelection onlyPgAm;
+        try (Connection c = db.connect()) {
+            onlyPgAm = GuardFixture.selection(c, java.util.List.of("pg_catalog.pg_am"));
+        }
+        try (CatalogCheck check = newCheck()) {
+            assertEquals(Verdict.ALLOW, check.checkNow(request("SELECT body FROM public.notes WHERE id = 1")));
+            // A row that differs from the catalog's shows which one the next check relied on: the refusal names the
+            // relation as its row does.
+            check.sharedRows().relations.put(notes, new CatalogReader.Relation(notes, "public.renamed", 'r', false));
+            Verdict.Refuse r = assertInstanceOf(Verdict.Refuse.class, check.checkNow(CheckRequest.of(onlyPgAm, null,
+                    PATH, "SELECT body FROM public.notes WHERE id = 2")));
+            assertTrue(r.message().contains("public.renamed"), r.message());
+            check.invalidate();
+            assertEquals(0, check.sharedRows().size());
+            r = assertInstanceOf(Verdict.Refuse.class, check.checkNow(CheckRequest.of(onlyPgAm, null, PATH,
+                    "SELECT body FROM public.notes WHERE id = 3")));
+            assertTrue(r.message().contains("public.notes"), r.message());
         }
     }
 
@@ -82,21 +105,21 @@ class BuiltInRowsTest {
         try (CatalogCheck check = newCheck()) {
             assertEquals(Verdict.ALLOW, check.checkNow(request("SELECT lower('a')")));
             // A row that differs from the catalog's shows which one the next check relied on.
-            check.builtInRows().functions.put(lower, new CatalogReader.Function(lower, "public", "lower",
+            check.sharedRows().functions.put(lower, new CatalogReader.Function(lower, "public", "lower",
                     "public.lower", 'f', 'v', false, false, "c", false, "lower", null));
             Verdict.Refuse r = assertInstanceOf(Verdict.Refuse.class,
                     check.checkNow(request("SELECT lower('b')")));
             assertEquals(CatalogRefusals.FUNCTION, r.rule());
             check.invalidate();
-            assertEquals(0, check.builtInRows().size());
+            assertEquals(0, check.sharedRows().size());
             assertEquals(Verdict.ALLOW, check.checkNow(request("SELECT lower('c')")));
-            assertTrue(check.builtInRows().functions.containsKey(lower));
+            assertTrue(check.sharedRows().functions.containsKey(lower));
         }
     }
 
     @Test
-    void aStatementWhoseBuiltInRowsAreKnownTakesTwoRoundTrips() throws Exception {
-        BuiltInRows.Generation rows = new BuiltInRows.Generation();
+    void aStatementWhoseSharedRowsAreKnownTakesTwoRoundTrips() throws Exception {
+        SharedRows.Generation rows = new SharedRows.Generation();
         try (var pool = CatalogCheck.controlPool(db.jdbcUrl(), db.user(), db.password(), 1);
              Connection connection = pool.getConnection()) {
             AtomicInteger executions = new AtomicInteger();
@@ -123,13 +146,13 @@ class BuiltInRowsTest {
 
     /** A connection whose statements count their executions: with pgjdbc, one execution is one round trip. */
     static Connection counting(Connection connection, AtomicInteger executions) {
-        return (Connection) Proxy.newProxyInstance(BuiltInRowsTest.class.getClassLoader(),
+        return (Connection) Proxy.newProxyInstance(SharedRowsTest.class.getClassLoader(),
                 new Class<?>[] {Connection.class}, (proxy, method, args) -> {
                     Object result = invoke(connection, method, args);
                     if (result instanceof Statement statement) {
                         Class<?> type = statement instanceof java.sql.PreparedStatement
                                 ? java.sql.PreparedStatement.class : Statement.class;
-                        return Proxy.newProxyInstance(BuiltInRowsTest.class.getClassLoader(), new Class<?>[] {type},
+                        return Proxy.newProxyInstance(SharedRowsTest.class.getClassLoader(), new Class<?>[] {type},
                                 (p, m, a) -> {
                                     if (m.getName().startsWith("execute")) {
                                         executions.incrementAndGet();
