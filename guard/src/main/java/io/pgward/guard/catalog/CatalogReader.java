@@ -285,10 +285,17 @@ final class CatalogReader {
 
     /**
      * Fails with division_by_zero unless the domain CHECK expressions are those of the digest $1, as
-     * {@link #DOMAIN_CHECKS} gave it: PostgreSQL then skips what follows up to the Sync.
+     * {@link #DOMAIN_CHECKS} gave it, and PostgreSQL then skips what follows up to the Sync; otherwise takes the
+     * session's search_path $2 and standard_conforming_strings $3 (LOCAL), which the statements after it are parsed
+     * with. The subquery (OFFSET 0 keeps it a subquery) yields its row, and so divides, before the outer select list
+     * sets anything, and its column is selected: the planner drops a subquery's output that nothing reads, and the
+     * division with it.
      */
-    static final String DOMAIN_CHECKS_UNCHANGED = DOMAIN_CHECK_ROWS + "SELECT 1 OPERATOR(pg_catalog./) (("
-            + DOMAIN_CHECKS_DIGEST + ") OPERATOR(pg_catalog.=) $1)::pg_catalog.int4";
+    static final String DOMAIN_CHECKS_UNCHANGED = DOMAIN_CHECK_ROWS + "SELECT unchanged.one, "
+            + "pg_catalog.set_config('search_path', $2, true), "
+            + "pg_catalog.set_config('standard_conforming_strings', $3, true) "
+            + "FROM (SELECT 1 OPERATOR(pg_catalog./) ((" + DOMAIN_CHECKS_DIGEST
+            + ") OPERATOR(pg_catalog.=) $1)::pg_catalog.int4 AS one OFFSET 0) AS unchanged";
 
     /** SQL for the SHA-256 digest of the text {@code expression}, in hex. */
     private static String sha256(String expression) {

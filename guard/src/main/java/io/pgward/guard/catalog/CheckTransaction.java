@@ -180,7 +180,8 @@ final class CheckTransaction {
      * The check in one round trip before its verdict where the last domain CHECK expressions read were judged harmless
      * from rows of this generation ({@link SharedRows.Generation#harmlessDomainChecks}): the opening goes with the
      * function, and in place of reading the expressions it has PostgreSQL fail unless they are still the same ones,
-     * which skips the function and the reads (PostgreSQL ignores the rest of a pipeline up to its Sync). So no
+     * which skips the function and the reads (PostgreSQL ignores the rest of a pipeline up to its Sync); the same
+     * statement takes the session's settings ({@link CatalogReader#DOMAIN_CHECKS_UNCHANGED}). So no
      * statement is analysed under expressions not judged, as in {@link #run}. Null when {@link #run} must decide: no
      * such digest is known, the statement has parameters (their types may take round trips of their own before the
      * function), or PostgreSQL failed anything of the round trip. A failure is decided again, so a changed expression
@@ -415,12 +416,7 @@ final class CheckTransaction {
         /** {@link #select} with the names and values written as escape-string literals. */
         static String literalSelect(List<Setting> settings) {
             return "SELECT " + String.join(", ", settings.stream().map(s -> "pg_catalog.set_config("
-                    + literal(s.name()) + ", " + literal(s.value()) + ", true)").toList());
-        }
-
-        /** E'...' reads the same under either standard_conforming_strings, with every quote and backslash doubled. */
-        private static String literal(String value) {
-            return "E'" + value.replace("\\", "\\\\").replace("'", "''") + "'";
+                    + PreparedReads.literal(s.name()) + ", " + PreparedReads.literal(s.value()) + ", true)").toList());
         }
     }
 
@@ -444,7 +440,11 @@ final class CheckTransaction {
 
     private List<Setting> sessionSettings() {
         return List.of(new Setting("search_path", request.searchPath()),
-                new Setting("standard_conforming_strings", request.standardConformingStrings() ? "on" : "off"));
+                new Setting("standard_conforming_strings", standardConformingStrings()));
+    }
+
+    private String standardConformingStrings() {
+        return request.standardConformingStrings() ? "on" : "off";
     }
 
     /**
@@ -484,7 +484,7 @@ final class CheckTransaction {
             return null;
         }
         return "BEGIN TRANSACTION READ WRITE; " + Setting.literalSelect(opening) + "; "
-                + PreparedReads.Read.domainChecksUnchanged(digest) + "; " + Setting.literalSelect(session);
+                + PreparedReads.Read.domainChecksUnchanged(digest, request.searchPath(), standardConformingStrings());
     }
 
     /** The check's own settings, the role's and the safe path, LOCAL to its transaction. */

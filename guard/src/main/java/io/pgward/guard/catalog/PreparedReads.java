@@ -46,7 +46,8 @@ final class PreparedReads {
     /** One prepared read: its statement name, its parameter list ("" or "(oid[])") and its query. */
     enum Read {
         DOMAIN_CHECKS("", CatalogReader.DOMAIN_CHECKS),
-        DOMAIN_CHECKS_UNCHANGED("(pg_catalog.text)", CatalogReader.DOMAIN_CHECKS_UNCHANGED),
+        DOMAIN_CHECKS_UNCHANGED("(pg_catalog.text, pg_catalog.text, pg_catalog.text)",
+                CatalogReader.DOMAIN_CHECKS_UNCHANGED),
         CHECK_FUNCTION("", CheckFunctionRead.QUERY),
         CHECK_ROWS("(pg_catalog.oid[], pg_catalog.oid[])", CheckFunctionRead.ROWS),
         RELATIONS(Read.OIDS, CatalogReader.RELATION_SELECT + Read.BY_OIDS.formatted("c")),
@@ -86,12 +87,16 @@ final class PreparedReads {
             return "EXECUTE " + statementName();
         }
 
-        /** The EXECUTE of {@link #DOMAIN_CHECKS_UNCHANGED} for a digest DOMAIN_CHECKS gave. */
-        static String domainChecksUnchanged(String digest) {
+        /**
+         * The EXECUTE of {@link #DOMAIN_CHECKS_UNCHANGED} for a digest DOMAIN_CHECKS gave, taking the session's
+         * search_path and standard_conforming_strings ("on" or "off").
+         */
+        static String domainChecksUnchanged(String digest, String searchPath, String standardConformingStrings) {
             if (!DIGEST.matcher(digest).matches()) {
                 throw new IllegalArgumentException("not a digest: " + digest);
             }
-            return "EXECUTE " + DOMAIN_CHECKS_UNCHANGED.statementName() + "('" + digest + "')";
+            return "EXECUTE " + DOMAIN_CHECKS_UNCHANGED.statementName() + "('" + digest + "', "
+                    + literal(searchPath) + ", " + literal(standardConformingStrings) + ")";
         }
 
         /** The EXECUTE of a read of these OIDs. */
@@ -110,6 +115,17 @@ final class PreparedReads {
         private static String array(Collection<Long> oids) {
             return oids.stream().map(String::valueOf).collect(Collectors.joining(",", "'{", "}'"));
         }
+    }
+
+    /**
+     * {@code value} as a literal that reads the same under either standard_conforming_strings: E'...' with every
+     * quote and backslash doubled. The value must hold no NUL, which no literal can carry.
+     */
+    static String literal(String value) {
+        if (value.indexOf('\0') >= 0) {
+            throw new IllegalArgumentException("a NUL in a literal");
+        }
+        return "E'" + value.replace("\\", "\\\\").replace("'", "''") + "'";
     }
 
     /** A function in pg_temp that keeps the temporary schema: see the class comment. */
