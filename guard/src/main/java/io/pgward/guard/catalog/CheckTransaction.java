@@ -908,7 +908,8 @@ final class CheckTransaction {
             definitions.addAll(catalog.policyExpressions(secured));
             for (int i = 0; i < definitions.size(); i++) {
                 CatalogReader.Definition d = definitions.get(i);
-                References refs = QueryTreeWalker.walk(NodeTreeParser.parse(d.tree()), Set.of(d.relation()));
+                TreeValue tree = i < viewCount ? shared.viewTree(d) : NodeTreeParser.parse(d.tree());
+                References refs = QueryTreeWalker.walk(tree, Set.of(d.relation()));
                 code.functions.addAll(refs.functions);
                 code.operators.addAll(refs.operators);
                 code.types.addAll(refs.types);

@@ -7,7 +7,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Catalog rows that checks share until the next schema change: of relations, types, functions and operators, and
- * views' stored queries. Nearly every statement uses built-in functions, operators and types, and a BI tool's new
+ * views' stored queries, also as read trees. Nearly every statement uses built-in functions, operators and types, and a BI tool's new
  * shapes read the same few tables; reading those rows again for each new statement was most of a check's round
  * trips, and then a third of the work PostgreSQL did for a check's one round trip.
  *
@@ -24,8 +24,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>A check takes one {@link Generation} when it starts and reads and fills only that one; a schema change
  * starts a new generation, so a row read before the change never reaches a check that starts after it. A
- * generation keeps at most {@link #MAX_ROWS} rows of each kind and {@link #MAX_DEFINITION_CHARS} of view
- * definitions; past that, rows are read for each check.
+ * generation keeps at most {@link #MAX_ROWS} rows of each kind, {@link #MAX_DEFINITION_CHARS} of view definitions
+ * and {@link #MAX_TREE_CHARS} of them as trees; past that, rows are read (and trees parsed) for each check.
  */
 final class SharedRows {
 
@@ -37,6 +37,12 @@ final class SharedRows {
 
     /** The most characters of view definitions a generation keeps, in all. */
     static final long MAX_DEFINITION_CHARS = 16L << 20;
+
+    /**
+     * The most characters of view definitions a generation keeps read as trees, in all: a tree takes several
+     * times its text's memory.
+     */
+    static final long MAX_TREE_CHARS = 4L << 20;
 
     static boolean builtIn(long oid) {
         return oid > 0 && oid < FIRST_NORMAL_OID;
@@ -50,6 +56,9 @@ final class SharedRows {
         final Map<Long, CatalogReader.Type> types = new ConcurrentHashMap<>();
         final Map<Long, CatalogReader.Definition> viewDefinitions = new ConcurrentHashMap<>();
         private final AtomicLong definitionChars = new AtomicLong();
+        /** View definitions as read trees: every check that reaches a view walks its definition. */
+        final Map<CatalogReader.Definition, TreeValue> viewTrees = new ConcurrentHashMap<>();
+        private final AtomicLong treeChars = new AtomicLong();
         /**
          * The relations whose rows a check read with everything a check of a statement that depends on them reads
          * next ({@link CheckFunctionRead#ROWS}): the rows of their user column types, their view definitions and the
@@ -63,7 +72,8 @@ final class SharedRows {
         volatile String harmlessDomainChecks;
 
         int size() {
-            return relations.size() + functions.size() + operators.size() + types.size() + viewDefinitions.size();
+            return relations.size() + functions.size() + operators.size() + types.size() + viewDefinitions.size()
+                    + viewTrees.size();
         }
 
         /** Keeps {@code row} unless {@code rows} holds {@link #MAX_ROWS} already. */
@@ -71,6 +81,19 @@ final class SharedRows {
             if (rows.size() < MAX_ROWS) {
                 rows.put(oid, row);
             }
+        }
+
+        /** The tree of a view's definition, read once per generation (within {@link #MAX_TREE_CHARS}). */
+        TreeValue viewTree(CatalogReader.Definition definition) {
+            TreeValue known = viewTrees.get(definition);
+            if (known != null) {
+                return known;
+            }
+            TreeValue tree = NodeTreeParser.parse(definition.tree());
+            if (viewTrees.size() < MAX_ROWS && treeChars.addAndGet(definition.tree().length()) <= MAX_TREE_CHARS) {
+                viewTrees.put(definition, tree);
+            }
+            return tree;
         }
 
         void keepDefinition(CatalogReader.Definition definition) {

@@ -22,8 +22,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The catalog rows of built-in objects that checks share ({@link SharedRows}): what is kept, that a check reads
- * them from the cache rather than the catalog, and that a schema change drops them.
+ * The catalog rows that checks share ({@link SharedRows}): what is kept, that a check reads them from the cache
+ * rather than the catalog, and that a schema change drops them.
  */
 @PostgresTest
 class SharedRowsTest {
@@ -33,12 +33,16 @@ class SharedRowsTest {
     private static long lower;
     private static long userFunction;
     private static long notes;
+    private static String listerTree;
 
     @BeforeAll
     static void start(TestDatabase database) throws Exception {
         db = database;
         try (Connection c = db.connect(); Statement s = c.createStatement()) {
             s.execute("CREATE TABLE public.notes(id int, body text)");
+            s.execute("CREATE VIEW public.plain AS SELECT n.id FROM public.notes n");
+            s.execute("CREATE VIEW public.lister AS SELECT pg_catalog.pg_ls_dir('.') AS id");
+            listerTree = text(s, "SELECT ev_action::text FROM pg_rewrite WHERE ev_class = 'public.lister'::regclass");
             s.execute("CREATE FUNCTION public.shout(t text) RETURNS text IMMUTABLE LANGUAGE sql "
                     + "RETURN pg_catalog.upper(t)");
             lower = oid(s, "SELECT 'pg_catalog.lower(text)'::regprocedure::oid");
@@ -51,6 +55,19 @@ class SharedRowsTest {
         try (ResultSet rs = s.executeQuery(sql)) {
             rs.next();
             return rs.getLong(1);
+        }
+    }
+
+    private static String text(Statement s, String sql) throws SQLException {
+        try (ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+
+    private static TableSelection selection(String name) throws SQLException {
+        try (Connection c = db.connect()) {
+            return GuardFixture.selection(c, java.util.List.of(name));
         }
     }
 
@@ -80,10 +97,7 @@ class SharedRowsTest {
 
     @Test
     void aCheckReadsSharedRowsOfLaterObjectsUntilTheSchemaChanges() throws Exception {
-        TableSelection onlyPgAm;
-        try (Connection c = db.connect()) {
-            onlyPgAm = GuardFixture.selection(c, java.util.List.of("pg_catalog.pg_am"));
-        }
+        TableSelection onlyPgAm = selection("pg_catalog.pg_am");
         try (CatalogCheck check = newCheck()) {
             assertEquals(Verdict.ALLOW, check.checkNow(request("SELECT body FROM public.notes WHERE id = 1")));
             // A row that differs from the catalog's shows which one the next check relied on: the refusal names the
@@ -97,6 +111,26 @@ class SharedRowsTest {
             r = assertInstanceOf(Verdict.Refuse.class, check.checkNow(CheckRequest.of(onlyPgAm, null, PATH,
                     "SELECT body FROM public.notes WHERE id = 3")));
             assertTrue(r.message().contains("public.notes"), r.message());
+        }
+    }
+
+    @Test
+    void aViewsDefinitionIsReadAsATreeOncePerGeneration() throws Exception {
+        TableSelection plainOnly = selection("public.plain");
+        try (CatalogCheck check = newCheck()) {
+            assertEquals(Verdict.ALLOW, check.checkNow(CheckRequest.of(plainOnly, null, PATH,
+                    "SELECT id FROM public.plain")));
+            SharedRows.Generation rows = check.sharedRows();
+            assertEquals(1, rows.viewTrees.size(), "public.plain's tree is kept");
+            CatalogReader.Definition plain = rows.viewTrees.keySet().iterator().next();
+            // Another view's tree under plain's definition shows that the next check walked the tree kept.
+            rows.viewTrees.put(plain, NodeTreeParser.parse(listerTree));
+            Verdict.Refuse r = assertInstanceOf(Verdict.Refuse.class, check.checkNow(CheckRequest.of(plainOnly, null,
+                    PATH, "SELECT id AS other FROM public.plain")));
+            assertTrue(r.message().contains("pg_ls_dir"), r.message());
+            check.invalidate();
+            assertEquals(Verdict.ALLOW, check.checkNow(CheckRequest.of(plainOnly, null, PATH,
+                    "SELECT id AS third FROM public.plain")));
         }
     }
 
