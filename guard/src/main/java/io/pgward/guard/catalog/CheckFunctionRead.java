@@ -4,7 +4,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -98,8 +100,9 @@ record CheckFunctionRead(String body, List<long[]> dependencies) {
      * reading them unless {@code shared} has them: those that it reads go there too.
      */
     void readRowsAround(SharedRows.Generation shared, CatalogReader catalog) throws SQLException {
-        List<Long> relations = new ArrayList<>();
-        List<Long> types = new ArrayList<>();
+        // pg_depend has a row for each column of a relation the function reads: each relation once.
+        Set<Long> relations = new LinkedHashSet<>();
+        Set<Long> types = new LinkedHashSet<>();
         for (long[] dependency : dependencies) {
             long oid = dependency[1];
             if (dependency[0] == CatalogReader.PG_CLASS && !shared.rowsAround.contains(oid)) {

@@ -7,9 +7,9 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Catalog rows that checks share until the next schema change: of relations, types, functions and operators, and
- * views' stored queries, also as read trees. Nearly every statement uses built-in functions, operators and types, and a BI tool's new
- * shapes read the same few tables; reading those rows again for each new statement was most of a check's round
- * trips, and then a third of the work PostgreSQL did for a check's one round trip.
+ * views' stored queries, also as read trees. Nearly every statement uses built-in functions, operators and types,
+ * and a BI tool's new shapes read the same few tables; reading those rows again for each new statement was most of
+ * a check's round trips, and then a third of the work PostgreSQL did for a check's one round trip.
  *
  * <p>Every catalog these rows come from is in the {@link SchemaFingerprint}, and the rows are dropped together with
  * the verdicts ({@link CatalogCheck#invalidate()}, which a DDL statement through pgward calls at once, and the poll
