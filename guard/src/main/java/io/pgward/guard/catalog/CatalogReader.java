@@ -226,17 +226,13 @@ final class CatalogReader {
                 missing.add(oid);
             }
         }
-        query(PreparedReads.Read.VIEW_DEFINITIONS, missing, rs -> out.add(keepDefinition(rs)));
+        query(PreparedReads.Read.VIEW_DEFINITIONS, missing, rs -> out.add(rememberViewDefinition(rs)));
         out.sort(java.util.Comparator.comparingLong(Definition::relation));
         return out;
     }
 
-    /** Keeps the row at the cursor of a read of view definitions (relation, tree) the caller ran. */
-    void rememberViewDefinition(ResultSet rs) throws SQLException {
-        keepDefinition(rs);
-    }
-
-    private Definition keepDefinition(ResultSet rs) throws SQLException {
+    /** Keeps the row at the cursor of a read of view definitions (relation, tree), and returns it. */
+    Definition rememberViewDefinition(ResultSet rs) throws SQLException {
         Definition definition = new Definition(rs.getLong(1), rs.getString(2));
         definitionRows.put(definition.relation(), definition);
         shared.keepDefinition(definition);

@@ -123,7 +123,7 @@ record CheckFunctionRead(String body, List<long[]> dependencies) {
                 default -> throw new SQLException("a row of an unknown kind: " + rs.getString(KIND_COLUMN));
             }
         });
-        shared.rowsAround.addAll(relations);
+        shared.rowsReadAround(relations);
     }
 
     /** "catalog:object" pairs, separated by spaces. */

@@ -145,7 +145,7 @@ final class CheckTransaction {
         return run(connection, request, shape, timeout, new SharedRows.Generation());
     }
 
-    /** As {@link #run(Connection, CheckRequest, StatementShape, Duration)}, reading built-in rows from a cache. */
+    /** As {@link #run(Connection, CheckRequest, StatementShape, Duration)}, with the rows that checks share. */
     static Verdict run(Connection connection, CheckRequest request, StatementShape shape, Duration timeout,
                          SharedRows.Generation shared) throws SQLException {
         return checked(connection, request, shape, timeout, shared, allowed -> { }).verdict();

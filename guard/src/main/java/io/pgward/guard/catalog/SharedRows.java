@@ -1,5 +1,6 @@
 package io.pgward.guard.catalog;
 
+import java.util.Collection;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -24,8 +25,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>A check takes one {@link Generation} when it starts and reads and fills only that one; a schema change
  * starts a new generation, so a row read before the change never reaches a check that starts after it. A
- * generation keeps at most {@link #MAX_ROWS} rows of each kind, {@link #MAX_DEFINITION_CHARS} of view definitions
- * and {@link #MAX_TREE_CHARS} of them as trees; past that, rows are read (and trees parsed) for each check.
+ * generation keeps at most {@link #MAX_ROWS} rows of each kind (and notes of relations whose rows around were read),
+ * {@link #MAX_DEFINITION_CHARS} of view definitions and {@link #MAX_TREE_CHARS} of them as trees; past that, rows
+ * are read (and trees parsed) for each check.
  */
 final class SharedRows {
 
@@ -83,6 +85,13 @@ final class SharedRows {
             }
         }
 
+        /** Notes that the rows around {@code relations} were read, unless {@link #MAX_ROWS} are noted already. */
+        void rowsReadAround(Collection<Long> relations) {
+            if (rowsAround.size() < MAX_ROWS) {
+                rowsAround.addAll(relations);
+            }
+        }
+
         /** The tree of a view's definition, read once per generation (within {@link #MAX_TREE_CHARS}). */
         TreeValue viewTree(CatalogReader.Definition definition) {
             TreeValue known = viewTrees.get(definition);
@@ -90,17 +99,25 @@ final class SharedRows {
                 return known;
             }
             TreeValue tree = NodeTreeParser.parse(definition.tree());
-            if (viewTrees.size() < MAX_ROWS && treeChars.addAndGet(definition.tree().length()) <= MAX_TREE_CHARS) {
+            if (hasRoom(viewTrees, treeChars, MAX_TREE_CHARS, definition)) {
                 viewTrees.put(definition, tree);
             }
             return tree;
         }
 
         void keepDefinition(CatalogReader.Definition definition) {
-            if (viewDefinitions.size() < MAX_ROWS
-                    && definitionChars.addAndGet(definition.tree().length()) <= MAX_DEFINITION_CHARS) {
+            if (hasRoom(viewDefinitions, definitionChars, MAX_DEFINITION_CHARS, definition)) {
                 viewDefinitions.put(definition.relation(), definition);
             }
+        }
+
+        /**
+         * Whether {@code kept} may take {@code definition}: it holds fewer than {@link #MAX_ROWS}, and the text
+         * stays within {@code limit} characters counted in {@code chars} (which counts it either way).
+         */
+        private static boolean hasRoom(Map<?, ?> kept, AtomicLong chars, long limit,
+                                       CatalogReader.Definition definition) {
+            return kept.size() < MAX_ROWS && chars.addAndGet(definition.tree().length()) <= limit;
         }
     }
 
