@@ -252,7 +252,12 @@ final class CatalogReader {
         return out;
     }
 
-    /** Every CHECK constraint of a domain, as the rows d(name, expression, type). */
+    /**
+     * Every CHECK constraint of a domain, as the rows d(name, expression, type). Every check reads them, so they are
+     * found through pg_constraint's index on contypid: {@code > 0} is a range of it where {@code <> 0} is not, and
+     * the same rows, since an OID is unsigned. A table's constraints (contypid 0) are most of pg_constraint, and
+     * scanning them took 4 ms a check on a database of 2,000 tables (PostgreSQL 18 adds a row for each NOT NULL).
+     */
     private static final String DOMAIN_CHECK_ROWS = """
             WITH d AS (
                 SELECT pg_catalog.quote_ident(n.nspname) || '.' || pg_catalog.quote_ident(t.typname) AS name,
@@ -260,7 +265,7 @@ final class CatalogReader {
                 FROM pg_catalog.pg_constraint c
                 JOIN pg_catalog.pg_type t ON t.oid = c.contypid
                 JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace
-                WHERE c.contypid OPERATOR(pg_catalog.<>) 0 AND c.contype OPERATOR(pg_catalog.=) 'c')
+                WHERE c.contypid OPERATOR(pg_catalog.>) 0 AND c.contype OPERATOR(pg_catalog.=) 'c')
             """;
 
     /**

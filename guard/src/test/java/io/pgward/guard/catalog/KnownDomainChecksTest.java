@@ -1,6 +1,7 @@
 package io.pgward.guard.catalog;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -10,7 +11,9 @@ import io.pgward.guard.Verdict;
 import io.pgward.testkit.PostgresTest;
 import io.pgward.testkit.TestDatabase;
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
@@ -126,5 +129,39 @@ class KnownDomainChecksTest {
         } finally {
             owner("ALTER DATABASE \"" + db.name() + "\" RESET standard_conforming_strings");
         }
+    }
+
+    /**
+     * Every check reads the domain CHECK expressions or their digest, so they must not cost a scan of pg_constraint,
+     * whose rows are mostly tables' constraints: with thousands of those, PostgreSQL goes through the index on
+     * contypid when the condition is one the index can serve.
+     */
+    @Test
+    void domainChecksAreNotFoundByScanningEveryConstraint() throws Exception {
+        owner("CREATE TABLE public.many_checks(a int)",
+                "DO $$ BEGIN FOR i IN 1..3000 LOOP "
+                        + "EXECUTE format('ALTER TABLE public.many_checks ADD CHECK (a <> %s)', i); END LOOP; END $$",
+                "ANALYZE pg_catalog.pg_constraint");
+        try (Connection connection = db.connect(); Statement statement = connection.createStatement()) {
+            statement.execute("PREPARE domain_checks AS " + CatalogReader.DOMAIN_CHECKS);
+            statement.execute("PREPARE domain_checks_unchanged(text, text, text) AS "
+                    + CatalogReader.DOMAIN_CHECKS_UNCHANGED);
+            for (String read : new String[] {"domain_checks", "domain_checks_unchanged('', 'public', 'on')"}) {
+                String plan = plan(statement, "EXPLAIN (COSTS OFF) EXECUTE " + read);
+                assertFalse(plan.contains("Seq Scan on pg_constraint"), plan);
+            }
+        } finally {
+            owner("DROP TABLE public.many_checks");
+        }
+    }
+
+    private static String plan(Statement statement, String explain) throws SQLException {
+        StringBuilder plan = new StringBuilder();
+        try (ResultSet rows = statement.executeQuery(explain)) {
+            while (rows.next()) {
+                plan.append(rows.getString(1)).append('\n');
+            }
+        }
+        return plan.toString();
     }
 }
