@@ -19,11 +19,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
+import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -95,7 +95,12 @@ public final class CatalogCheck implements AutoCloseable {
     private final List<Runnable> schemaListeners = new CopyOnWriteArrayList<>();
     private final ExecutorService executor = Executors.newThreadPerTaskExecutor(
             Thread.ofVirtual().name("pgward-catalog-check-", 0).factory());
-    private final ScheduledExecutorService poller;
+    /** Whether a poll compares fingerprints for this check, its own or a shared one: then verdicts wait for one. */
+    private final boolean polled;
+    /** The poll this check made for itself, or null. */
+    private final SchemaPoll ownPoll;
+    /** The poll this check takes part in with other roles' checks on its database, or null. */
+    private final SchemaPoll sharedPoll;
     private volatile String fingerprint;
 
     /**
@@ -112,17 +117,33 @@ public final class CatalogCheck implements AutoCloseable {
         this.pool = Objects.requireNonNull(pool, "pool");
         this.options = Objects.requireNonNull(options, "options");
         this.cache = new VerdictCache(options.cacheSize());
-        if (options.pollInterval().isZero()) {
-            poller = null;
-        } else {
-            poller = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon()
-                    .name("pgward-schema-poll").factory());
+        this.sharedPoll = null;
+        this.polled = !options.pollInterval().isZero();
+        if (polled) {
             if (readFirstFingerprint) {
                 poll();
             }
-            long millis = options.pollInterval().toMillis();
-            poller.scheduleWithFixedDelay(this::poll, millis, millis, TimeUnit.MILLISECONDS);
+            ownPoll = new SchemaPoll(options.pollInterval());
+            ownPoll.add(this, pool);
+        } else {
+            ownPoll = null;
         }
+    }
+
+    /**
+     * A check whose schema {@code poll} watches together with the checks of other backend roles on the same
+     * database, reading the fingerprint through {@code readWith} (see {@link SchemaPoll}); its first reading is made
+     * here. {@code options}' poll interval is the shared poll's business and is not used.
+     */
+    public CatalogCheck(HikariDataSource pool, Options options, SchemaPoll poll, DataSource readWith) {
+        this.pool = Objects.requireNonNull(pool, "pool");
+        this.options = Objects.requireNonNull(options, "options");
+        this.cache = new VerdictCache(options.cacheSize());
+        this.ownPoll = null;
+        this.sharedPoll = Objects.requireNonNull(poll, "poll");
+        this.polled = true;
+        pollWith(readWith);
+        poll.add(this, readWith);
     }
 
     /** HikariCP's setting of how long after its last use a connection is handed out without a test. */
@@ -411,7 +432,7 @@ public final class CatalogCheck implements AutoCloseable {
      */
     private long storingEpoch() {
         long epoch = cache.epoch();
-        return poller != null && fingerprint == null ? VerdictCache.NEVER : epoch;
+        return polled && fingerprint == null ? VerdictCache.NEVER : epoch;
     }
 
     /** The rows a check may share: none while it stores nothing, on the same terms as its verdict. */
@@ -613,29 +634,47 @@ public final class CatalogCheck implements AutoCloseable {
         return fingerprint != null;
     }
 
-    /** Reads the schema fingerprint and drops the cache if it changed; the poll thread's job, tests' at will. */
-    synchronized void poll() {
-        try (Connection connection = pool.getConnection()) {
-            String now = SchemaFingerprint.read(connection);
-            String before = fingerprint;
-            fingerprint = now;
-            if (before != null && !before.equals(now)) {
-                log.debug("schema changed; dropping {} cached verdicts", cache.size());
-                invalidate();
-            }
+    /** Reads the schema fingerprint through the check's own pool and drops the cache if it changed; tests' at will. */
+    void poll() {
+        pollWith(pool);
+    }
+
+    private void pollWith(DataSource source) {
+        String now;
+        try {
+            now = SchemaPoll.read(source);
         } catch (SQLException | RuntimeException e) {
-            // Nothing is known about the schema now: drop the cache rather than trust it.
-            log.warn("reading the schema fingerprint failed: {}", e.getMessage());
-            fingerprint = null;
-            cache.clear();
-            shared.clear();
+            unknown(e);
+            return;
         }
+        observe(now);
+    }
+
+    /** A fingerprint just read: drops the cache if it is not the last one read. */
+    synchronized void observe(String now) {
+        String before = fingerprint;
+        fingerprint = now;
+        if (before != null && !before.equals(now)) {
+            log.debug("schema changed; dropping {} cached verdicts", cache.size());
+            invalidate();
+        }
+    }
+
+    /** The fingerprint could not be read: nothing is known about the schema now, so the cache is dropped. */
+    synchronized void unknown(Exception failure) {
+        log.warn("reading the schema fingerprint failed: {}", failure == null ? "no source" : failure.getMessage());
+        fingerprint = null;
+        cache.clear();
+        shared.clear();
     }
 
     @Override
     public void close() {
-        if (poller != null) {
-            poller.shutdownNow();
+        if (ownPoll != null) {
+            ownPoll.close();
+        }
+        if (sharedPoll != null) {
+            sharedPoll.remove(this);
         }
         executor.shutdown();
         try {

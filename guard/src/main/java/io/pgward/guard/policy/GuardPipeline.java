@@ -6,6 +6,7 @@ import io.pgward.guard.SqlStates;
 import io.pgward.guard.Verdict;
 import io.pgward.guard.catalog.CatalogCheck;
 import io.pgward.guard.catalog.CatalogRefusals;
+import io.pgward.guard.catalog.SchemaPoll;
 import io.pgward.guard.classify.ComplexityEnvelope;
 import io.pgward.guard.lexer.StatementText;
 import io.pgward.guard.selection.SelectedNames;
@@ -83,6 +84,8 @@ public final class GuardPipeline implements AutoCloseable {
             Thread.ofVirtual().name("pgward-catalog-setup-", 0).factory());
     private final ConcurrentHashMap<String, CompletableFuture<Pools>> pools = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<LoginKey, CompletableFuture<LoginGuard>> logins = new ConcurrentHashMap<>();
+    /** One schema poll per database for the checks of every backend role on it (see {@link SchemaPoll}). */
+    private final ConcurrentHashMap<String, SchemaPoll> schemaPolls = new ConcurrentHashMap<>();
     private final ChecksAhead checksAhead = new ChecksAhead();
     private volatile boolean closed;
 
@@ -360,7 +363,15 @@ public final class GuardPipeline implements AutoCloseable {
             try {
                 HikariDataSource control = CatalogCheck.controlPool(url, login.backendUser(),
                         login.backendPassword(), 2);
-                return new Pools(new CatalogCheck(checkPool, CatalogCheck.Options.DEFAULTS), control);
+                try {
+                    SchemaPoll poll = schemaPolls.computeIfAbsent(database,
+                            d -> new SchemaPoll(CatalogCheck.Options.DEFAULTS.pollInterval()));
+                    return new Pools(new CatalogCheck(checkPool, CatalogCheck.Options.DEFAULTS, poll, control),
+                            control);
+                } catch (RuntimeException e) {
+                    control.close();
+                    throw e;
+                }
             } catch (RuntimeException e) {
                 checkPool.close();
                 throw e;
@@ -441,6 +452,11 @@ public final class GuardPipeline implements AutoCloseable {
         }
     }
 
+    /** The databases whose schema is polled, for tests. */
+    Set<String> polledDatabases() {
+        return Set.copyOf(schemaPolls.keySet());
+    }
+
     /** Checks started ahead that are still running and not taken, for tests. */
     int checksAheadKept() {
         return checksAhead.kept();
@@ -456,6 +472,7 @@ public final class GuardPipeline implements AutoCloseable {
                 p.control().close();
             });
         }
+        schemaPolls.values().forEach(SchemaPoll::close);
         executor.shutdown();
         guard.close();
     }
