@@ -609,6 +609,14 @@ public final class CatalogCheck implements AutoCloseable {
         return shared.current();
     }
 
+    /**
+     * A number that changes whenever the cached verdicts are dropped (a schema change, {@link #invalidate()}): a
+     * verdict reached at one epoch may no longer hold at another.
+     */
+    public long verdictEpoch() {
+        return cache.epoch();
+    }
+
     /** Verdicts currently cached by statement text. */
     public int cachedVerdicts() {
         return cache.size();

@@ -158,6 +158,19 @@ public final class GuardPipeline implements AutoCloseable {
         return same.allows(guard, current, sql, standardConformingStrings, searchPath, parameterTypes, simpleQuery);
     }
 
+    /** No verdict holds at this epoch: see {@link #verdictEpoch}. */
+    public static final long UNKNOWN_EPOCH = Long.MIN_VALUE;
+
+    /**
+     * The login's {@link CatalogCheck#verdictEpoch()} on {@code database}, without waiting: a statement judged at
+     * another epoch may resolve its names differently now. {@link #UNKNOWN_EPOCH} while the login's catalog layer is
+     * not ready.
+     */
+    public long verdictEpoch(LoginPolicy login, String database) {
+        LoginGuard loginGuard = checksCatalog() ? loginGuardNow(login, database) : null;
+        return loginGuard == null ? UNKNOWN_EPOCH : loginGuard.check().verdictEpoch();
+    }
+
     /** The login's guard if it is ready, without waiting; null otherwise. */
     private LoginGuard loginGuardNow(LoginPolicy login, String database) {
         CompletableFuture<LoginGuard> known = logins.get(new LoginKey(login, database));

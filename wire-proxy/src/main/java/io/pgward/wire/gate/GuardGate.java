@@ -64,6 +64,18 @@ final class GuardGate implements StatementGate {
     }
 
     @Override
+    public boolean changesSearchPathWhenRun(String sql, boolean standardConformingStrings) {
+        ReadOnlyGuard.Classification classification = pipeline.cached(sql, standardConformingStrings, policy);
+        return classification == null || classification.setsSearchPath()
+                || (classification.endsTransaction() && searchPathChanged);
+    }
+
+    @Override
+    public long verdictEpoch(String database) {
+        return pipeline.verdictEpoch(policy, database);
+    }
+
+    @Override
     public CompletionStage<Verdict> check(GateRequest request) {
         if (request.kind() == GateRequest.Kind.FUNCTION_CALL) {
             return refuse(PipelineRefusals.functionCall(policy.name()));

@@ -59,6 +59,25 @@ public interface StatementGate {
                 Verdict.Refuse.PREFIX + "this login does not compute pgward functions from bound parameters"));
     }
 
+    /**
+     * A number that changes whenever verdicts given on {@code database} may no longer hold (the schema changed): a
+     * session judges a prepared statement again before it runs at another epoch ({@code JudgedStatements}). Only read
+     * by sessions of a gate that {@link #wantsSearchPath() wants the search_path}.
+     */
+    default long verdictEpoch(String database) {
+        return 0;
+    }
+
+    /**
+     * Whether running the prepared statement {@code sql} now may change the session's search_path: asked when a
+     * statement prepared earlier is bound, since a statement that ends a transaction changes the path back only once
+     * the session has changed it, which may have happened after the Parse. Only asked by sessions of a gate that
+     * {@link #wantsSearchPath() wants the search_path}.
+     */
+    default boolean changesSearchPathWhenRun(String sql, boolean standardConformingStrings) {
+        return true;
+    }
+
     /** For trusted read-write logins: everything is forwarded. */
     StatementGate ALLOW_ALL = request -> java.util.concurrent.CompletableFuture.completedFuture(Verdict.ALLOW);
 }

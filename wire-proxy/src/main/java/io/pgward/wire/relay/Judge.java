@@ -89,6 +89,30 @@ final class Judge {
                 : CompletableFuture.completedFuture(v));
     }
 
+    /** A refusal decided before asking the gate, audited as the gate's would be. */
+    Judgement refused(FrontendMessage message, String sql, Verdict.Refuse refusal) {
+        return new Judgement(CompletableFuture.completedFuture(refusal), audited(message, sql), System.nanoTime());
+    }
+
+    /**
+     * Asks the gate about a prepared statement again, as a Parse of its text with the session's search_path
+     * {@code path}, before a Bind or Describe of it ({@link Reanalysis}); audited as that message.
+     */
+    Judgement askAgain(FrontendMessage message, String name, JudgedStatements.Judged statement, String path) {
+        long started = System.nanoTime();
+        CompletableFuture<Verdict> verdict;
+        try {
+            verdict = rules.gate().check(new GateRequest(GateRequest.Kind.PARSE, statement.sql(),
+                    statement.parameterTypes(), who.login(), who.database(), standardConformingStrings(backend),
+                    path)).toCompletableFuture();
+        } catch (RuntimeException e) {
+            verdict = CompletableFuture.failedFuture(e);
+        }
+        String kind = message instanceof FrontendMessage.Bind ? "Bind" : "Describe";
+        return new Judgement(inClientEncoding(verdict), "-- " + kind + " of prepared statement \"" + name
+                + "\", judged again with search_path " + path + ": " + statement.sql(), started);
+    }
+
     /** The text the audit records; unaudited sessions skip looking at the message's bytes again. */
     private String audited(FrontendMessage message, String sql) {
         return rules.audit() == null ? sql : Verdicts.auditedText(message, sql);

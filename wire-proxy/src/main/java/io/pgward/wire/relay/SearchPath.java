@@ -23,6 +23,12 @@ final class SearchPath {
     private boolean stale;
     /** A statement that may change search_path was forwarded in the open request, reported or not. */
     private boolean changedInOpenRequest;
+    /**
+     * The last client request that may have changed search_path on a server that reports it, 0 for none: the server
+     * reports the change just before that request's ReadyForQuery, and until then {@link #current()} may be the
+     * path from before it, so nothing is judged meanwhile ({@link #unconfirmed()}).
+     */
+    private long reportAwaited;
 
     SearchPath(boolean wanted, BackendConnection backend, InFlight inFlight) {
         this.wanted = wanted;
@@ -41,6 +47,11 @@ final class SearchPath {
             ask();
             backend.channel().flush();
         }
+    }
+
+    /** Whether gates judge with the session's path: then each statement must be judged with the path it runs with. */
+    boolean wanted() {
+        return wanted;
     }
 
     /** The value for a gate request: null for gates that do not want it. */
@@ -62,13 +73,33 @@ final class SearchPath {
         return changedInOpenRequest;
     }
 
-    /** A request was closed: asks the server behind it when a statement in it may have changed search_path. */
+    /**
+     * A request was closed: asks the server behind it when a statement in it may have changed search_path, or, when the
+     * server reports search_path itself, waits for that report.
+     */
     void requestClosed() {
         if (stale) {
             ask();
+        } else if (changedInOpenRequest && wanted) {
+            reportAwaited = inFlight.openId() - 1;
         }
         stale = false;
         changedInOpenRequest = false;
+    }
+
+    /**
+     * Whether a request that may have changed search_path has not ended yet, on a server that reports the path: the
+     * next statement must wait for the report to be judged with the path it runs with.
+     */
+    boolean unconfirmed() {
+        return reportAwaited != 0;
+    }
+
+    /** The client request numbered {@code request} got its ReadyForQuery. */
+    void retired(long request) {
+        if (request >= reportAwaited) {
+            reportAwaited = 0;
+        }
     }
 
     /** The server reported a setting in ParameterStatus. */

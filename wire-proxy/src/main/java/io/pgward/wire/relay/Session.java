@@ -26,8 +26,10 @@ import io.pgward.wire.protocol.SqlState;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -144,6 +146,10 @@ public final class Session implements ConnectedClient.Control {
     private final Judge judge;
     private final Replacements replacements;
     private final TypeNameStatements typeNames = new TypeNameStatements();
+    private final JudgedStatements judged = new JudgedStatements();
+    private final Reanalysis reanalysis;
+    /** Portals bound from a statement that may change search_path when it runs: their Execute may change it. */
+    private final Set<String> pathPortals = new HashSet<>();
     private final ParseCompletes parseCompletes = new ParseCompletes();
     private boolean awaitingGate;
     /** The server sent FATAL or PANIC: when it closes, that error has told the client why. */
@@ -168,6 +174,7 @@ public final class Session implements ConnectedClient.Control {
         this.schemaWatch = new SchemaWatch(gate);
         this.judge = new Judge(who, rules, backend, searchPath, pool);
         this.replacements = new Replacements(who, client, backend, inFlight, nonce);
+        this.reanalysis = new Reanalysis(judged, searchPath, gate, who.database());
     }
 
     /** Installs the relay handlers; called on the event loop once the client is told it may send queries. */
@@ -235,11 +242,25 @@ public final class Session implements ConnectedClient.Control {
                 throw new ProtocolException("invalid frontend message type 112");
             }
             case FrontendMessage.Bind b -> bind(b);
-            case FrontendMessage.Describe d -> forward(message, false);
-            case FrontendMessage.Execute e -> forward(message, false);
+            case FrontendMessage.Describe d -> {
+                if (d.kind() == 'S') {
+                    whenStillAllowed(d, d.name(), () -> forward(d, false));
+                } else {
+                    forward(message, false);
+                }
+            }
+            case FrontendMessage.Execute e -> {
+                if (pathPortals.contains(e.portal())) {
+                    searchPath.mayChange(true);
+                }
+                forward(message, false);
+            }
             case FrontendMessage.Close c -> {
                 if (c.kind() == 'S') {
                     typeNames.closed(c.name(), inFlight.openId());
+                    judged.closed(c.name(), inFlight.openId());
+                } else {
+                    pathPortals.remove(c.name());
                 }
                 forward(message, false);
             }
@@ -249,7 +270,54 @@ public final class Session implements ConnectedClient.Control {
     }
 
     private void judge(FrontendMessage message, GateRequest.Kind kind, String sql, int[] parameterTypes) {
-        await(message, judge.ask(message, kind, sql, parameterTypes), verdict -> apply(message, verdict));
+        if (searchPath.wanted() && searchPath.mayHaveChangedInOpenRequest()) {
+            // The server would analyse it with a path pgward learns only once the request has ended.
+            await(message, judge.refused(message, sql, new Verdict.Refuse(SqlState.INSUFFICIENT_PRIVILEGE,
+                    Verdict.Refuse.PREFIX + "a statement after a change of search_path in the same request cannot "
+                    + "be checked; send a Sync first", 0, "search-path")), verdict -> apply(message, verdict));
+            return;
+        }
+        String path = searchPath.current();
+        long epoch = searchPath.wanted() ? gate.verdictEpoch(who.database()) : 0;
+        await(message, judge.ask(message, kind, sql, parameterTypes), verdict -> {
+            if (message instanceof FrontendMessage.Parse parse && searchPath.wanted()) {
+                prepared(parse, verdict, path, epoch);
+            }
+            apply(message, verdict);
+        });
+    }
+
+    /** Notes what a Parse the server will prepare was judged with ({@link JudgedStatements}). */
+    private void prepared(FrontendMessage.Parse parse, Verdict verdict, String path, long epoch) {
+        if (verdict instanceof Verdict.Refuse) {
+            return;   // the server prepares nothing in its place
+        }
+        // The statement pgward prepares in place of an answer of its own is never judged again.
+        Verdict kept = verdict instanceof Verdict.Answer ? null : verdict;
+        judged.parsed(parse.statement(), new JudgedStatements.Judged(parse.sql(), parse.parameterTypes(), kept,
+                path, epoch), inFlight.openId());
+    }
+
+    /**
+     * Runs {@code then} once the statement {@code name} holds may go on as PostgreSQL would analyse it now
+     * ({@link Reanalysis}); a refusal takes the message's place otherwise.
+     */
+    private void whenStillAllowed(FrontendMessage message, String name, Runnable then) {
+        switch (reanalysis.before(name)) {
+            case Reanalysis.GoOn goOn -> then.run();
+            case Reanalysis.Refused refused -> await(message, judge.refused(message, "-- prepared statement \""
+                    + name + "\"", refused.refusal()), verdict -> replacements.refuse(message, (Verdict.Refuse) verdict,
+                    false));
+            case Reanalysis.JudgeAgain again -> await(message, judge.askAgain(message, name, again.before(),
+                    again.path()), verdict -> {
+                        Verdict.Refuse refusal = reanalysis.after(name, again, verdict);
+                        if (refusal == null) {
+                            then.run();
+                        } else {
+                            replacements.refuse(message, refusal, false);
+                        }
+                    });
+        }
     }
 
     /** Applies the judgement's verdict at once when it is decided, else once it is, with the client paused. */
@@ -279,6 +347,29 @@ public final class Session implements ConnectedClient.Control {
      * hidden one) takes the Bind's place.
      */
     private void bind(FrontendMessage.Bind bind) {
+        if (typeNames.lookup(bind.statement(), inFlight.openId()) instanceof TypeNameStatements.Calls calls) {
+            // Each Bind of it has its statement judged with the session's path, and prepared as the unnamed one.
+            bindComputed(bind, calls);
+            return;
+        }
+        whenStillAllowed(bind, bind.statement(), () -> {
+            notePathPortal(bind);
+            bindJudged(bind);
+        });
+    }
+
+    /** A portal bound from a statement that may change search_path changes it when it runs. */
+    private void notePathPortal(FrontendMessage.Bind bind) {
+        if (searchPath.wanted() && judged.possible(bind.statement()).stream().anyMatch(statement ->
+                gate.changesSearchPathWhenRun(statement.sql(), Judge.standardConformingStrings(backend)))) {
+            pathPortals.add(bind.portal());
+        } else {
+            pathPortals.remove(bind.portal());
+        }
+    }
+
+    /** A Bind of a statement still allowed: its type-name values resolved first, where it has any. */
+    private void bindJudged(FrontendMessage.Bind bind) {
         switch (typeNames.lookup(bind.statement(), inFlight.openId())) {
             case TypeNameStatements.None none -> forward(bind, false);
             case TypeNameStatements.Uncertain uncertain -> replacements.refuse(bind, new Verdict.Refuse(
@@ -396,10 +487,16 @@ public final class Session implements ConnectedClient.Control {
         follow(message, verdict);
         switch (verdict) {
             case Verdict.Allow a -> {
-                searchPath.mayChange(a.changesSearchPath());
+                // A Query runs at once; a prepared statement when a portal of it is executed (notePathPortal).
+                searchPath.mayChange(a.changesSearchPath() && message instanceof FrontendMessage.Query);
                 forward(message, endsBatch);
             }
-            case Verdict.Refuse r -> replacements.refuse(message, r, endsBatch);
+            case Verdict.Refuse r -> {
+                replacements.refuse(message, r, endsBatch);
+                if (endsBatch) {
+                    searchPath.requestClosed();
+                }
+            }
             case Verdict.Rewrite rewrite -> {
                 replacements.rewrite(message, rewrite, endsBatch);
                 if (endsBatch) {
@@ -452,6 +549,7 @@ public final class Session implements ConnectedClient.Control {
      */
     private boolean clientWaits() {
         return awaitingGate || draining || (rowCap != null && rowCap.holdsClient()) || inFlight.waitsForPgward()
+                || searchPath.unconfirmed()
                 || paused();
     }
 
@@ -635,8 +733,11 @@ public final class Session implements ConnectedClient.Control {
         backend.transactionStatus(status);
         schemaWatch.transactionStatus(status);
         InFlight.Request done = inFlight.retire();
+        boolean confirming = searchPath.unconfirmed();
         if (done != null && done.kind() == InFlight.Kind.CLIENT) {
             typeNames.retired(done.id(), done.errored());
+            judged.retired(done.id(), done.errored());
+            searchPath.retired(done.id());
             parseCompletes.ended(done.id());
         }
         if (rowCap != null && rowCap.holdsReady(frame)) {
@@ -646,6 +747,8 @@ public final class Session implements ConnectedClient.Control {
         deliverReady(frame.bytes());
         if (done != null && done.kind() == InFlight.Kind.CAP_ABORT) {
             rowCap.settled();
+            drainBacklog();
+        } else if (confirming && !searchPath.unconfirmed()) {
             drainBacklog();
         }
     }

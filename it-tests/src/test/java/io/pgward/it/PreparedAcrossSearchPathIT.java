@@ -1,0 +1,197 @@
+package io.pgward.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pgward.testkit.PostgresTest;
+import io.pgward.testkit.SampleData;
+import io.pgward.testkit.TestDatabase;
+import io.pgward.wire.config.PgwardConfig;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A statement is judged with the search_path PostgreSQL runs it with, also where the path changes between a Parse
+ * and its Bind: PostgreSQL analyses a prepared statement again when the session's path is not the one it was
+ * analysed with, and a name then resolves anew. Here {@code orders} is the selected public.orders on the default path
+ * and a hidden hr.orders on the path {@code hr}, whose rows must never reach the client.
+ */
+@PostgresTest(sampleData = SampleData.SMALL)
+class PreparedAcrossSearchPathIT {
+
+    private static final String HIDDEN_ROW = "hidden-row";
+    private static ProxyFixture proxy;
+    private static String databaseName;
+    private static TestDatabase owner;
+
+    @BeforeAll
+    static void start(TestDatabase db) throws SQLException {
+        databaseName = db.name();
+        try (Connection c = db.connect(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE IF NOT EXISTS hr.orders(id bigint, note text)");
+            s.execute("TRUNCATE hr.orders");
+            s.execute("INSERT INTO hr.orders VALUES (1, '" + HIDDEN_ROW + "')");
+            s.execute("CREATE SCHEMA IF NOT EXISTS shadow");
+            s.execute("DROP TABLE IF EXISTS shadow.orders");
+        }
+        owner = db;
+        proxy = ProxyFixture.start(db, ProxyFixture.STANDARD_GATES, null, PgwardConfig.TlsMode.DISABLE, 4,
+                config -> ProxyFixture.policy("reader", p -> p.withTables(RefusalTextsIT.SELECTION)).apply(config));
+    }
+
+    @AfterAll
+    static void stop() {
+        proxy.close();
+    }
+
+    private static RawClient reader() throws IOException {
+        return RawClient.loggedIn(proxy.port(), "reader", databaseName);
+    }
+
+    private static void ok(RawClient client, String sql) throws IOException {
+        client.query(sql);
+        List<RawClient.Message> reply = client.readUntilReady();
+        assertFalse(reply.stream().anyMatch(m -> m.type() == 'E'), sql + ": " + reply);
+    }
+
+    private static void bindAndRun(RawClient client, String statement) throws IOException {
+        client.bind("", statement);
+        client.execute("");
+        client.sync();
+    }
+
+    /** The reply holds no row of the hidden table, and an error with {@code sqlState}. */
+    private static void refused(List<RawClient.Message> reply, String sqlState) {
+        assertFalse(reply.stream().anyMatch(m -> m.text().contains(HIDDEN_ROW)), "a hidden row came back: " + reply);
+        assertTrue(reply.stream().anyMatch(m -> m.type() == 'E' && sqlState.equals(m.fields().get('C'))),
+                () -> "no " + sqlState + ": " + reply.stream().map(m -> m.type() == 'E' ? "E " + m.fields()
+                        : String.valueOf(m.type())).toList());
+    }
+
+    @Test
+    void aNamedStatementIsJudgedAgainWhenThePathChangedSinceItsParse() throws Exception {
+        try (RawClient client = reader()) {
+            // The same result type on either path: PostgreSQL would run it on hr.orders, not fail it.
+            client.parse("by_name", "SELECT count(*) FROM orders");
+            client.sync();
+            assertEquals('1', client.readUntilReady().getFirst().type());
+            ok(client, "SET search_path = hr");
+            bindAndRun(client, "by_name");
+            List<RawClient.Message> bound = client.readUntilReady();
+            refused(bound, "42501");
+            assertEquals(List.of('E', 'Z'), bound.stream().map(RawClient.Message::type).toList());
+
+            // Describe would analyse it again too, and tell the hidden table's columns.
+            client.send('D', "Sby_name\0".getBytes(StandardCharsets.UTF_8));
+            client.sync();
+            List<RawClient.Message> described = client.readUntilReady();
+            refused(described, "42501");
+            assertEquals(List.of('E', 'Z'), described.stream().map(RawClient.Message::type).toList());
+
+            // Back on the path it was judged with, it runs as before; judged again with another, it runs if allowed.
+            ok(client, "RESET search_path");
+            bindAndRun(client, "by_name");
+            List<RawClient.Message> reply = client.readUntilReady();
+            assertEquals(List.of('2', 'D', 'C', 'Z'), reply.stream().map(RawClient.Message::type).toList());
+            client.parse("qualified", "SELECT count(*) FROM public.orders");
+            client.sync();
+            client.readUntilReady();
+            ok(client, "SET search_path = hr");
+            bindAndRun(client, "qualified");
+            reply = client.readUntilReady();
+            assertEquals(List.of('2', 'D', 'C', 'Z'), reply.stream().map(RawClient.Message::type).toList());
+        }
+    }
+
+    @Test
+    void aStatementAfterAChangeOfThePathInTheSameRequestIsRefused() throws Exception {
+        try (RawClient client = reader()) {
+            client.parse("", "SET search_path = hr");
+            client.bind("", "");
+            client.execute("");
+            client.parse("", "SELECT * FROM orders");
+            client.bind("", "");
+            client.execute("");
+            client.sync();
+            refused(client.readUntilReady(), "42501");
+            ok(client, "SELECT 1");
+        }
+    }
+
+    @Test
+    void aPreparedSetThatRunsLaterChangesThePathTheNextStatementIsJudgedWith() throws Exception {
+        try (RawClient client = reader()) {
+            client.parse("set_hr", "SET search_path = hr");
+            client.sync();
+            client.readUntilReady();
+            bindAndRun(client, "set_hr");
+            client.readUntilReady();
+            client.query("SELECT * FROM orders");
+            refused(client.readUntilReady(), "42501");
+        }
+    }
+
+    /**
+     * A COMMIT prepared before the session ever changed its path changes it back when it ends a transaction with a
+     * SET LOCAL: what it does is decided when it runs, not when it was prepared.
+     */
+    @Test
+    void aPreparedCommitPreparedBeforeAnyChangeOfThePathIsFollowed() throws Exception {
+        try (RawClient client = reader()) {
+            client.parse("done", "COMMIT");
+            client.sync();
+            client.readUntilReady();
+            ok(client, "SET search_path = hr");
+            ok(client, "BEGIN");
+            ok(client, "SET LOCAL search_path = public");
+            bindAndRun(client, "done");
+            client.readUntilReady();
+            client.query("SELECT * FROM orders");
+            refused(client.readUntilReady(), "42501");
+        }
+    }
+
+    /**
+     * A table created ahead of a selected one on the session's path is what PostgreSQL resolves a prepared statement's
+     * name to once it analyses the statement again (after any invalidation of its plan): the schema poll drops the
+     * login's verdicts, and the next Bind has the statement judged again.
+     */
+    @Test
+    void aNamedStatementIsJudgedAgainAfterTheSchemaChanged() throws Exception {
+        try (RawClient client = reader()) {
+            ok(client, "SET search_path = shadow, public");
+            client.parse("counted", "SELECT count(*) FROM orders");
+            client.sync();
+            client.readUntilReady();
+            bindAndRun(client, "counted");
+            assertEquals(List.of('2', 'D', 'C', 'Z'), client.readUntilReady().stream().map(RawClient.Message::type)
+                    .toList());
+            try (Connection c = owner.connect(); Statement s = c.createStatement()) {
+                s.execute("CREATE TABLE shadow.orders(id bigint)");
+                s.execute("ANALYZE public.orders");   // invalidates the statement's plan
+            }
+            boolean refusedOnce = false;
+            for (int attempt = 0; attempt < 100 && !refusedOnce; attempt++) {
+                bindAndRun(client, "counted");
+                refusedOnce = client.readUntilReady().stream().anyMatch(m -> m.type() == 'E'
+                        && "42501".equals(m.fields().get('C')));
+                if (!refusedOnce) {
+                    Thread.sleep(100);
+                }
+            }
+            assertTrue(refusedOnce, "the statement was never judged again after the schema changed");
+        } finally {
+            try (Connection c = owner.connect(); Statement s = c.createStatement()) {
+                s.execute("DROP TABLE IF EXISTS shadow.orders");
+            }
+        }
+    }
+}
