@@ -740,6 +740,9 @@ final class CheckTransaction {
         }
         Verdict verdict = codeRules(statement, definitions, selection.isSet(), gates).<Verdict>map(r -> r)
                 .orElse(Verdict.ALLOW);
+        if (verdict == Verdict.ALLOW && gates != null) {
+            verdict = gates.unreadableSettings(statement).<Verdict>map(r -> r).orElse(Verdict.ALLOW);
+        }
         if (verdict == Verdict.ALLOW && !typeNameTexts.isEmpty()
                 && (gates == null || !gates.keyedTypeNameTexts(statement))) {
             verdict = CatalogRefusals.deniedBuiltIn("to_regtype of a parameter, other than compared with pg_type.oid "

@@ -28,6 +28,24 @@ final class DeniedBuiltIns {
             "pg_cancel_backend", "pg_stat_file", "pg_blocking_pids", "pg_safe_snapshot_blocking_pids",
             "pg_isolation_test_session_is_blocked");
     /**
+     * Beside the reference's names, functions that look up an object they are given by name or OID and answer
+     * differently for a hidden one than for one nothing has. pg_has_role and row_security_active are gated
+     * ({@link GatedFunctions}); the others tell of what no selection shows: other databases
+     * (pg_tablespace_databases, pg_database_collation_actual_version), a relation's statistics entry
+     * (pg_stat_have_stats), user functions (the language validators), role names by OID (makeaclitem, whose aclitem
+     * prints them), other sessions' temporary schemas (pg_is_other_temp_schema), collations
+     * (pg_collation_actual_version), installable extensions (pg_extension_update_paths, as
+     * pg_available_extension_versions), a relation's partitioning (satisfies_hash_partition) and the server's
+     * address (inet_server_addr, inet_server_port, refused for every read-only login at L2 as SHOW port is) and
+     * pgward's own (inet_client_addr, inet_client_port, which pg_stat_activity shows as NULL).
+     */
+    private static final Set<String> LOOKUPS = Set.of("pg_has_role", "row_security_active", "pg_tablespace_databases",
+            "pg_database_collation_actual_version", "pg_stat_have_stats", "fmgr_c_validator",
+            "fmgr_internal_validator", "fmgr_sql_validator", "plpgsql_validator", "makeaclitem",
+            "pg_is_other_temp_schema", "pg_collation_actual_version", "pg_extension_update_paths",
+            "satisfies_hash_partition", "inet_server_addr", "inet_server_port", "inet_client_addr",
+            "inet_client_port");
+    /**
      * The functions the system views are built on (system_views.sql of PostgreSQL 14 to 18). With a selection, a
      * catalog or statistics view outside it is refused like any other relation; its function must be refused too,
      * or {@code SELECT * FROM pg_lock_status()} would show what {@code pg_locks} may not. The pg_stat_get_ and
@@ -62,7 +80,7 @@ final class DeniedBuiltIns {
     }
 
     static boolean denied(String name) {
-        return NAMES.contains(name) || VIEW_FUNCTIONS.contains(name) || FAMILIES.stream().anyMatch(name::startsWith)
+        return NAMES.contains(name) || LOOKUPS.contains(name) || VIEW_FUNCTIONS.contains(name) || FAMILIES.stream().anyMatch(name::startsWith)
                 || PREFIXES.stream().anyMatch(name::startsWith) || name.endsWith(SUFFIX);
     }
 }

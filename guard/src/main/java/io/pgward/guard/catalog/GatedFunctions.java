@@ -168,6 +168,11 @@ final class GatedFunctions {
         });
         gate("has_column_privilege", rel, p, p);
         gate("has_column_privilege", named(ObjectKind.ROLE), rel, p, p);
+        // Role membership reads role names as the privilege functions do; an absent role is an error.
+        gate("pg_has_role", named(ObjectKind.ROLE), p);
+        gate("pg_has_role", named(ObjectKind.ROLE), named(ObjectKind.ROLE), p);
+        // Whether row security applies to a relation: an absent name is an error, an absent OID answers false.
+        gate("row_security_active", rel);
         Map<String, ObjectKind> resolvers = Map.of("to_regclass", ObjectKind.RELATION, "to_regtype",
                 ObjectKind.TYPE, "to_regnamespace", ObjectKind.NAMESPACE, "to_regrole", ObjectKind.ROLE,
                 "to_regproc", ObjectKind.FUNCTION_NAME, "to_regprocedure", ObjectKind.FUNCTION, "to_regoper",

@@ -1,6 +1,7 @@
 package io.pgward.guard.catalog;
 
 import io.pgward.guard.Verdict;
+import io.pgward.guard.classify.ReadableSettings;
 import io.pgward.guard.catalog.ArgumentOrigin.Proof;
 import io.pgward.guard.catalog.GatedFunctions.Slot;
 import io.pgward.guard.selection.VisibleCatalog;
@@ -191,6 +192,46 @@ final class GatedUses {
             }
         }
         return Optional.empty();
+    }
+
+    /**
+     * The refusal of the first call in the statement's own code of a function that reads a setting by name
+     * ({@link ReadableSettings#FUNCTIONS}) whose name is not proven one the login may read: a constant SHOW may show
+     * ({@link ReadableSettings#readable}), a NULL that is no parameter, or a column of the filtered pg_settings,
+     * whose rows are the settings it shows. L2 judged the string literals written as the argument; a name computed,
+     * bound or taken from a subquery reaches only this check. The definitions of views and policies the statement
+     * reaches are not searched: a policy's {@code current_setting('app.tenant')} shows nothing to the login.
+     */
+    Optional<Verdict.Refuse> unreadableSettings(References statement) throws SQLException {
+        prefetch(statement.calls);
+        for (References.Call call : statement.calls) {
+            CatalogReader.Function f = functions.get(call.function());
+            if (f == null || !f.builtIn() || !ReadableSettings.FUNCTIONS.contains(f.name())) {
+                continue;
+            }
+            List<TreeValue> args = arguments(call);
+            if (args.isEmpty() || !readableSetting(origins.of(args.get(0), call.scope()))) {
+                return Optional.of(CatalogRefusals.deniedBuiltIn(f.name()));
+            }
+        }
+        if (!statement.otherFunctionUses.isEmpty()) {
+            for (CatalogReader.Function f : catalog.functions(List.copyOf(statement.otherFunctionUses)).values()) {
+                if (f.builtIn() && ReadableSettings.FUNCTIONS.contains(f.name())) {
+                    return Optional.of(CatalogRefusals.deniedBuiltIn(f.name()));
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    private boolean readableSetting(Proof proof) {
+        return switch (proof) {
+            case ArgumentOrigin.Name n -> ReadableSettings.readable(n.text());
+            case ArgumentOrigin.NullConstant n -> !parameter(n);
+            case ArgumentOrigin.ViewColumn v -> ViewKeys.visibleSetting(v.filter(), v.attnum());
+            case ArgumentOrigin.Each each -> each.proofs().stream().allMatch(this::readableSetting);
+            default -> false;
+        };
     }
 
     /** The catalogs whose objects a reg* constant records a dependency on (find_expr_references_walker). */
@@ -461,15 +502,15 @@ final class GatedUses {
 
     /**
      * Whether the call reads a name of {@code kind} as it is, where the to_reg* function that resolves names of the
-     * kind parses it as an identifier (folding case, removing quotes): has_*_privilege's role and schema names
-     * (get_role_oid, get_namespace_oid). {@code has_schema_privilege('PUBLIC', ...)} asks for a schema named
+     * kind parses it as an identifier (folding case, removing quotes): has_*_privilege's and pg_has_role's role
+     * names and has_schema_privilege's schema names (get_role_oid, get_namespace_oid). {@code has_schema_privilege('PUBLIC', ...)} asks for a schema named
      * PUBLIC, not for public: resolving it as to_regnamespace does would prove the visible public and let the call
      * answer for a hidden "PUBLIC" where an absent one gives an error.
      */
     private boolean readsExactName(References.Call call, ObjectKind kind) {
         CatalogReader.Function f = functions.get(call.function());
         return (kind == ObjectKind.NAMESPACE || kind == ObjectKind.ROLE) && f != null && f.builtIn()
-                && f.name().startsWith("has_") && f.name().endsWith("_privilege");
+                && (f.name().startsWith("has_") && f.name().endsWith("_privilege") || f.name().equals("pg_has_role"));
     }
 
     /** {@code name} as a quoted identifier, which the to_reg* functions read as exactly that name. */

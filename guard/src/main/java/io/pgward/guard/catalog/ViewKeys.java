@@ -59,6 +59,18 @@ final class ViewKeys {
         return null;
     }
 
+    /**
+     * Whether column {@code attnum} holds, in every row the filter lets through, a setting pg_settings shows the
+     * login ({@link VisibleSettings}): the view's setting key is that column, held to that list.
+     */
+    static boolean visibleSetting(ViewFilters.Filter filter, int attnum) {
+        boolean key = filter.view().keys().stream().anyMatch(k -> k.kind() == FilteredView.Kind.SETTING
+                && attnum(filter, k.column()) == attnum);
+        return key && filter.conjuncts().stream().anyMatch(c -> c instanceof ViewFilters.In in
+                && in.attnum() == attnum && in.type() == ViewFilters.ElementType.TEXT
+                && VisibleSettings.NAMES.containsAll(in.values()));
+    }
+
     private static Set<String> bound(ViewFilters.Conjunct conjunct, int attnum) {
         return switch (conjunct) {
             case ViewFilters.Eq eq when eq.attnum() == attnum -> Set.of(eq.value());

@@ -20,7 +20,8 @@ import net.sf.jsqlparser.statement.Statement;
  * <p>The token pass needs no parser and so also covers what JSqlParser cannot parse or might misread: the main
  * statement of a WITH and the first keyword of every parenthesised part (a data-modifying CTE), any {@code INTO}
  * keyword (a read-only query has none once DML is ruled out), {@code FOR UPDATE / NO KEY UPDATE / SHARE / KEY
- * SHARE}, and every {@code name(} of a denied function. Then, inside the {@link ComplexityEnvelope} (a query beyond
+ * SHARE}, every {@code name(} of a denied function, and every call that reads a setting by name
+ * ({@link ReadableSettings}). Then, inside the {@link ComplexityEnvelope} (a query beyond
  * it is {@link Refusals#TOO_COMPLEX_TO_PARSE}), the query must parse (fail closed: text JSqlParser
  * cannot parse is refused), and {@link AstScan} looks at every node of the tree for the same things.
  *
@@ -115,6 +116,14 @@ final class QueryCheck {
                     && denied.denies(t.value(), policy.catalogFunctions())) {
                 return Refusals.notAllowed(Refusals.DENIED_FUNCTION, "the function " + t.value() + "()",
                         policy, t);
+            }
+            if (next != null && TokenReader.isSymbol(next, "(") && TokenReader.identifier(t) != null
+                    && !cteNames.contains(i) && !(i > 0 && tokens.get(i - 1).isWord("as"))
+                    && ReadableSettings.FUNCTIONS.contains(t.value())) {
+                Verdict.Refuse unreadable = ReadableSettings.check(tokens, i, policy);
+                if (unreadable != null) {
+                    return unreadable;
+                }
             }
         }
         return null;
