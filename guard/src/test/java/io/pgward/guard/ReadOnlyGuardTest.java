@@ -62,6 +62,20 @@ class ReadOnlyGuardTest {
     }
 
     @Test
+    void aTextPostgreSQLsScannerWouldReadOverAndOverIsRefusedWith54001NotForItsKind() {
+        // A 42501 refusal is shown to PostgreSQL's grammar for its own error, which would scan the text for minutes.
+        String nested = "/*".repeat(1_000) + "*/".repeat(1_000);
+        for (String sql : List.of("select 1 " + nested, "delete from orders " + nested)) {
+            Verdict.Refuse refuse = assertInstanceOf(Verdict.Refuse.class, check(proven, sql).verdict());
+            assertEquals(Refusals.TOO_COMPLEX, refuse.rule(), sql);
+            assertEquals(SqlStates.STATEMENT_TOO_COMPLEX, refuse.sqlState());
+            assertEquals(sql.indexOf("/*") + 1, refuse.position());
+            assertTrue(refuse.message().startsWith("pgward refused this query: it is too complex to check (its runs "
+                    + "of operator characters would cost PostgreSQL's scanner more than"), refuse.message());
+        }
+    }
+
+    @Test
     void aTextLongerThanTheGuardReadsIsRefusedBeforeItIsLexed() {
         String huge = "select 1 where 1 in (" + "1, ".repeat(100_000) + "1)";
         Verdict.Refuse refuse = assertInstanceOf(Verdict.Refuse.class, check(proven, huge).verdict());

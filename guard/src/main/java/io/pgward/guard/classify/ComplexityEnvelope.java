@@ -31,6 +31,10 @@ import java.util.Set;
  * once as too complex. The limit costs no query the catalog check could prove anyway: an IN list of 256 KiB holds
  * some 37,000 values, whose parse tree is beyond the catalog check's 4 MB.
  *
+ * <p>L1 bounds what a text costs PostgreSQL's own scanner, which reads runs of operator characters again for each token
+ * or comment start in them and cannot be interrupted: past 262,144 such reads the lexer refuses the text as too complex
+ * (54001) before any of it is sent anywhere ({@code io.pgward.guard.lexer.OperatorRunReads}).
+ *
  * <p>The limits are chosen so that no text inside them costs JSqlParser much more than about 100 ms. A typical
  * query (a dashboard query of a few hundred tokens, a few subqueries deep) is well inside and gets JSqlParser's
  * tree scan on top of the token checks; a large BI query (hundreds of columns, thousands of IN values) is beyond

@@ -123,8 +123,15 @@ public final class Refusals {
                 position(at));
     }
 
-    /** L1: a text the lexer cannot split as PostgreSQL would; see {@link #LEXICAL}. */
+    /**
+     * L1: a text the lexer cannot split as PostgreSQL would; see {@link #LEXICAL}. A text that PostgreSQL's scanner
+     * would read over and over ({@link LexerException.TooComplex}) is {@link #TOO_COMPLEX} instead: a 42501 refusal
+     * is shown to PostgreSQL's grammar for its own error, which would scan it.
+     */
     public static Verdict.Refuse lexical(LexerException e) {
+        if (e instanceof LexerException.TooComplex) {
+            return refuse(TOO_COMPLEX, tooComplexMessage(e.getMessage()), e.position() + 1);
+        }
         return refuse(LEXICAL, Verdict.Refuse.PREFIX + "it cannot be read as PostgreSQL would read it ("
                 + e.getMessage() + ")", e.position() + 1);
     }

@@ -2,9 +2,10 @@ package io.pgward.guard.lexer;
 
 /**
  * Text PostgreSQL's scanner would reject (an unterminated string, comment or quoted identifier, an invalid
- * escape). The guard refuses such text rather than guess how the server would read it.
+ * escape), or text it would take too long to scan ({@link TooComplex}). The guard refuses such text rather than
+ * guess how the server would read it.
  */
-public final class LexerException extends Exception {
+public sealed class LexerException extends Exception {
 
     private final int position;
 
@@ -16,5 +17,16 @@ public final class LexerException extends Exception {
     /** 0-based offset in the input where the problem starts. */
     public int position() {
         return position;
+    }
+
+    /**
+     * Text PostgreSQL's scanner would accept, but only after reading it over and over ({@link OperatorRunReads}):
+     * refused as too complex (SQLSTATE 54001), never shown to PostgreSQL, not even to have its grammar's error.
+     */
+    public static final class TooComplex extends LexerException {
+
+        TooComplex(String message, int position) {
+            super(message, position);
+        }
     }
 }

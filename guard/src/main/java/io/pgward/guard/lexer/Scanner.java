@@ -25,12 +25,22 @@ final class Scanner {
     private final String sql;
     private final int length;
     private final boolean standardConformingStrings;
+    private final OperatorRunReads runReads;
     private int pos;
 
     Scanner(String sql, boolean standardConformingStrings) {
         this.sql = sql;
         this.length = sql.length();
         this.standardConformingStrings = standardConformingStrings;
+        this.runReads = new OperatorRunReads(sql);
+    }
+
+    /**
+     * After this scanner or the caller refused the text at {@code position}: whether PostgreSQL's scanner could
+     * still read too much of it, had it read on ({@link OperatorRunReads#readsAfterError}).
+     */
+    void boundReadsAfterError(int position) throws LexerException.TooComplex {
+        runReads.readsAfterError(position);
     }
 
     /** The next token, or {@code null} at the end of the input. */
@@ -79,6 +89,7 @@ final class Scanner {
             if (isSpace(c)) {
                 pos++;
             } else if (c == '-' && at(pos + 1) == '-') {
+                runReads.matchAt(pos);
                 pos += 2;
                 while (pos < length && !isNewline(sql.charAt(pos))) {
                     pos++;
@@ -93,11 +104,12 @@ final class Scanner {
 
     /**
      * State xc: every slash-star opens a level, every star-slash closes one; nothing else (quotes included)
-     * means anything inside.
+     * means anything inside. Each slash-star reads the operator characters after it ({@link OperatorRunReads}).
      */
     private void blockComment() throws LexerException {
         int start = pos;
         int depth = 0;
+        runReads.matchAt(pos);
         pos += 2;
         while (true) {
             if (pos >= length) {
@@ -105,6 +117,7 @@ final class Scanner {
             }
             char c = sql.charAt(pos);
             if (c == '/' && at(pos + 1) == '*') {
+                runReads.matchAt(pos);
                 depth++;
                 pos += 2;
             } else if (c == '*' && at(pos + 1) == '/') {
@@ -215,10 +228,7 @@ final class Scanner {
      * unless the operator also holds one of ~ ! @ # ^ &amp; | ` ? % (so "=-" is "=" then "-", but "?-" is one).
      */
     private Lexeme operator(int start) throws LexerException {
-        int runEnd = start;
-        while (runEnd < length && isOpChar(sql.charAt(runEnd))) {
-            runEnd++;
-        }
+        int runEnd = runReads.matchAt(start);
         String run = sql.substring(start, runEnd);
         int nchars = run.length();
         int slashStar = run.indexOf("/*");

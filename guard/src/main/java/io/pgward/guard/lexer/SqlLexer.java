@@ -37,6 +37,9 @@ import java.util.List;
  *   <li>{@code \'} in E'' strings is accepted, as the server does for every client encoding except the
  *       client-only ones (SJIS, BIG5, GBK, GB18030, UHC), where it refuses it.</li>
  *   <li>A NUL character, which cannot reach the server inside a Query message, is an error.</li>
+ *   <li>Text whose runs of operator characters would cost the server's scanner more than
+ *       {@link OperatorRunReads#MAX_READS} character reads (nested comment starts, {@code +} repeated) is refused
+ *       ({@link LexerException.TooComplex}), though the server accepts it after seconds or minutes of CPU.</li>
  * </ul>
  */
 public final class SqlLexer {
@@ -50,7 +53,9 @@ public final class SqlLexer {
      *
      * @param standardConformingStrings the session's standard_conforming_strings; when off, backslash escapes
      *                                  apply inside plain '...' strings and U&amp;'...' is an error
-     * @throws LexerException where PostgreSQL's scanner would reject the text
+     * @throws LexerException where PostgreSQL's scanner would reject the text, or {@link LexerException.TooComplex}
+     *                        where it would read the text's runs of operator characters over and over
+     *                        ({@link OperatorRunReads}); the latter also when such runs follow a rejected part
      */
     public static List<Token> tokenize(String sql, boolean standardConformingStrings) throws LexerException {
         int nul = sql.indexOf('\0');
@@ -59,14 +64,21 @@ public final class SqlLexer {
         }
         Scanner scanner = new Scanner(sql, standardConformingStrings);
         List<Token> tokens = new ArrayList<>();
-        Lexeme lexeme = scanner.next();
-        while (lexeme != null) {
-            if (lexeme.form() == Form.UNICODE_STRING || lexeme.form() == Form.UNICODE_IDENTIFIER) {
-                lexeme = unicodeLiteral(sql, scanner, lexeme, tokens);
-            } else {
-                tokens.add(lexeme.toToken(sql));
-                lexeme = scanner.next();
+        try {
+            Lexeme lexeme = scanner.next();
+            while (lexeme != null) {
+                if (lexeme.form() == Form.UNICODE_STRING || lexeme.form() == Form.UNICODE_IDENTIFIER) {
+                    lexeme = unicodeLiteral(sql, scanner, lexeme, tokens);
+                } else {
+                    tokens.add(lexeme.toToken(sql));
+                    lexeme = scanner.next();
+                }
             }
+        } catch (LexerException.TooComplex e) {
+            throw e;
+        } catch (LexerException e) {
+            scanner.boundReadsAfterError(e.position());
+            throw e;
         }
         return tokens;
     }
@@ -75,7 +87,8 @@ public final class SqlLexer {
      * The statements of {@code sql} as the server splits a simple-protocol Query: separated by {@code ;} outside
      * strings, comments, quoted identifiers and dollar quotes; statements holding no token dropped.
      *
-     * @throws LexerException where PostgreSQL's scanner would reject the text; then the server runs none of it
+     * @throws LexerException where PostgreSQL's scanner would reject the text; then the server runs none of it.
+     *                        {@link LexerException.TooComplex} as for {@link #tokenize}
      */
     public static List<StatementText> split(String sql, boolean standardConformingStrings) throws LexerException {
         List<StatementText> statements = new ArrayList<>();

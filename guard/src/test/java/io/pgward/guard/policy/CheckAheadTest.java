@@ -3,7 +3,9 @@ package io.pgward.guard.policy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertSame;
 
+import io.pgward.guard.SqlStates;
 import io.pgward.guard.Verdict;
 import io.pgward.guard.catalog.CatalogCheck;
 import io.pgward.guard.lexer.SqlLexer;
@@ -13,6 +15,7 @@ import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -120,6 +123,21 @@ class CheckAheadTest {
             assertEquals(Verdict.ALLOW, ahead(sql).get(30, TimeUnit.SECONDS), sql);
             assertEquals(0, pipeline.checksAheadKept(), sql);
         }
+        assertEquals(before, check.catalogRoundTrips());
+    }
+
+    @Test
+    void aTextPostgreSQLsScannerWouldReadOverAndOverNeverReachesIt() throws Exception {
+        // Its scanner does not check for interrupts: /* nested 60,000 deep then closed held a CPU for a minute.
+        String sql = "SELECT id AS ahead_7 FROM ahead_shown " + "/*".repeat(1_000) + "*/".repeat(1_000);
+        long before = check.catalogRoundTrips();
+        assertEquals(Verdict.ALLOW, ahead(sql).get(30, TimeUnit.SECONDS));
+        assertEquals(0, pipeline.checksAheadKept());
+        Verdict.Refuse refused = assertInstanceOf(Verdict.Refuse.class,
+                pipeline.classify(sql, true, login, Set.of()).verdict());
+        assertEquals(SqlStates.STATEMENT_TOO_COMPLEX, refused.sqlState());
+        assertSame(refused, pipeline.grammarFirst(login, database.name(), sql, true, refused).toCompletableFuture()
+                .get(30, TimeUnit.SECONDS), "PostgreSQL's grammar is not asked about it");
         assertEquals(before, check.catalogRoundTrips());
     }
 
