@@ -159,11 +159,32 @@ public final class CatalogCheck implements AutoCloseable {
         return pool.getHikariPoolMXBean();
     }
 
+    /** How long a control connection of {@link #controlPool(String, String, String, int)} may stay idle. */
+    public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofMinutes(10);
+
+    /** HikariCP's least idle timeout: a shorter one it replaces with its default of ten minutes. */
+    static final Duration LEAST_IDLE_TIMEOUT = Duration.ofSeconds(10);
+
+    /** A control pool as {@link #controlPool(String, String, String, int, Duration)} makes it, idle ten minutes. */
+    public static HikariDataSource controlPool(String jdbcUrl, String user, String password, int size) {
+        return controlPool(jdbcUrl, user, password, size, DEFAULT_IDLE_TIMEOUT);
+    }
+
     /**
      * A control pool as the check needs it: autocommit, and every statement sent as one extended-protocol Parse
      * ({@code preferQueryMode=extended}), which is what lets PostgreSQL prove a text is one statement.
+     *
+     * <p>It keeps no connection for its own sake (no minimum idle): each is a session PostgreSQL counts as accessing
+     * the database, which makes DROP DATABASE and CREATE DATABASE ... TEMPLATE of it fail. One idle longer than
+     * {@code idleTimeout} is closed (HikariCP looks every 30 s; at least {@link #LEAST_IDLE_TIMEOUT}, zero keeps
+     * it). Not shorter, because a check on a new connection pays its setup first ({@link PreparedReads}: preparing
+     * the catalog reads and planning them again, most of a check's time) and HikariCP's test of a connection not
+     * used for {@link #UNTESTED_IDLE_MILLIS}: a login that sends a statement every few minutes keeps its warm
+     * connections with the default of ten minutes. The pool's surplus after a burst is what this closes; a login that
+     * has gone quiet has its pools closed as a whole by the guard.
      */
-    public static HikariDataSource controlPool(String jdbcUrl, String user, String password, int size) {
+    public static HikariDataSource controlPool(String jdbcUrl, String user, String password, int size,
+                                               Duration idleTimeout) {
         // Read by each pool as it is made: a check on a connection used less than this long ago goes without
         // HikariCP's test of it (an empty query, one more round trip); checkNow runs a check again when its
         // connection turns out to be gone. An operator's own setting of the property stands.
@@ -175,7 +196,9 @@ public final class CatalogCheck implements AutoCloseable {
         config.setUsername(user);
         config.setPassword(password);
         config.setMaximumPoolSize(size);
-        config.setMinimumIdle(1);
+        config.setMinimumIdle(0);
+        config.setIdleTimeout(idleTimeout.isZero() ? 0
+                : Math.max(idleTimeout.toMillis(), LEAST_IDLE_TIMEOUT.toMillis()));
         config.setAutoCommit(true);
         config.setPoolName("pgward-catalog");
         config.setConnectionTimeout(5_000);

@@ -6,8 +6,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -26,6 +26,9 @@ import org.slf4j.LoggerFactory;
  * catalog would hold one of them for its whole length while new statements wait. When the first check's source
  * fails, the next one's is tried; when all fail, every check forgets its fingerprint and drops its verdicts, as its
  * own failed reading would make it.
+ *
+ * <p>It polls only while it has checks: the last one {@link #remove removed} (its pools closed after the guard's idle
+ * timeout) stops the ticks, and its thread ends; the next one {@link #add added} starts them again.
  */
 public final class SchemaPoll implements AutoCloseable {
 
@@ -35,25 +38,42 @@ public final class SchemaPoll implements AutoCloseable {
     }
 
     private final CopyOnWriteArrayList<Member> members = new CopyOnWriteArrayList<>();
-    private final ScheduledExecutorService poller;
+    private final long millis;
+    private final ScheduledThreadPoolExecutor poller;
+    /** The ticks while there are members, else null; changed under this object's lock. */
+    private ScheduledFuture<?> ticks;
 
-    /** Polls every {@code interval}, counted from the end of the last reading. */
+    /** Polls every {@code interval}, counted from the end of the last reading, while it has checks to poll for. */
     public SchemaPoll(Duration interval) {
-        long millis = interval.toMillis();
+        millis = interval.toMillis();
         if (millis <= 0) {
             throw new IllegalArgumentException("interval must be at least a millisecond, was " + interval);
         }
-        poller = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon()
-                .name("pgward-schema-poll").factory());
-        poller.scheduleWithFixedDelay(this::poll, millis, millis, TimeUnit.MILLISECONDS);
+        poller = new ScheduledThreadPoolExecutor(1, Thread.ofPlatform().daemon().name("pgward-schema-poll")
+                .factory());
+        poller.setRemoveOnCancelPolicy(true);
+        poller.setKeepAliveTime(Math.max(millis, 1_000), TimeUnit.MILLISECONDS);
+        poller.allowCoreThreadTimeOut(true);
     }
 
-    void add(CatalogCheck check, DataSource readWith) {
+    synchronized void add(CatalogCheck check, DataSource readWith) {
         members.add(new Member(Objects.requireNonNull(check, "check"), Objects.requireNonNull(readWith, "readWith")));
+        if (ticks == null && !poller.isShutdown()) {
+            ticks = poller.scheduleWithFixedDelay(this::poll, millis, millis, TimeUnit.MILLISECONDS);
+        }
     }
 
-    void remove(CatalogCheck check) {
+    synchronized void remove(CatalogCheck check) {
         members.removeIf(member -> member.check() == check);
+        if (members.isEmpty() && ticks != null) {
+            ticks.cancel(false);
+            ticks = null;
+        }
+    }
+
+    /** Whether it polls now: it has checks to poll for. */
+    public synchronized boolean polling() {
+        return ticks != null;
     }
 
     /** The checks it polls for, for tests. */

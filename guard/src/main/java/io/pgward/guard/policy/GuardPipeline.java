@@ -11,6 +11,7 @@ import io.pgward.guard.classify.ComplexityEnvelope;
 import io.pgward.guard.lexer.StatementText;
 import io.pgward.guard.selection.SelectedNames;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -21,6 +22,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,6 +41,13 @@ import org.slf4j.LoggerFactory;
  * this pipeline's own virtual threads; one that cannot be made (the database is down) is forgotten, so the next
  * statement tries again, and meanwhile statements are refused (fail closed).
  *
+ * <p>Control connections are sessions on their database, which PostgreSQL counts against DROP DATABASE and CREATE
+ * DATABASE ... TEMPLATE, so none is kept where nobody works ({@link ControlPools}): the pools of a (role, database)
+ * with no statement for {@link ControlConnections#idleTimeout} are closed, with the check, its verdicts and its place
+ * in the schema poll, and made again by the next statement; those of a template database are closed after each use;
+ * {@link #closeControlConnectionsTo} closes them before a statement that needs the database unused. Every use runs
+ * inside {@link #withLogin}, which keeps them open until it ends.
+ *
  * <p>Thread-safe. Nothing here blocks the caller of {@link #cached}, {@link #prove} or {@link #schemaChanged}: all
  * JDBC runs on the pipeline's executor or on the catalog check's.
  */
@@ -51,9 +62,14 @@ public final class GuardPipeline implements AutoCloseable {
 
         /** Connections of the catalog check per (backend role, database). */
         int checkConnections();
-    }
 
-    private record Pools(CatalogCheck check, HikariDataSource control) {
+        /**
+         * How long the control pools of a (backend role, database) are kept after its last statement, and a control
+         * connection idle ({@link CatalogCheck#controlPool}); zero keeps them while the login is configured.
+         */
+        default Duration idleTimeout() {
+            return CatalogCheck.DEFAULT_IDLE_TIMEOUT;
+        }
     }
 
     /**
@@ -82,16 +98,29 @@ public final class GuardPipeline implements AutoCloseable {
     private final ReadOnlyGuard guard;
     private final ExecutorService executor = Executors.newThreadPerTaskExecutor(
             Thread.ofVirtual().name("pgward-catalog-setup-", 0).factory());
-    private final ConcurrentHashMap<String, CompletableFuture<Pools>> pools = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, CompletableFuture<ControlPools>> pools = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<LoginKey, CompletableFuture<LoginGuard>> logins = new ConcurrentHashMap<>();
     /** One schema poll per database for the checks of every backend role on it (see {@link SchemaPoll}). */
     private final ConcurrentHashMap<String, SchemaPoll> schemaPolls = new ConcurrentHashMap<>();
     private final ChecksAhead checksAhead = new ChecksAhead();
+    /** Closes the control pools unused for the idle timeout; null without a catalog layer or an idle timeout. */
+    private final ScheduledExecutorService idleCloser;
     private volatile boolean closed;
 
     private GuardPipeline(ControlConnections connections) {
         this.connections = connections;
         this.guard = new ReadOnlyGuard(connections != null);
+        Duration idle = connections == null ? Duration.ZERO : connections.idleTimeout();
+        if (idle.isZero()) {
+            idleCloser = null;
+        } else {
+            // Looks a few times per timeout, so that pools go within a fraction of it after it has passed.
+            long every = Math.clamp(idle.toMillis() / 4, 10, 30_000);
+            idleCloser = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon()
+                    .name("pgward-control-idle").factory());
+            idleCloser.scheduleWithFixedDelay(() -> closeUnusedSince(System.nanoTime() - idle.toNanos()), every,
+                    every, TimeUnit.MILLISECONDS);
+        }
     }
 
     /** Every layer: L1, L2 and the catalog check L3 on control connections made by {@code connections}. */
@@ -155,6 +184,9 @@ public final class GuardPipeline implements AutoCloseable {
                                 List<Integer> parameterTypes, boolean simpleQuery) {
         // A reload or a schema change replaces the login's guard or its selection, and the kept keys hold the old.
         LoginGuard current = checksCatalog() ? loginGuardNow(same.login(), same.database()) : null;
+        if (current != null) {
+            current.pools().touch();
+        }
         return same.allows(guard, current, sql, standardConformingStrings, searchPath, parameterTypes, simpleQuery);
     }
 
@@ -206,9 +238,8 @@ public final class GuardPipeline implements AutoCloseable {
         if (searchPath == null) {
             return CompletableFuture.completedFuture(PipelineRefusals.searchPathUnknown());
         }
-        return forLogin(login, database)
-                .thenCompose(loginGuard -> loginGuard.prove(reads, searchPath, standardConformingStrings,
-                        parameterTypes, simpleQuery))
+        return withLogin(login, database, loginGuard -> loginGuard.prove(reads, searchPath,
+                        standardConformingStrings, parameterTypes, simpleQuery))
                 .exceptionally(failure -> PipelineRefusals.catalogUnavailable(rootMessage(failure)));
     }
 
@@ -246,8 +277,7 @@ public final class GuardPipeline implements AutoCloseable {
                                                          List<StatementText> reads, String searchPath,
                                                          boolean standardConformingStrings,
                                                          List<Integer> parameterTypes, boolean simpleQuery) {
-        return forLogin(login, database)
-                .thenCompose(loginGuard -> loginGuard.proveOrRewrite(text, reads, searchPath,
+        return withLogin(login, database, loginGuard -> loginGuard.proveOrRewrite(text, reads, searchPath,
                         standardConformingStrings, parameterTypes, simpleQuery))
                 .exceptionally(failure -> PipelineRefusals.catalogUnavailable(rootMessage(failure)));
     }
@@ -304,8 +334,7 @@ public final class GuardPipeline implements AutoCloseable {
         if (searchPath == null) {
             return CompletableFuture.completedFuture(PipelineRefusals.searchPathUnknown());
         }
-        return forLogin(login, database)
-                .thenCompose(loginGuard -> loginGuard.boundTypeNames(values, searchPath))
+        return withLogin(login, database, loginGuard -> loginGuard.boundTypeNames(values, searchPath))
                 .exceptionally(failure -> PipelineRefusals.catalogUnavailable(rootMessage(failure)));
     }
 
@@ -323,13 +352,46 @@ public final class GuardPipeline implements AutoCloseable {
                 || !(refusal.sqlState().equals(SqlStates.INSUFFICIENT_PRIVILEGE) || wrapperSyntax)) {
             return CompletableFuture.completedFuture(refusal);
         }
-        return forLogin(login, database)
-                .thenCompose(loginGuard -> loginGuard.check().grammar(text, standardConformingStrings))
+        return withLogin(login, database, loginGuard -> loginGuard.check().grammar(text, standardConformingStrings))
                 .<Verdict>thenApply(rejected -> rejected.<Verdict>map(r -> r).orElse(refusal))
                 .exceptionally(failure -> refusal);
     }
 
-    /** What L3 knows of one login on one database, made on first use off the caller's thread. */
+    /**
+     * Runs {@code work} with what L3 knows of one login on one database ({@link #forLogin}); the control pools of the
+     * login's role there stay open until the stage {@code work} returns has completed, and the idle timeout counts
+     * from then. Everything that uses a {@link LoginGuard}'s check or control pool runs inside one.
+     */
+    public <T> CompletableFuture<T> withLogin(LoginPolicy login, String database,
+                                              Function<LoginGuard, ? extends CompletionStage<T>> work) {
+        CompletableFuture<LoginGuard> made = forLogin(login, database);
+        return made.thenCompose(loginGuard -> {
+            ControlPools used = loginGuard.pools();
+            if (!used.use()) {
+                // Closed for being unused just after it was looked up: forgotten here too, so that the next look
+                // makes new pools rather than finding these again before their closing has forgotten them.
+                logins.remove(new LoginKey(login, database), made);
+                pools.computeIfPresent(poolKey(login, database), (k, p) -> p.getNow(null) == used ? null : p);
+                return withLogin(login, database, work);
+            }
+            CompletionStage<T> stage;
+            try {
+                stage = work.apply(loginGuard);
+            } catch (RuntimeException e) {
+                stage = CompletableFuture.failedFuture(e);
+            }
+            return stage.toCompletableFuture().whenComplete((result, failure) -> {
+                if (used.release()) {
+                    closeRetired(used);
+                }
+            });
+        });
+    }
+
+    /**
+     * What L3 knows of one login on one database, made on first use off the caller's thread. Its pools may be
+     * closed once no {@link #withLogin} uses them: use it only inside one.
+     */
     public CompletableFuture<LoginGuard> forLogin(LoginPolicy login, String database) {
         if (connections == null) {
             return CompletableFuture.failedFuture(new IllegalStateException("this guard has no catalog layer"));
@@ -342,8 +404,8 @@ public final class GuardPipeline implements AutoCloseable {
         }
         return logins.computeIfAbsent(key, k -> pools(login, database).thenApplyAsync(p -> {
             try {
-                return new LoginGuard(this, login, p.check(), p.control(),
-                        SelectedNames.parse(login.tablesKey(), login.tables()), executor);
+                return new LoginGuard(this, login, p, SelectedNames.parse(login.tablesKey(), login.tables()),
+                        executor);
             } catch (SQLException e) {
                 throw new IllegalStateException("resolving the table selection failed: " + e.getMessage(), e);
             }
@@ -364,23 +426,29 @@ public final class GuardPipeline implements AutoCloseable {
         return login.backendUser() + "\0" + login.backendPassword() + "\0" + database;
     }
 
-    private CompletableFuture<Pools> pools(LoginPolicy login, String database) {
+    private CompletableFuture<ControlPools> pools(LoginPolicy login, String database) {
         String key = poolKey(login, database);
         return pools.computeIfAbsent(key, k -> CompletableFuture.supplyAsync(() -> {
             if (closed) {
                 throw new IllegalStateException("pgward is stopping");
             }
             String url = connections.jdbcUrl(database);
+            Duration idle = connections.idleTimeout();
             HikariDataSource checkPool = CatalogCheck.controlPool(url, login.backendUser(), login.backendPassword(),
-                    connections.checkConnections());
+                    connections.checkConnections(), idle);
             try {
                 HikariDataSource control = CatalogCheck.controlPool(url, login.backendUser(),
-                        login.backendPassword(), 2);
+                        login.backendPassword(), 2, idle);
                 try {
+                    boolean template = ControlPools.isTemplate(control, database);
                     SchemaPoll poll = schemaPolls.computeIfAbsent(database,
                             d -> new SchemaPoll(CatalogCheck.Options.DEFAULTS.pollInterval()));
-                    return new Pools(new CatalogCheck(checkPool, CatalogCheck.Options.DEFAULTS, poll, control),
-                            control);
+                    return new ControlPools(new CatalogCheck(checkPool, CatalogCheck.Options.DEFAULTS, poll, control),
+                            control, database, template);
+                } catch (SQLException e) {
+                    control.close();
+                    throw new IllegalStateException("reading whether the database is a template failed: "
+                            + e.getMessage(), e);
                 } catch (RuntimeException e) {
                     control.close();
                     throw e;
@@ -398,9 +466,9 @@ public final class GuardPipeline implements AutoCloseable {
 
     /**
      * After a reload: forgets what was made for login policies that are no longer configured (their resolved
-     * selections) and closes the control pools no configured login logs in with. A session still running with an
-     * older policy gets its selection resolved again on its next statement; a check that was running on a closed
-     * pool fails, and its statement is refused.
+     * selections) and closes the control pools no configured login logs in with, once the checks under way on them
+     * have ended. A session still running with an older policy gets its selection resolved again on its next
+     * statement.
      */
     public void retain(java.util.Collection<LoginPolicy> configured) {
         java.util.Set<LoginPolicy> kept = java.util.Set.copyOf(configured);
@@ -413,15 +481,79 @@ public final class GuardPipeline implements AutoCloseable {
         });
         java.util.Set<String> roles = new java.util.HashSet<>();
         kept.forEach(login -> roles.add(poolKey(login, "")));
-        for (Map.Entry<String, CompletableFuture<Pools>> entry : pools.entrySet()) {
+        for (Map.Entry<String, CompletableFuture<ControlPools>> entry : pools.entrySet()) {
             String role = entry.getKey().substring(0, entry.getKey().lastIndexOf('\0') + 1);
             if (!roles.contains(role) && pools.remove(entry.getKey(), entry.getValue())) {
-                entry.getValue().thenAccept(p -> {
-                    p.check().close();
-                    p.control().close();
-                });
+                entry.getValue().thenAccept(this::closeWhenUnused);
             }
         }
+    }
+
+    /**
+     * Before a statement that needs these databases unused (DROP DATABASE, ALTER DATABASE ... RENAME, CREATE
+     * DATABASE ... TEMPLATE): closes the control pools to them, of every role, and completes (never exceptionally)
+     * once the unused ones are closed. Pools in use close when that use ends; a use is always on behalf of a session
+     * connected to the same database, which makes the statement fail on its own. The next statement of a session
+     * there makes new pools. Returns at once, so an event loop may call it.
+     */
+    public CompletableFuture<Void> closeControlConnectionsTo(Set<String> databases) {
+        List<CompletableFuture<Void>> closing = new ArrayList<>();
+        for (CompletableFuture<ControlPools> made : pools.values()) {
+            ControlPools p = made.getNow(null);
+            if (p != null && databases.contains(p.database())) {
+                closing.add(closeWhenUnused(p));
+            }
+        }
+        return CompletableFuture.allOf(closing.toArray(CompletableFuture<?>[]::new));
+    }
+
+    /** Closes the pools of (role, database) that nobody has used since {@code idleSince}; the idle closer's tick. */
+    private void closeUnusedSince(long idleSince) {
+        for (CompletableFuture<ControlPools> made : pools.values()) {
+            ControlPools p = made.getNow(null);
+            if (p != null && p.retireIfIdleSince(idleSince)) {
+                log.debug("closing the control pools on database \"{}\": no statement for {}", p.database(),
+                        connections.idleTimeout());
+                closeRetired(p);
+            }
+        }
+    }
+
+    /** Forgets {@code p} now, and closes it once its uses under way have ended (then completes). */
+    private CompletableFuture<Void> closeWhenUnused(ControlPools p) {
+        forget(p);
+        return p.retireWhenUnused() ? closeRetired(p) : CompletableFuture.completedFuture(null);
+    }
+
+    /**
+     * Closes retired pools off the caller's thread, after forgetting them and every {@link LoginGuard} made on
+     * them (with their resolved selections; the check's verdicts go with it): the next statement makes new ones.
+     */
+    private CompletableFuture<Void> closeRetired(ControlPools p) {
+        forget(p);
+        try {
+            return CompletableFuture.runAsync(p::close, executor).exceptionally(failure -> {
+                log.warn("closing the control pools on database \"{}\" failed: {}", p.database(),
+                        failure.getMessage());
+                return null;
+            });
+        } catch (RejectedExecutionException e) {
+            p.close();   // stopping: close() closes every pool all the same
+            return CompletableFuture.completedFuture(null);
+        }
+    }
+
+    /** No statement finds {@code p} or a {@link LoginGuard} made on it any more. */
+    private void forget(ControlPools p) {
+        pools.values().removeIf(made -> made.getNow(null) == p);
+        logins.values().removeIf(made -> {
+            LoginGuard loginGuard = made.isDone() && !made.isCompletedExceptionally() ? made.join() : null;
+            if (loginGuard == null || loginGuard.pools() != p) {
+                return false;
+            }
+            loginGuard.forget();
+            return true;
+        });
     }
 
     /**
@@ -438,8 +570,8 @@ public final class GuardPipeline implements AutoCloseable {
         int active = 0;
         int idle = 0;
         int waiting = 0;
-        for (CompletableFuture<Pools> made : pools.values()) {
-            Pools p = made.getNow(null);
+        for (CompletableFuture<ControlPools> made : pools.values()) {
+            ControlPools p = made.getNow(null);
             com.zaxxer.hikari.HikariPoolMXBean bean = p == null ? null : p.check().poolStats();
             if (bean != null) {
                 active += bean.getActiveConnections();
@@ -457,17 +589,23 @@ public final class GuardPipeline implements AutoCloseable {
      */
     public void schemaChanged() {
         checksAhead.clear();
-        for (CompletableFuture<Pools> made : pools.values()) {
-            Pools p = made.getNow(null);
+        for (CompletableFuture<ControlPools> made : pools.values()) {
+            ControlPools p = made.getNow(null);
             if (p != null) {
                 p.check().invalidate();
             }
         }
     }
 
-    /** The databases whose schema is polled, for tests. */
+    /** The databases whose schema is polled now, for tests. */
     Set<String> polledDatabases() {
-        return Set.copyOf(schemaPolls.keySet());
+        return schemaPolls.entrySet().stream().filter(entry -> entry.getValue().polling()).map(Map.Entry::getKey)
+                .collect(java.util.stream.Collectors.toUnmodifiableSet());
+    }
+
+    /** The (backend role, database) pairs with control pools now, for tests. */
+    int controlPoolsOpen() {
+        return pools.size();
     }
 
     /** Checks started ahead that are still running and not taken, for tests. */
@@ -478,12 +616,12 @@ public final class GuardPipeline implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        List<CompletableFuture<Pools>> all = new ArrayList<>(pools.values());
-        for (CompletableFuture<Pools> made : all) {
-            made.thenAccept(p -> {
-                p.check().close();
-                p.control().close();
-            });
+        if (idleCloser != null) {
+            idleCloser.shutdownNow();
+        }
+        List<CompletableFuture<ControlPools>> all = new ArrayList<>(pools.values());
+        for (CompletableFuture<ControlPools> made : all) {
+            made.thenAccept(ControlPools::close);
         }
         schemaPolls.values().forEach(SchemaPoll::close);
         executor.shutdown();

@@ -48,6 +48,7 @@ public final class LoginGuard {
 
     private final GuardPipeline pipeline;
     private final LoginPolicy login;
+    private final ControlPools pools;
     private final CatalogCheck check;
     private final HikariDataSource control;
     private final LiveSelection selection;
@@ -69,12 +70,13 @@ public final class LoginGuard {
     private final Runnable stopListening;
 
     /** Resolves the selection now, on the caller's thread (the pipeline's executor). */
-    LoginGuard(GuardPipeline pipeline, LoginPolicy login, CatalogCheck check, HikariDataSource control,
-               SelectedNames names, Executor executor) throws SQLException {
+    LoginGuard(GuardPipeline pipeline, LoginPolicy login, ControlPools pools, SelectedNames names,
+               Executor executor) throws SQLException {
         this.pipeline = pipeline;
         this.login = login;
-        this.check = check;
-        this.control = control;
+        this.pools = pools;
+        this.check = pools.check();
+        this.control = pools.control();
         this.executor = executor;
         this.selection = names.isEmpty() ? null : LiveSelection.resolve(control, names);
         this.catalogColumns = selection == null ? CatalogColumns.NONE : catalogColumns(control, login);
@@ -87,9 +89,17 @@ public final class LoginGuard {
         }
     }
 
-    /** Its login policy is no longer configured: the schema changes of its check no longer reach it. */
+    /**
+     * Its login policy is no longer configured, or its control pools are closed: the schema changes of its check no
+     * longer reach it.
+     */
     void forget() {
         stopListening.run();
+    }
+
+    /** The pools its check and control connections come from, which the pipeline closes when they are unused. */
+    ControlPools pools() {
+        return pools;
     }
 
     private static CatalogColumns catalogColumns(HikariDataSource control, LoginPolicy login) {
@@ -117,7 +127,10 @@ public final class LoginGuard {
         return check;
     }
 
-    /** The control pool for catalog reads as the login's role. Blocking: never use it on an event loop. */
+    /**
+     * The control pool for catalog reads as the login's role. Blocking: never use it on an event loop, and only within
+     * {@link GuardPipeline#withLogin}, outside which the pipeline may close it.
+     */
     public HikariDataSource control() {
         return control;
     }
