@@ -93,6 +93,41 @@ class DatabaseCommandsIT {
         }
     }
 
+    /**
+     * A read-only session's statements are checked on control connections to its database: they are gone once the
+     * session has ended, when the database is a template, so CREATE DATABASE works directly on PostgreSQL.
+     */
+    @Test
+    void createDatabaseDirectlyFromTemplate1AfterAReadOnlySessionOfTemplate1Ended() throws Exception {
+        String name = database.name() + "_direct_copy";
+        try (Connection c = proxy.connectTo("template1", "analyst", new Properties())) {
+            run(c, "select count(*) from pg_catalog.pg_class");
+        }
+        try (Connection owner = database.connect()) {
+            execute(owner, "create database " + name + " template template1");
+            execute(owner, "drop database " + name);
+        }
+    }
+
+    /**
+     * Before a read-write login's CREATE DATABASE ... TEMPLATE is relayed, the control connections that checked a
+     * read-only session's statements on the template are closed too, not only pooled backend connections.
+     */
+    @Test
+    void createDatabaseFromATemplateAReadOnlySessionUsedAfterItLeft() throws Exception {
+        String template = database.name() + "_read_template";
+        String name = database.name() + "_from_read_template";
+        try (Connection app = proxy.connect("app")) {
+            execute(app, "create database " + template);
+            try (Connection c = proxy.connectTo(template, "analyst", new Properties())) {
+                run(c, "select count(*) from pg_catalog.pg_class");
+            }
+            execute(app, "create database " + name + " template " + template);
+            execute(app, "drop database " + name);
+            execute(app, "drop database " + template);
+        }
+    }
+
     @Test
     void createDatabaseFromATemplateOfOnesOwnAfterItsClientsLeft() throws Exception {
         String template = database.name() + "_template";
@@ -137,6 +172,15 @@ class DatabaseCommandsIT {
     private static void visit(String name) throws SQLException {
         try (Connection c = proxy.connectTo(name, "app", new Properties())) {
             assertEquals(1, count(c, "select 1"));
+        }
+    }
+
+    /** Runs a statement whatever the guard decides of it: its check is what makes control connections. */
+    private static void run(Connection c, String sql) {
+        try (Statement s = c.createStatement()) {
+            s.execute(sql);
+        } catch (SQLException refused) {
+            // A refusal was decided by a check all the same.
         }
     }
 

@@ -5,12 +5,17 @@ import io.pgward.guard.policy.LoginPolicy;
 import io.pgward.wire.config.PgwardConfig;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 
 /**
  * Where the guard's control connections go: where the backend connections go (or the configured catalog-check
  * host), with the same TLS requirements; and the guard's view of a login.
+ *
+ * @param idleTimeout the backend pool's {@code idle_timeout}: control connections are sessions on their database as
+ *                    much as pooled backend connections are, and are closed when idle as those are
  */
-record ControlConnections(PgwardConfig.Backend backend) implements GuardPipeline.ControlConnections {
+record ControlConnections(PgwardConfig.Backend backend, Duration idleTimeout)
+        implements GuardPipeline.ControlConnections {
 
     @Override
     public String jdbcUrl(String database) {

@@ -51,7 +51,8 @@ public final class Gates implements SessionGates {
      * to {@code audit} (none when null).
      */
     public static Gates standard(PgwardConfig config, AuditLog audit) {
-        return new Gates(GuardPipeline.withCatalog(new ControlConnections(config.backend())), config.nl(), audit);
+        return new Gates(GuardPipeline.withCatalog(new ControlConnections(config.backend(),
+                config.pool().idleTimeout())), config.nl(), audit);
     }
 
     /** Layers L1, L2 and L4 without the catalog check: no table selection can be enforced. */
@@ -151,6 +152,12 @@ public final class Gates implements SessionGates {
         @Override
         public void schemaChanged() {
             pipeline.schemaChanged();
+        }
+
+        /** The guard's control connections to them are sessions there too. */
+        @Override
+        public CompletionStage<Void> freeDatabases(java.util.Set<String> databases) {
+            return pipeline.closeControlConnectionsTo(databases);
         }
     }
 }

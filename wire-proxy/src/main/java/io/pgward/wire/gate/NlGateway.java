@@ -106,8 +106,17 @@ final class NlGateway implements NlFunctions, AutoCloseable {
 
     private Verdict answerNow(PgwardCall call, PgwardConfig.Login login, GateRequest request,
                               LoginGuard loginGuard) throws NlException {
-        LoginNl nl = logins.computeIfAbsent(new LoginOnDatabase(login, request.database()),
-                key -> new LoginNl(login, request.database(), loginGuard));
+        // A login guard made anew (the guard closed the last one's control pools after its idle timeout) reads the
+        // schema through new pools: the assistant of the old one would read through closed ones.
+        LoginNl nl = logins.compute(new LoginOnDatabase(login, request.database()), (key, known) -> {
+            if (known != null && known.loginGuard == loginGuard) {
+                return known;
+            }
+            if (known != null) {
+                known.forget();
+            }
+            return new LoginNl(login, request.database(), loginGuard);
+        });
         nl.used = true;
         return switch (call) {
             case PgwardCall.Ask ask -> switch (nl.assistant.withValidator(validator(login, request, loginGuard))
@@ -203,6 +212,7 @@ final class NlGateway implements NlFunctions, AutoCloseable {
 
     /** One login on one database: its schema cache and its assistant. */
     private final class LoginNl {
+        final LoginGuard loginGuard;
         final SchemaCatalog catalog;
         final NlAssistant assistant;
         /** Set once a call used the catalog: only then is a schema change worth reading again. */
@@ -210,6 +220,7 @@ final class NlGateway implements NlFunctions, AutoCloseable {
         private final Runnable stopListening;
 
         LoginNl(PgwardConfig.Login login, String database, LoginGuard loginGuard) {
+            this.loginGuard = loginGuard;
             SchemaCatalog.Builder builder = SchemaCatalog.builder(loginGuard.control()::getConnection)
                     .role(login.backendUser())
                     .sampleGuard(failClosed(sql -> refusal(loginGuard.proveNow(sql, DEFAULT_SEARCH_PATH, true))))

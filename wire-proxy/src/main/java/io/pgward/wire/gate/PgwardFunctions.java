@@ -102,8 +102,8 @@ final class PgwardFunctions {
                         case DescribeResult.Described described -> answer(described.description().toRows());
                         case DescribeResult.Refused refused -> refused.refusal();
                     });
-            default -> pipeline.forLogin(ControlConnections.policy(login), request.database())
-                    .thenCompose(loginGuard -> nl.answer(call, login, request, loginGuard));
+            default -> pipeline.withLogin(ControlConnections.policy(login), request.database(),
+                    loginGuard -> nl.answer(call, login, request, loginGuard));
         };
     }
 
@@ -113,14 +113,15 @@ final class PgwardFunctions {
 
     /** Runs catalog reads as the login's role on its control pool, off the event loop. */
     private CompletionStage<Verdict> withCatalog(PgwardConfig.Login login, GateRequest request, CatalogWork work) {
-        return pipeline.forLogin(ControlConnections.policy(login), request.database()).thenApplyAsync(loginGuard -> {
-            try (Connection connection = loginGuard.control().getConnection()) {
-                return work.run(loginGuard, connection);
-            } catch (SQLException e) {
-                return new Verdict.Refuse(e.getSQLState() == null ? SqlState.INTERNAL_ERROR : e.getSQLState(),
-                        e.getMessage(), 0, "pgward-function");
-            }
-        }, executor);
+        return pipeline.withLogin(ControlConnections.policy(login), request.database(),
+                loginGuard -> CompletableFuture.supplyAsync(() -> {
+                    try (Connection connection = loginGuard.control().getConnection()) {
+                        return work.run(loginGuard, connection);
+                    } catch (SQLException e) {
+                        return new Verdict.Refuse(e.getSQLState() == null ? SqlState.INTERNAL_ERROR
+                                : e.getSQLState(), e.getMessage(), 0, "pgward-function");
+                    }
+                }, executor));
     }
 
     private static Verdict answer(LocalRows rows) {

@@ -36,6 +36,15 @@ public interface StatementGate {
     }
 
     /**
+     * Before a statement the gate allowed that needs {@code databases} unused (DROP DATABASE, ALTER DATABASE ...
+     * RENAME, CREATE DATABASE ... TEMPLATE) is relayed: the gate closes the connections of its own to them, as the
+     * backend pool closes its idle ones. The statement waits for the stage, which never completes exceptionally.
+     */
+    default CompletionStage<Void> freeDatabases(java.util.Set<String> databases) {
+        return java.util.concurrent.CompletableFuture.completedFuture(null);
+    }
+
+    /**
      * Before a Bind of a statement whose verdict named {@link Verdict.Rewrite#typeNameParameters}: the text value
      * bound to one of those parameters, resolved as a type name with the session's search_path. A refusal is what the
      * client gets in place of the Bind. Only a gate that gives such verdicts is asked; any other refuses (fail

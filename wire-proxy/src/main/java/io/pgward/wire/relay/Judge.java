@@ -71,8 +71,9 @@ final class Judge {
 
     /**
      * A read-write login's DROP DATABASE, ALTER DATABASE ... RENAME or CREATE DATABASE ... TEMPLATE is relayed only
-     * once pgward's idle connections to the database it names are closed ({@link DatabaseCommands}); a read-only
-     * login's never runs.
+     * once pgward's idle connections to the database it names are closed ({@link DatabaseCommands}): the backend
+     * pool's and the guard's control connections ({@link io.pgward.wire.gate.StatementGate#freeDatabases}); a
+     * read-only login's never runs.
      */
     private CompletableFuture<Verdict> freeDatabases(FrontendMessage message, String sql,
                                                      CompletableFuture<Verdict> verdict) {
@@ -85,7 +86,7 @@ final class Judge {
             return verdict;
         }
         return verdict.thenCompose(v -> v instanceof Verdict.Allow
-                ? pool.closeIdleTo(databases).thenApply(closed -> v)
+                ? CompletableFuture.allOf(pool.closeIdleTo(databases), freedByGate(databases)).thenApply(freed -> v)
                 : CompletableFuture.completedFuture(v));
     }
 
@@ -111,6 +112,15 @@ final class Judge {
         String kind = message instanceof FrontendMessage.Bind ? "Bind" : "Describe";
         return new Judgement(inClientEncoding(verdict), "-- " + kind + " of prepared statement \"" + name
                 + "\", judged again with search_path " + path + ": " + statement.sql(), started);
+    }
+
+    /** The gate's part of freeing {@code databases}; a gate that fails to is no reason to refuse the statement. */
+    private CompletableFuture<Void> freedByGate(Set<String> databases) {
+        try {
+            return rules.gate().freeDatabases(databases).toCompletableFuture().exceptionally(failure -> null);
+        } catch (RuntimeException e) {
+            return CompletableFuture.completedFuture(null);
+        }
     }
 
     /** The text the audit records; unaudited sessions skip looking at the message's bytes again. */
