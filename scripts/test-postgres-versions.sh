@@ -19,7 +19,7 @@ for version in "${versions[@]}"; do
   echo "=== PostgreSQL $version"
   if ! ./mvnw -B -ntp verify -pl it-tests -am -Dpg.version="$version" \
       -Dtest='io.pgward.guard.catalog.**,io.pgward.guard.selection.**' -Dsurefire.failIfNoSpecifiedTests=false \
-      -Dit.test='CorpusReplayIT,RelationsAndDescribeIT,SearchPathTrackingIT,RowCapIT' \
+      -Dit.test='CorpusReplayIT,RelationsAndDescribeIT,SearchPathTrackingIT,PreparedAcrossSearchPathIT,RowCapIT' \
       -Dfailsafe.failIfNoSpecifiedTests=false; then
     failed+=("$version")
   fi

@@ -139,6 +139,18 @@ class PreparedAcrossSearchPathIT {
         }
     }
 
+    /** The next statement is judged with the new path even when it comes before the reply to the change. */
+    @Test
+    void aStatementSentBehindAChangeOfThePathIsJudgedWithTheNewPath() throws Exception {
+        try (RawClient client = reader()) {
+            client.send('Q', "SET search_path = hr\0".getBytes(StandardCharsets.UTF_8));
+            client.send('Q', "SELECT * FROM orders\0".getBytes(StandardCharsets.UTF_8));
+            client.flush();
+            client.readUntilReady();
+            refused(client.readUntilReady(), "42501");
+        }
+    }
+
     /**
      * A COMMIT prepared before the session ever changed its path changes it back when it ends a transaction with a
      * SET LOCAL: what it does is decided when it runs, not when it was prepared.

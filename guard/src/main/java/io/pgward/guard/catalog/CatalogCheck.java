@@ -86,6 +86,8 @@ public final class CatalogCheck implements AutoCloseable {
     private final Options options;
     private final VerdictCache cache;
     private final SharedRows shared = new SharedRows();
+    private static final java.util.concurrent.atomic.AtomicLong INSTANCES = new java.util.concurrent.atomic.AtomicLong();
+    private final long instance = INSTANCES.incrementAndGet();
     private final LongAdder roundTrips = new LongAdder();
     private final LongAdder shapeHits = new LongAdder();
     private final LongAdder rewrites = new LongAdder();
@@ -637,7 +639,8 @@ public final class CatalogCheck implements AutoCloseable {
      * verdict reached at one epoch may no longer hold at another.
      */
     public long verdictEpoch() {
-        return cache.epoch();
+        // A check made again (after its pools were closed) counts its epochs from zero: each check's are its own.
+        return (instance << 32) + cache.epoch();
     }
 
     /** Verdicts currently cached by statement text. */
