@@ -26,6 +26,11 @@ final class DemoSetup {
 
     /** Small enough that {@code select * from orders} shows the cap, large enough for any real question. */
     static final long ANALYST_ROW_CAP = 10_000;
+    /**
+     * What a security team sets for analysts: without one, a runaway query (a cross join, an endless recursive CTE)
+     * holds a backend and a CPU until someone cancels it.
+     */
+    static final Duration ANALYST_STATEMENT_TIMEOUT = Duration.ofSeconds(30);
 
     /** The shop without the sensitive data: not hr.salaries, not payment_tokens. */
     static final List<String> ANALYST_TABLES = List.of("public.orders", "public.customers", "public.products",
@@ -82,13 +87,14 @@ final class DemoSetup {
         Map<String, PgwardConfig.Login> logins = new LinkedHashMap<>();
         logins.put(ANALYST, new PgwardConfig.Login(ANALYST, PgwardConfig.AuthMethod.SCRAM_SHA_256,
                 new Secret(ANALYST), null, DemoDatabase.ANALYST_ROLE, backendPassword,
-                new PgwardConfig.Policy(PgwardConfig.Mode.READ_ONLY, null, ANALYST_ROW_CAP, ANALYST_TABLES,
-                        ANALYST_RULES)));
+                new PgwardConfig.Policy(PgwardConfig.Mode.READ_ONLY, ANALYST_STATEMENT_TIMEOUT, ANALYST_ROW_CAP,
+                        ANALYST_TABLES, ANALYST_RULES)));
         logins.put(APP, new PgwardConfig.Login(APP, PgwardConfig.AuthMethod.SCRAM_SHA_256,
                 new Secret(APP), null, DemoDatabase.APP_ROLE, backendPassword, PgwardConfig.Mode.READ_WRITE));
         logins.put(OPS, new PgwardConfig.Login(OPS, PgwardConfig.AuthMethod.SCRAM_SHA_256,
                 new Secret(OPS), null, DemoDatabase.ANALYST_ROLE, backendPassword,
-                new PgwardConfig.Policy(PgwardConfig.Mode.READ_ONLY, null, ANALYST_ROW_CAP, ANALYST_TABLES, null)));
+                new PgwardConfig.Policy(PgwardConfig.Mode.READ_ONLY, ANALYST_STATEMENT_TIMEOUT, ANALYST_ROW_CAP,
+                        ANALYST_TABLES, null)));
         return new PgwardConfig(new PgwardConfig.Listen("127.0.0.1", port), Duration.ofSeconds(10),
                 new PgwardConfig.Tls(PgwardConfig.TlsMode.ALLOW, pem.certificate(), pem.key()),
                 new PgwardConfig.Backend(database.postgres().host(), database.postgres().port(),
