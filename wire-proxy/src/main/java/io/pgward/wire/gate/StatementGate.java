@@ -81,10 +81,10 @@ public interface StatementGate {
      * Whether running the prepared statement {@code sql} now may change the session's search_path: asked when a
      * statement prepared earlier is bound, since a statement that ends a transaction changes the path back only once
      * the session has changed it, which may have happened after the Parse. Only asked by sessions of a gate that
-     * {@link #wantsSearchPath() wants the search_path}.
+     * {@link #wantsSearchPath() wants the search_path}, besides what the Parse's verdict said.
      */
     default boolean changesSearchPathWhenRun(String sql, boolean standardConformingStrings) {
-        return true;
+        return false;
     }
 
     /** For trusted read-write logins: everything is forwarded. */

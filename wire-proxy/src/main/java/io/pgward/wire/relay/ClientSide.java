@@ -46,6 +46,7 @@ final class ClientSide extends ChannelInboundHandlerAdapter {
         // while unwritable must not stop it being read.
         if (!session.ended()) {
             backend.config().setAutoRead(ctx.channel().isWritable());
+            session.clientWritabilityChanged();
         }
     }
 

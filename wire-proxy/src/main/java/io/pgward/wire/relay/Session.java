@@ -361,7 +361,8 @@ public final class Session implements ConnectedClient.Control {
     /** A portal bound from a statement that may change search_path changes it when it runs. */
     private void notePathPortal(FrontendMessage.Bind bind) {
         if (searchPath.wanted() && judged.possible(bind.statement()).stream().anyMatch(statement ->
-                gate.changesSearchPathWhenRun(statement.sql(), Judge.standardConformingStrings(backend)))) {
+                statement.changesSearchPath()
+                        || gate.changesSearchPathWhenRun(statement.sql(), Judge.standardConformingStrings(backend)))) {
             pathPortals.add(bind.portal());
         } else {
             pathPortals.remove(bind.portal());
@@ -544,12 +545,13 @@ public final class Session implements ConnectedClient.Control {
     // ---------------------------------------------------------------- whether the client is read
 
     /**
-     * The next client message waits while a verdict is pending, a capped result is being settled, or pgward's own
-     * reply (its SHOW search_path, a local answer) must come first.
+     * The next client message waits while a verdict is pending, a capped result is being settled, pgward's own
+     * reply (its SHOW search_path, a local answer) must come first, or the client is not reading what it was sent:
+     * PostgreSQL stops reading a client whose replies it cannot send, and pgward answers some statements itself.
      */
     private boolean clientWaits() {
         return awaitingGate || draining || (rowCap != null && rowCap.holdsClient()) || inFlight.waitsForPgward()
-                || searchPath.unconfirmed()
+                || searchPath.unconfirmed() || !client.isWritable()
                 || paused();
     }
 
@@ -642,6 +644,17 @@ public final class Session implements ConnectedClient.Control {
      */
     private boolean mayReadClient() {
         return !ended && !clientWaits() && backlog.size() < BACKLOG_READ_LIMIT && backend.channel().isWritable();
+    }
+
+    /** The client's connection became writable again, or stopped being so. */
+    void clientWritabilityChanged() {
+        if (client.isWritable()) {
+            drainBacklog();
+            client.flush();
+            backend.channel().flush();
+        } else {
+            readClientIfAllowed();
+        }
     }
 
     void readClientIfAllowed() {

@@ -100,6 +100,16 @@ class SessionTest {
                                                                                  Map<Integer, String> values) {
                 return gate.checkBoundCalls(prepared, values);
             }
+
+            @Override
+            public boolean changesSearchPathWhenRun(String sql, boolean standardConformingStrings) {
+                return gate.changesSearchPathWhenRun(sql, standardConformingStrings);
+            }
+
+            @Override
+            public long verdictEpoch(String database) {
+                return gate.verdictEpoch(database);
+            }
         };
         new Session(new Session.Identity("c1", "alice", "shop"), new Session.Rules(recording, null, rowCap), client,
                 backend, BackendConnections.unconnectablePool(), NONCE, () -> ends++).start();
@@ -125,6 +135,34 @@ class SessionTest {
             }
         }
         return channel.finishAndReleaseAll();
+    }
+
+    // ---------------------------------------------------------------- a client that does not read
+
+    private static final StatementGate ANSWERS = request -> completedFuture(request.sql().contains("pgward.")
+            ? new Verdict.Answer(List.of("name"), List.of(List.of("orders")), "SELECT 1", List.of()) : Verdict.ALLOW);
+
+    /**
+     * pgward answers some statements itself, with nothing from the backend to hold them back: a client that does not
+     * read its answers is not read either, as PostgreSQL stops reading a client it cannot send to.
+     */
+    @Test
+    void aClientThatDoesNotReadIsNotReadUntilItDoes() {
+        start(ANSWERS);
+        client.unsafe().outboundBuffer().setUserDefinedWritability(1, false);
+        client.runPendingTasks();
+        assertFalse(client.config().isAutoRead(), "a client that does not read is not read");
+        clientSends(query("SELECT * FROM pgward.relations()"), query("SELECT 1"));
+        assertEquals(List.of(), sentTo(client), "nothing answered while the client does not read");
+        assertEquals(List.of(), sentTo(server));
+
+        client.unsafe().outboundBuffer().setUserDefinedWritability(1, true);
+        client.runPendingTasks();
+        assertTrue(client.config().isAutoRead());
+        assertEquals(List.of('T', 'D', 'C', 'Z'), types(sentTo(client)));
+        assertEquals(List.of('Q'), types(sentTo(server)));
+        serverSends(commandComplete("SELECT 1"), readyForQuery('I'));
+        assertEquals(List.of('C', 'Z'), types(sentTo(client)));
     }
 
     // ---------------------------------------------------------------- pgward calls with bound arguments
