@@ -114,6 +114,11 @@ public final class Messages {
         return Wire.message(alloc, 'S', buf -> { });
     }
 
+    /** Wire: {@code 'H' | int32 4}. */
+    public static ByteBuf flush(ByteBufAllocator alloc) {
+        return Wire.message(alloc, 'H', buf -> { });
+    }
+
     /** Wire: {@code 'f' | int32 len | cstring reason}. */
     public static ByteBuf copyFail(ByteBufAllocator alloc, String reason) {
         return Wire.message(alloc, 'f', buf -> Wire.writeCString(buf, reason));

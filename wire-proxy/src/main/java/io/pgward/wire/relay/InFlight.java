@@ -95,6 +95,8 @@ final class InFlight {
     private final Deque<Request> requests = new ArrayDeque<>();
     private Deque<Substitution> open = new ArrayDeque<>();
     private boolean openErrored;
+    /** An extended-protocol message that can fail (Parse, Bind, Describe, Execute, Close) was sent in the open request. */
+    private boolean openExtended;
     private long openId = 1;
     private int readiesOwed;
     private int searchPathProbes;
@@ -117,7 +119,26 @@ final class InFlight {
         requests.addLast(closed);
         open = new ArrayDeque<>();
         openErrored = false;
+        openExtended = false;
         readiesOwed++;
+    }
+
+    /** An extended-protocol message that can fail was sent as part of the open request. */
+    void extendedSent() {
+        openExtended = true;
+    }
+
+    /**
+     * Whether the open request holds extended-protocol messages that can fail: a Query or FunctionCall that closes it
+     * is then skipped by the server if one of them failed, and gets no ReadyForQuery of its own.
+     */
+    boolean openHasExtended() {
+        return openExtended;
+    }
+
+    /** Whether the server failed a message of the open request: it skips everything up to the next Sync. */
+    boolean openErrored() {
+        return openErrored;
     }
 
     /** The number the open client request will have ({@link Request#id()}). */

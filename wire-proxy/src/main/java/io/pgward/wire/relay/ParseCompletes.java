@@ -42,6 +42,11 @@ final class ParseCompletes {
         return false;
     }
 
+    /** Whether no ParseComplete is owed: the last one that arrived answered the last Parse sent. */
+    boolean noneOwed() {
+        return owed.isEmpty();
+    }
+
     /** The request numbered {@code request} failed, or ended: nothing more of it answers. */
     void ended(long request) {
         owed.removeIf(o -> {

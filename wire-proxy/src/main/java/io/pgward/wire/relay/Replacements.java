@@ -65,6 +65,8 @@ final class Replacements {
         ConnectionLog.info(log, who.connection(), "refused for login {}: {}", who.login(), refusal.message());
         if (endsBatch) {
             inFlight.closeClientRequest();
+        } else {
+            inFlight.extendedSent();
         }
         backend.channel().write(replacement);
     }
@@ -94,6 +96,7 @@ final class Replacements {
                 BoundValues.standIn(token, value, inSchema(refusal)));
         bind.release();
         inFlight.substitutedValue(token, refusal, value);
+        inFlight.extendedSent();
         ConnectionLog.info(log, who.connection(), "refused for login {}: {}", who.login(), refusal.message());
         backend.channel().write(replacement);
     }
@@ -128,6 +131,8 @@ final class Replacements {
         message.release();
         if (endsBatch) {
             inFlight.closeClientRequest();
+        } else {
+            inFlight.extendedSent();
         }
         backend.channel().write(replacement);
     }
@@ -144,6 +149,7 @@ final class Replacements {
         ByteBuf parse = Messages.parse(backend.channel().alloc(), "", rewrite.sql(), parameterTypes);
         ByteBuf renamed = CallValues.renamed(backend.channel().alloc(), bind.frame(), "");
         bind.release();
+        inFlight.extendedSent();
         backend.channel().write(parse);
         backend.channel().write(renamed);
     }

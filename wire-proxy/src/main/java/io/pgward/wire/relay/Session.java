@@ -152,6 +152,10 @@ public final class Session implements ConnectedClient.Control {
     private final Set<String> pathPortals = new HashSet<>();
     private final ParseCompletes parseCompletes = new ParseCompletes();
     private boolean awaitingGate;
+    /** pgward asked whether the server skips to the next Sync ({@link #skippedOrAsked}) and waits for the answer. */
+    private boolean askedWhetherSkipping;
+    /** The open request the server answered pgward's Parse in: it is not skipping to a Sync. */
+    private long notSkipping;
     /** The server sent FATAL or PANIC: when it closes, that error has told the client why. */
     private boolean backendSentFatal;
     private boolean ended;
@@ -227,6 +231,10 @@ public final class Session implements ConnectedClient.Control {
     }
 
     private void process(FrontendMessage message) {
+        if ((message instanceof FrontendMessage.Query || message instanceof FrontendMessage.FunctionCall)
+                && inFlight.openHasExtended() && !skippedOrAsked(message)) {
+            return;
+        }
         switch (message) {
             case FrontendMessage.Query q -> judge(message, GateRequest.Kind.SIMPLE_QUERY, q.sql(), new int[0]);
             case FrontendMessage.Parse p -> judge(message, GateRequest.Kind.PARSE, p.sql(), p.parameterTypes());
@@ -267,6 +275,44 @@ public final class Session implements ConnectedClient.Control {
             case FrontendMessage.Flush f -> forward(message, false);
             case FrontendMessage.Copy c -> forward(message, false);
         }
+    }
+
+    /**
+     * A Query or FunctionCall that ends a request of extended-protocol messages is skipped by the server, with no
+     * ReadyForQuery of its own, when one of those messages failed: the server then skips everything up to the next
+     * Sync. So pgward learns first whether one failed. The server says so at once (an error is sent as it happens);
+     * to hear that none did, pgward sends a Parse of an empty unnamed statement and a Flush: the server answers the
+     * Parse only when it is not skipping. The Query would drop the unnamed statement anyway (a FunctionCall does
+     * not: a client binding the unnamed statement again after one, without a Parse, finds it empty).
+     *
+     * @return true when the message goes on now; false when it was skipped as the server skips it, or waits for the
+     *         answer (at the head of the backlog)
+     */
+    private boolean skippedOrAsked(FrontendMessage message) {
+        if (inFlight.openErrored()) {
+            message.release();
+            return false;
+        }
+        if (notSkipping == inFlight.openId()) {
+            return true;
+        }
+        askedWhetherSkipping = true;
+        backlog.addFirst(message);
+        parseCompletes.sent(inFlight.openId(), true);
+        backend.channel().write(Messages.parse(backend.channel().alloc(), "", ""));
+        backend.channel().write(Messages.flush(backend.channel().alloc()));
+        backend.channel().flush();
+        readClientIfAllowed();
+        return false;
+    }
+
+    /** The answer to {@link #skippedOrAsked} arrived: the server failed the request, or answered pgward's Parse. */
+    private void skippingKnown(boolean failed) {
+        askedWhetherSkipping = false;
+        if (!failed) {
+            notSkipping = inFlight.openId();
+        }
+        drainBacklog();
     }
 
     private void judge(FrontendMessage message, GateRequest.Kind kind, String sql, int[] parameterTypes) {
@@ -519,6 +565,8 @@ public final class Session implements ConnectedClient.Control {
     private void forward(FrontendMessage message, boolean endsBatch) {
         if (endsBatch) {
             inFlight.closeClientRequest();
+        } else if (!(message instanceof FrontendMessage.Flush || message instanceof FrontendMessage.Copy)) {
+            inFlight.extendedSent();
         }
         metrics.toServer(message.frame().readableBytes());
         backend.channel().write(message.frame(), backendWrites);
@@ -538,9 +586,17 @@ public final class Session implements ConnectedClient.Control {
     }
 
     private void writeAnswer(Verdict.Answer answer) {
-        LocalAnswer.write(client, answer);
+        if (backend.transactionStatus() == 'E') {
+            // PostgreSQL answers nothing else in a failed transaction block, and neither does pgward.
+            client.write(ABORTED.encode(client.alloc()));
+        } else {
+            LocalAnswer.write(client, answer);
+        }
         client.write(Messages.readyForQuery(client.alloc(), backend.transactionStatus()));
     }
+
+    private static final PgError ABORTED = PgError.error(SqlState.IN_FAILED_SQL_TRANSACTION,
+            "current transaction is aborted, commands ignored until end of transaction block");
 
     // ---------------------------------------------------------------- whether the client is read
 
@@ -550,7 +606,8 @@ public final class Session implements ConnectedClient.Control {
      * PostgreSQL stops reading a client whose replies it cannot send, and pgward answers some statements itself.
      */
     private boolean clientWaits() {
-        return awaitingGate || draining || (rowCap != null && rowCap.holdsClient()) || inFlight.waitsForPgward()
+        return awaitingGate || askedWhetherSkipping || draining || (rowCap != null && rowCap.holdsClient())
+                || inFlight.waitsForPgward()
                 || searchPath.unconfirmed() || !client.isWritable()
                 || paused();
     }
@@ -702,6 +759,9 @@ public final class Session implements ConnectedClient.Control {
     private void fromBackend(BackendMessage.Frame frame) {
         if (frame.type() == '1' && parseCompletes.arrivedIsPgwards()) {
             frame.bytes().release();
+            if (askedWhetherSkipping && parseCompletes.noneOwed()) {
+                skippingKnown(false);
+            }
             return;
         }
         if (rowCap != null && frame.type() != 'Z' && frame.type() != 'S' && rowCap.consumes(frame, client)) {
@@ -788,11 +848,15 @@ public final class Session implements ConnectedClient.Control {
             parseCompletes.ended(failed.id());
         }
         inFlight.errorArrived();
+        boolean skipping = askedWhetherSkipping && inFlight.head() == null;
         Map<Character, String> fields = PgError.fields(frame.body());
         String severity = fields.getOrDefault('V', fields.get('S'));
         backendSentFatal |= "FATAL".equals(severity) || "PANIC".equals(severity);
         if (!replacements.answeredRefusal(frame, fields)) {
             client.write(frame.bytes(), clientWrites);
+        }
+        if (skipping) {
+            skippingKnown(true);
         }
     }
 

@@ -137,10 +137,64 @@ class SessionTest {
         return channel.finishAndReleaseAll();
     }
 
+    // ---------------------------------------------------------------- a Query that ends extended messages
+
+    /**
+     * After an extended-protocol error the server skips every message up to the next Sync, a Query included, which
+     * then gets no ReadyForQuery: pgward learns that the server is skipping before it sends the Query, and skips it
+     * too, so that the one ReadyForQuery (the Sync's) is counted once.
+     */
+    @Test
+    void aQueryAfterAFailedExtendedMessageIsSkippedAsTheServerSkipsIt() {
+        start(request -> completedFuture(Verdict.ALLOW));
+        clientSends(parse("", "SELECT 1/0"), bind("", ""), execute(""), query("SET search_path = hr"), sync());
+        List<Sent> asked = sentTo(server);
+        assertEquals(List.of('P', 'B', 'E', 'P', 'H'), types(asked), "the Query waits for the answer to a Parse");
+        assertEquals("", asked.get(3).cstring(1));
+        serverSends(parseComplete(), bindComplete(), errorResponse("22012", "division by zero"));
+        assertEquals(List.of('1', '2', 'E'), types(sentTo(client)));
+        assertEquals(List.of('S'), types(sentTo(server)), "the Query is skipped, as the server skips it");
+        serverSends(readyForQuery('I'));
+        assertEquals(List.of('Z'), types(sentTo(client)));
+
+        clientSends(query("SELECT 42"));
+        assertEquals(List.of('Q'), types(sentTo(server)));
+        serverSends(commandComplete("SELECT 1"), readyForQuery('I'));
+        assertEquals(List.of('C', 'Z'), types(sentTo(client)));
+    }
+
+    /** Without an error the Query runs after the extended messages, and pgward's own Parse is not relayed. */
+    @Test
+    void aQueryAfterExtendedMessagesThatSucceededRuns() {
+        start(request -> completedFuture(Verdict.ALLOW));
+        clientSends(parse("", "SELECT 1"), bind("", ""), execute(""), query("SELECT 2"), sync());
+        assertEquals(List.of('P', 'B', 'E', 'P', 'H'), types(sentTo(server)));
+        serverSends(parseComplete(), bindComplete(), commandComplete("SELECT 1"), parseComplete());
+        assertEquals(List.of('1', '2', 'C'), types(sentTo(client)));
+        assertEquals(List.of('Q', 'S'), types(sentTo(server)));
+        serverSends(commandComplete("SELECT 1"), readyForQuery('I'), readyForQuery('I'));
+        assertEquals(List.of('C', 'Z', 'Z'), types(sentTo(client)));
+    }
+
     // ---------------------------------------------------------------- a client that does not read
 
     private static final StatementGate ANSWERS = request -> completedFuture(request.sql().contains("pgward.")
             ? new Verdict.Answer(List.of("name"), List.of(List.of("orders")), "SELECT 1", List.of()) : Verdict.ALLOW);
+
+    /** In a failed transaction block pgward answers as PostgreSQL does: with 25P02, whatever the statement. */
+    @Test
+    void anAnswerInAFailedTransactionIsTheServersError() {
+        start(ANSWERS);
+        clientSends(query("SELECT 1/0"));
+        sentTo(server);
+        serverSends(errorResponse("22012", "division by zero"), readyForQuery('E'));
+        sentTo(client);
+        clientSends(query("SELECT * FROM pgward.relations()"));
+        List<Sent> answer = sentTo(client);
+        assertEquals(List.of('E', 'Z'), types(answer));
+        assertEquals("25P02", answer.getFirst().fields().get('C'));
+        assertEquals(List.of(), sentTo(server));
+    }
 
     /**
      * pgward answers some statements itself, with nothing from the backend to hold them back: a client that does not
