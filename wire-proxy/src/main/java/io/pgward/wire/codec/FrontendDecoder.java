@@ -5,6 +5,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.pgward.wire.protocol.FrontendMessage;
 import io.pgward.wire.protocol.ProtocolException;
+import io.pgward.wire.protocol.SqlState;
 import io.pgward.wire.protocol.Wire;
 import java.util.List;
 
@@ -14,14 +15,27 @@ import java.util.List;
  * <p>Every length is checked before anything is buffered: at most 10,000 bytes per message until the client
  * is authenticated; afterwards, as PostgreSQL's {@code PQ_SMALL_MESSAGE_LIMIT} / {@code PQ_LARGE_MESSAGE_LIMIT},
  * 10,000 bytes for messages that carry only names and 1 GiB for those that carry SQL, parameters or COPY data.
- * An unknown type is a protocol violation, as in PostgreSQL.
+ * An unknown type is a protocol violation, as in PostgreSQL. A message above {@link InboundBudget#LARGE} bytes takes
+ * its length from the budget all connections share while it arrives ({@link InboundBudget}); one that does not fit
+ * ends the connection with 53200 out_of_memory, as a backend that cannot allocate a message does.
  */
 public final class FrontendDecoder extends ByteToMessageDecoder {
 
     private static final int SMALL_LIMIT = 10_000;
     private static final int LARGE_LIMIT = (1 << 30) - 1;
 
+    private final InboundBudget budget;
     private boolean authenticated;
+    /** Bytes this connection holds of the budget for the message it is receiving. */
+    private long taken;
+
+    public FrontendDecoder() {
+        this(InboundBudget.SHARED);
+    }
+
+    FrontendDecoder(InboundBudget budget) {
+        this.budget = budget;
+    }
 
     /** From now on the post-authentication limits apply. */
     public void authenticated() {
@@ -39,8 +53,16 @@ public final class FrontendDecoder extends ByteToMessageDecoder {
                 throw new ProtocolException("invalid message length");
             }
             if (in.readableBytes() < length + 1) {
+                if (length >= InboundBudget.LARGE && taken == 0) {
+                    if (!budget.take(length + 1L)) {
+                        throw new ProtocolException(SqlState.OUT_OF_MEMORY, "pgward is receiving too many large "
+                                + "messages at once to take one of " + length + " bytes more; send it again later");
+                    }
+                    taken = length + 1L;
+                }
                 return;
             }
+            giveBack();
             ByteBuf frame = in.readRetainedSlice(length + 1);
             try {
                 out.add(decode(type, frame));
@@ -49,6 +71,18 @@ public final class FrontendDecoder extends ByteToMessageDecoder {
                 throw e;
             }
         }
+    }
+
+    private void giveBack() {
+        if (taken > 0) {
+            budget.giveBack(taken);
+            taken = 0;
+        }
+    }
+
+    @Override
+    protected void handlerRemoved0(ChannelHandlerContext ctx) {
+        giveBack();
     }
 
     private int limit(char type) {

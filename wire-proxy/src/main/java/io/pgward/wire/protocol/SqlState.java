@@ -15,6 +15,7 @@ public final class SqlState {
     public static final String TOO_MANY_CONNECTIONS = "53300";
     public static final String QUERY_CANCELED = "57014";
     public static final String PROGRAM_LIMIT_EXCEEDED = "54000";
+    public static final String OUT_OF_MEMORY = "53200";
     public static final String ADMIN_SHUTDOWN = "57P01";
     public static final String INTERNAL_ERROR = "XX000";
     public static final String CHARACTER_NOT_IN_REPERTOIRE = "22021";

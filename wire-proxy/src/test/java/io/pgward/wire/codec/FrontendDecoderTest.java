@@ -438,4 +438,47 @@ class FrontendDecoderTest {
         assertEquals(List.of(), decoded);
         closeAfterViolation(channel);
     }
+
+    /**
+     * Large messages share one budget while they arrive: a second that does not fit ends its connection with
+     * 53200, and a message's share comes back once it has arrived or its connection is gone.
+     */
+    @Test
+    void largeMessagesArriveWithinOneBudgetForEveryConnection() {
+        InboundBudget budget = new InboundBudget(3L << 20);
+        int length = (2 << 20) - 1;
+        EmbeddedChannel first = authenticatedChannel(budget);
+        EmbeddedChannel second = authenticatedChannel(budget);
+        byte[] header = bytes('Q', int32(length));
+        assertFalse(first.writeInbound(alloc.copyOf(header)));
+        assertEquals(length + 1L, budget.held());
+
+        DecoderException e = assertThrows(DecoderException.class, () -> second.writeInbound(alloc.copyOf(header)));
+        ProtocolException cause = assertInstanceOf(ProtocolException.class, e.getCause());
+        assertEquals(SqlState.OUT_OF_MEMORY, cause.sqlState());
+        assertEquals(length + 1L, budget.held(), "the refused message took nothing");
+        closeAfterViolation(second);
+
+        byte[] rest = new byte[length - 4];
+        Arrays.fill(rest, (byte) 'x');
+        rest[rest.length - 1] = 0;
+        assertTrue(first.writeInbound(alloc.copyOf(rest)));
+        assertEquals(0, budget.held(), "a message that arrived gives its share back");
+        FrontendMessage.Query query = assertInstanceOf(FrontendMessage.Query.class, first.readInbound());
+        query.release();
+
+        assertFalse(first.writeInbound(alloc.copyOf(header)));
+        assertEquals(length + 1L, budget.held());
+        first.finishAndReleaseAll();
+        assertEquals(0, budget.held(), "a connection that closed gives its share back");
+    }
+
+    private EmbeddedChannel authenticatedChannel(InboundBudget budget) {
+        FrontendDecoder own = new FrontendDecoder(budget);
+        own.authenticated();
+        EmbeddedChannel ch = new EmbeddedChannel();
+        ch.config().setAllocator(alloc);
+        ch.pipeline().addLast("frontend-decoder", own);
+        return ch;
+    }
 }
