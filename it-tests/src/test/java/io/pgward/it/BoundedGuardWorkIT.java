@@ -67,7 +67,11 @@ class BoundedGuardWorkIT {
         // Not in the issue: nested WITH queries once made L2's token checks quadratic (40,000 levels: 74 s).
         // PostgreSQL's own parser gives up on this nesting ("memory exhausted", a syntax error).
         NESTED_WITH_7000("select * from " + "(with a as (".repeat(7_000) + "select 1" + ") select * from a) x"
-                .repeat(7_000), "SQLSTATE 42601");
+                .repeat(7_000), "SQLSTATE 42601"),
+        // Not in the issue: PostgreSQL's own scanner reads a run of operator characters again for every /* in it,
+        // with no check for a cancel (20,000 levels: 7 s of one CPU, past any statement_timeout).
+        NESTED_COMMENTS_20000("select 1 " + "/*".repeat(20_000) + "*/".repeat(20_000), "SQLSTATE 54001"),
+        PLUS_RUN_30000("select 1 " + "+".repeat(30_000) + " 1", "SQLSTATE 54001");
 
         final String sql;
         final String answer;
