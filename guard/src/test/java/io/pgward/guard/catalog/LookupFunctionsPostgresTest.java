@@ -2,6 +2,7 @@ package io.pgward.guard.catalog;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.pgward.guard.Verdict;
 import io.pgward.testkit.PostgresTest;
@@ -73,6 +74,14 @@ class LookupFunctionsPostgresTest {
         assertEquals(message, r.message());
     }
 
+    /** Functions PostgreSQL 14 does not have: a statement calling one is PostgreSQL's error there, not pgward's. */
+    private static final List<String> SINCE_15 = List.of("pg_settings_get_flags", "pg_database_collation_actual_version");
+
+    private static void assumeTheServerHasItsFunctions(String sql) {
+        assumeTrue(db.serverMajor() >= 15 || SINCE_15.stream().noneMatch(sql::contains),
+                () -> "PostgreSQL " + db.serverMajor() + " has no " + sql);
+    }
+
     private static void assertRefused(String sql, String function) {
         Verdict.Refuse r = assertInstanceOf(Verdict.Refuse.class, verdict(sql), sql);
         assertEquals(CatalogRefusals.DENIED_BUILT_IN, r.rule(), sql + ": " + r.message());
@@ -123,6 +132,7 @@ class LookupFunctionsPostgresTest {
         "SELECT current_setting('po' || 'rt')", "SELECT pg_settings_get_flags(('port'))",
         "SELECT current_setting(relname) FROM pg_catalog.pg_class"})
     void aSettingNameItCannotProveVisibleIsRefused(String sql) {
+        assumeTheServerHasItsFunctions(sql);
         Verdict.Refuse r = assertInstanceOf(Verdict.Refuse.class, verdict(sql), sql);
         assertEquals(CatalogRefusals.DENIED_BUILT_IN, r.rule(), sql + ": " + r.message());
     }
@@ -144,6 +154,7 @@ class LookupFunctionsPostgresTest {
         "makeaclitem(10, 10, 'SELECT', false)", "pg_is_other_temp_schema(99)", "pg_collation_actual_version(100)",
         "fmgr_sql_validator(1)", "inet_server_port()", "inet_client_addr()"})
     void otherLookupsAreRefused(String call) {
+        assumeTheServerHasItsFunctions(call);
         assertRefused("SELECT " + call, call.substring(0, call.indexOf('(')));
     }
 }
