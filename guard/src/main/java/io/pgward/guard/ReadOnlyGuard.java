@@ -214,7 +214,9 @@ public final class ReadOnlyGuard implements AutoCloseable {
                 // fails (25001) before anything after it runs: it changes nothing for the statements that follow.
                 continue;
             } else if (first.equals("set") || first.equals("reset") || first.equals("discard")) {
-                setsPath |= tokens.stream().limit(3).anyMatch(t -> PATH_SETTINGS.contains(t.value()));
+                // PostgreSQL finds a setting by its name in any case, quoted or not ("SEARCH_PATH" too).
+                setsPath |= tokens.stream().limit(3)
+                        .anyMatch(t -> PATH_SETTINGS.contains(t.value().toLowerCase(java.util.Locale.ROOT)));
             } else if (TRANSACTION_ENDS.contains(first)) {
                 endsTransaction = true;
             }

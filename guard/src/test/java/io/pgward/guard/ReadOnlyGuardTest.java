@@ -113,7 +113,8 @@ class ReadOnlyGuardTest {
     @Test
     void saysWhenATextMayChangeSearchPathAndWhetherAReadFollows() {
         for (String sql : List.of("SET search_path = hr", "SET LOCAL search_path TO hr", "SET SCHEMA 'hr'",
-                "RESET search_path", "RESET ALL", "SET \"search_path\" = hr")) {
+                "RESET search_path", "RESET ALL", "SET \"search_path\" = hr", "SET \"SEARCH_PATH\" TO hr",
+                "SET SESSION \"Search_Path\" TO hr", "RESET \"ALL\"", "set Search_Path = hr")) {
             ReadOnlyGuard.Classification classification = check(guard, sql);
             assertTrue(classification.setsSearchPath(), sql);
             assertFalse(classification.readsAfterChange(), sql);

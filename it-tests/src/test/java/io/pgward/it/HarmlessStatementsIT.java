@@ -97,7 +97,10 @@ class HarmlessStatementsIT {
 
     /**
      * One Query: PostgreSQL runs its statements in an implicit transaction block, where DISCARD ALL fails; pgward
-     * lets PostgreSQL say so. In the extended protocol pgjdbc sends two statements, and both run.
+     * lets PostgreSQL say so. In the extended protocol pgjdbc sends two statements in one request, and PostgreSQL
+     * would run both: DISCARD ALL resets search_path, so pgward refuses the statement after it, which PostgreSQL
+     * would analyse with a path pgward learns only when the request has ended (as it refuses a read after a change
+     * of the path in one Query).
      */
     @Test
     void discardAllBeforeAnotherStatementGetsWhatPostgresqlGives() throws Exception {
@@ -114,7 +117,11 @@ class HarmlessStatementsIT {
             assertEquals("1", single(s, "SELECT 1"));
         }
         try (Connection c = proxy.connect("analyst", mode("extended")); Statement s = c.createStatement()) {
-            s.execute(sql);
+            ServerErrorMessage refused = assertThrows(PSQLException.class, () -> s.execute(sql))
+                    .getServerErrorMessage();
+            assertEquals("42501", refused.getSQLState());
+            assertTrue(refused.getMessage().contains("after a change of search_path in the same request"),
+                    refused.getMessage());
             assertEquals("on", single(s, "SHOW default_transaction_read_only"));
         }
     }

@@ -15,9 +15,9 @@ import java.util.List;
  * <p>Every length is checked before anything is buffered: at most 10,000 bytes per message until the client
  * is authenticated; afterwards, as PostgreSQL's {@code PQ_SMALL_MESSAGE_LIMIT} / {@code PQ_LARGE_MESSAGE_LIMIT},
  * 10,000 bytes for messages that carry only names and 1 GiB for those that carry SQL, parameters or COPY data.
- * An unknown type is a protocol violation, as in PostgreSQL. A message above {@link InboundBudget#LARGE} bytes takes
- * its length from the budget all connections share while it arrives ({@link InboundBudget}); one that does not fit
- * ends the connection with 53200 out_of_memory, as a backend that cannot allocate a message does.
+ * An unknown type is a protocol violation, as in PostgreSQL. While a message above {@link InboundBudget#LARGE} bytes
+ * arrives, the bytes of it held count against the budget all connections share ({@link InboundBudget}); one that
+ * does not fit ends the connection with 53200 out_of_memory, as a backend that cannot allocate a message does.
  */
 public final class FrontendDecoder extends ByteToMessageDecoder {
 
@@ -53,12 +53,14 @@ public final class FrontendDecoder extends ByteToMessageDecoder {
                 throw new ProtocolException("invalid message length");
             }
             if (in.readableBytes() < length + 1) {
-                if (length >= InboundBudget.LARGE && taken == 0) {
-                    if (!budget.take(length + 1L)) {
+                // What has arrived counts, not what the header announces: a header alone holds nothing.
+                long held = in.readableBytes();
+                if (length >= InboundBudget.LARGE && held > taken) {
+                    if (!budget.take(held - taken)) {
                         throw new ProtocolException(SqlState.OUT_OF_MEMORY, "pgward is receiving too many large "
-                                + "messages at once to take one of " + length + " bytes more; send it again later");
+                                + "messages at once to hold more of one of " + length + " bytes; send it again later");
                     }
-                    taken = length + 1L;
+                    taken = held;
                 }
                 return;
             }

@@ -64,10 +64,9 @@ final class GuardGate implements StatementGate {
     }
 
     @Override
-    public boolean changesSearchPathWhenRun(String sql, boolean standardConformingStrings) {
+    public boolean mayChangeSearchPath(String sql, boolean standardConformingStrings) {
         ReadOnlyGuard.Classification classification = pipeline.cached(sql, standardConformingStrings, policy);
-        return classification == null || classification.setsSearchPath()
-                || (classification.endsTransaction() && searchPathChanged);
+        return classification == null || classification.setsSearchPath() || classification.endsTransaction();
     }
 
     @Override

@@ -78,12 +78,12 @@ public interface StatementGate {
     }
 
     /**
-     * Whether running the prepared statement {@code sql} now may change the session's search_path: asked when a
-     * statement prepared earlier is bound, since a statement that ends a transaction changes the path back only once
-     * the session has changed it, which may have happened after the Parse. Only asked by sessions of a gate that
-     * {@link #wantsSearchPath() wants the search_path}, besides what the Parse's verdict said.
+     * Whether running the prepared statement {@code sql} may change the session's search_path, whatever ran before
+     * it: it sets the path, or ends a transaction or rolls back to a savepoint (which takes a SET back). Asked when a
+     * statement prepared earlier is bound; only by sessions of a gate that {@link #wantsSearchPath() wants the
+     * search_path}, besides what the Parse's verdict said.
      */
-    default boolean changesSearchPathWhenRun(String sql, boolean standardConformingStrings) {
+    default boolean mayChangeSearchPath(String sql, boolean standardConformingStrings) {
         return false;
     }
 

@@ -97,6 +97,8 @@ final class InFlight {
     private boolean openErrored;
     /** An extended-protocol message that can fail (Parse, Bind, Describe, Execute, Close) was sent in the open request. */
     private boolean openExtended;
+    /** The server answered pgward's question after the last such message: it is not skipping to a Sync. */
+    private boolean openNotSkipping;
     private long openId = 1;
     private int readiesOwed;
     private int searchPathProbes;
@@ -120,12 +122,23 @@ final class InFlight {
         open = new ArrayDeque<>();
         openErrored = false;
         openExtended = false;
+        openNotSkipping = false;
         readiesOwed++;
     }
 
     /** An extended-protocol message that can fail was sent as part of the open request. */
     void extendedSent() {
         openExtended = true;
+        openNotSkipping = false;
+    }
+
+    /** Whether the server is known not to skip to a Sync, since the last message of the open request that can fail. */
+    boolean openNotSkipping() {
+        return openNotSkipping;
+    }
+
+    void openNotSkipping(boolean known) {
+        openNotSkipping = known;
     }
 
     /**

@@ -31,10 +31,13 @@ final class JudgedStatements {
      */
     record Judged(String sql, int[] parameterTypes, Verdict verdict, String searchPath, long epoch) {
 
-        /** Whether PostgreSQL runs it as it was judged: the same search_path, no verdict dropped since. */
+        /**
+         * Whether PostgreSQL runs it as it was judged: the same search_path, no verdict dropped since. pgward's own
+         * statement in place of an answer holds constants only, and always does.
+         */
         boolean holds(String path, long epochNow) {
-            return epoch == epochNow && epochNow != GuardPipeline.UNKNOWN_EPOCH && searchPath != null
-                    && searchPath.equals(path);
+            return verdict == null || epoch == epochNow && epochNow != GuardPipeline.UNKNOWN_EPOCH
+                    && searchPath != null && searchPath.equals(path);
         }
 
         Judged with(String path, long epochNow) {

@@ -62,10 +62,10 @@ final class Reanalysis {
         if (stale.isEmpty()) {
             return GO_ON;
         }
-        if (path == null || stale.size() > 1 || stale.getFirst().verdict() == null) {
+        if (path == null || stale.size() > 1) {
             return refused("pgward cannot check prepared statement \"" + name + "\" again for the search_path or "
-                    + "schema it would now be analysed with (it may hold one of several statements, or one pgward "
-                    + "prepared); prepare it again");
+                    + "schema it would now be analysed with (it may hold one of several statements); prepare it "
+                    + "again");
         }
         return new JudgeAgain(stale.getFirst(), path, epoch);
     }

@@ -9,6 +9,7 @@ import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.pgward.guard.Verdict;
 import io.pgward.guard.catalog.CatalogRefusals;
+import io.pgward.guard.policy.GuardPipeline;
 import io.pgward.wire.clients.ConnectedClient;
 import io.pgward.wire.audit.AuditLog;
 import io.pgward.wire.metrics.LoginMetrics;
@@ -26,10 +27,8 @@ import io.pgward.wire.protocol.SqlState;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -148,14 +147,11 @@ public final class Session implements ConnectedClient.Control {
     private final TypeNameStatements typeNames = new TypeNameStatements();
     private final JudgedStatements judged = new JudgedStatements();
     private final Reanalysis reanalysis;
-    /** Portals bound from a statement that may change search_path when it runs: their Execute may change it. */
-    private final Set<String> pathPortals = new HashSet<>();
+    private final PathPortals pathPortals = new PathPortals();
     private final ParseCompletes parseCompletes = new ParseCompletes();
     private boolean awaitingGate;
     /** pgward asked whether the server skips to the next Sync ({@link #skippedOrAsked}) and waits for the answer. */
     private boolean askedWhetherSkipping;
-    /** The open request the server answered pgward's Parse in: it is not skipping to a Sync. */
-    private long notSkipping;
     /** The server sent FATAL or PANIC: when it closes, that error has told the client why. */
     private boolean backendSentFatal;
     private boolean ended;
@@ -258,7 +254,7 @@ public final class Session implements ConnectedClient.Control {
                 }
             }
             case FrontendMessage.Execute e -> {
-                if (pathPortals.contains(e.portal())) {
+                if (pathPortals.mayChangeSearchPath(e.portal())) {
                     searchPath.mayChange(true);
                 }
                 forward(message, false);
@@ -268,7 +264,7 @@ public final class Session implements ConnectedClient.Control {
                     typeNames.closed(c.name(), inFlight.openId());
                     judged.closed(c.name(), inFlight.openId());
                 } else {
-                    pathPortals.remove(c.name());
+                    pathPortals.closed(c.name(), inFlight.openId());
                 }
                 forward(message, false);
             }
@@ -293,7 +289,7 @@ public final class Session implements ConnectedClient.Control {
             message.release();
             return false;
         }
-        if (notSkipping == inFlight.openId()) {
+        if (inFlight.openNotSkipping()) {
             return true;
         }
         askedWhetherSkipping = true;
@@ -310,7 +306,7 @@ public final class Session implements ConnectedClient.Control {
     private void skippingKnown(boolean failed) {
         askedWhetherSkipping = false;
         if (!failed) {
-            notSkipping = inFlight.openId();
+            inFlight.openNotSkipping(true);
         }
         drainBacklog();
     }
@@ -327,7 +323,9 @@ public final class Session implements ConnectedClient.Control {
         long epoch = searchPath.wanted() ? gate.verdictEpoch(who.database()) : 0;
         await(message, judge.ask(message, kind, sql, parameterTypes), verdict -> {
             if (message instanceof FrontendMessage.Parse parse && searchPath.wanted()) {
-                prepared(parse, verdict, path, epoch);
+                // A session's first statement makes the login's catalog layer: its epoch is known once judged.
+                prepared(parse, verdict, path, epoch != GuardPipeline.UNKNOWN_EPOCH ? epoch
+                        : gate.verdictEpoch(who.database()));
             }
             apply(message, verdict);
         });
@@ -404,15 +402,18 @@ public final class Session implements ConnectedClient.Control {
         });
     }
 
-    /** A portal bound from a statement that may change search_path changes it when it runs. */
+    /**
+     * A portal bound from a statement that may change search_path changes it when it runs. Only an allowed text can
+     * (one that changes the path is never rewritten, and pgward's answers change nothing).
+     */
     private void notePathPortal(FrontendMessage.Bind bind) {
-        if (searchPath.wanted() && judged.possible(bind.statement()).stream().anyMatch(statement ->
-                statement.changesSearchPath()
-                        || gate.changesSearchPathWhenRun(statement.sql(), Judge.standardConformingStrings(backend)))) {
-            pathPortals.add(bind.portal());
-        } else {
-            pathPortals.remove(bind.portal());
+        if (!searchPath.wanted()) {
+            return;
         }
+        boolean mayChange = judged.possible(bind.statement()).stream().anyMatch(statement ->
+                statement.verdict() instanceof Verdict.Allow && (statement.changesSearchPath()
+                        || gate.mayChangeSearchPath(statement.sql(), Judge.standardConformingStrings(backend))));
+        pathPortals.bound(bind.portal(), mayChange, inFlight.openId());
     }
 
     /** A Bind of a statement still allowed: its type-name values resolved first, where it has any. */
@@ -586,8 +587,9 @@ public final class Session implements ConnectedClient.Control {
     }
 
     private void writeAnswer(Verdict.Answer answer) {
-        if (backend.transactionStatus() == 'E') {
-            // PostgreSQL answers nothing else in a failed transaction block, and neither does pgward.
+        if (backend.transactionStatus() == 'E' && !inFlight.openHasExtended()) {
+            // PostgreSQL answers nothing else in a failed transaction block, and neither does pgward (after extended
+            // messages of the open request the status is not known: they may have ended the block).
             client.write(ABORTED.encode(client.alloc()));
         } else {
             LocalAnswer.write(client, answer);
@@ -606,10 +608,18 @@ public final class Session implements ConnectedClient.Control {
      * PostgreSQL stops reading a client whose replies it cannot send, and pgward answers some statements itself.
      */
     private boolean clientWaits() {
-        return awaitingGate || askedWhetherSkipping || draining || (rowCap != null && rowCap.holdsClient())
+        return awaitingGate || askedWhetherSkipping || draining || capHoldsClient()
                 || inFlight.waitsForPgward()
                 || searchPath.unconfirmed() || !client.isWritable()
                 || paused();
+    }
+
+    /**
+     * A capped result holds the client's next messages until it is settled, except those of a request the server
+     * already failed: it skips them up to the Sync, whose ReadyForQuery the cap waits for.
+     */
+    private boolean capHoldsClient() {
+        return rowCap != null && rowCap.holdsClient() && !inFlight.openErrored();
     }
 
     /**
@@ -764,8 +774,14 @@ public final class Session implements ConnectedClient.Control {
             }
             return;
         }
+        // An error counts for the requests even where the row cap answers the client in its place.
+        Map<Character, String> error = frame.type() == 'E' ? PgError.fields(frame.body()) : null;
+        boolean skipping = error != null && errorNoted(error);
         if (rowCap != null && frame.type() != 'Z' && frame.type() != 'S' && rowCap.consumes(frame, client)) {
             capProgress();
+            if (skipping) {
+                skippingKnown(true);
+            }
             return;
         }
         if (frame.type() == 'C') {
@@ -773,7 +789,7 @@ public final class Session implements ConnectedClient.Control {
         }
         switch (frame.type()) {
             case 'Z' -> readyForQuery(frame);
-            case 'E' -> error(frame);
+            case 'E' -> relayError(frame, error, skipping);
             case 'S' -> {
                 if (parameterStatus(frame)) {
                     client.write(frame.bytes(), clientWrites);
@@ -804,12 +820,14 @@ public final class Session implements ConnectedClient.Control {
     private void readyForQuery(BackendMessage.Frame frame) {
         char status = (char) frame.body().getByte(0);
         backend.transactionStatus(status);
+        pathPortals.ready(status);
         schemaWatch.transactionStatus(status);
         InFlight.Request done = inFlight.retire();
         boolean confirming = searchPath.unconfirmed();
         if (done != null && done.kind() == InFlight.Kind.CLIENT) {
             typeNames.retired(done.id(), done.errored());
             judged.retired(done.id(), done.errored());
+            pathPortals.retired(done.id(), done.errored());
             searchPath.retired(done.id());
             parseCompletes.ended(done.id());
         }
@@ -840,7 +858,11 @@ public final class Session implements ConnectedClient.Control {
         }
     }
 
-    private void error(BackendMessage.Frame frame) {
+    /**
+     * The server failed a message: the request it belongs to is marked failed. True when it answers pgward's question
+     * whether the server skips to the Sync ({@link #skippedOrAsked}).
+     */
+    private boolean errorNoted(Map<Character, String> fields) {
         InFlight.Request failed = inFlight.head();
         if (failed == null) {
             parseCompletes.ended(inFlight.openId());
@@ -848,10 +870,12 @@ public final class Session implements ConnectedClient.Control {
             parseCompletes.ended(failed.id());
         }
         inFlight.errorArrived();
-        boolean skipping = askedWhetherSkipping && inFlight.head() == null;
-        Map<Character, String> fields = PgError.fields(frame.body());
         String severity = fields.getOrDefault('V', fields.get('S'));
         backendSentFatal |= "FATAL".equals(severity) || "PANIC".equals(severity);
+        return askedWhetherSkipping && inFlight.head() == null;
+    }
+
+    private void relayError(BackendMessage.Frame frame, Map<Character, String> fields, boolean skipping) {
         if (!replacements.answeredRefusal(frame, fields)) {
             client.write(frame.bytes(), clientWrites);
         }

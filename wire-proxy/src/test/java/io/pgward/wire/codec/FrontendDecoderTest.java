@@ -440,37 +440,42 @@ class FrontendDecoderTest {
     }
 
     /**
-     * Large messages share one budget while they arrive: a second that does not fit ends its connection with
-     * 53200, and a message's share comes back once it has arrived or its connection is gone.
+     * The bytes of large messages share one budget while they arrive: what has arrived counts (a header alone holds
+     * nothing), a message that would pass the budget ends its connection with 53200, and a message's share comes back
+     * once it has arrived or its connection is gone.
      */
     @Test
     void largeMessagesArriveWithinOneBudgetForEveryConnection() {
-        InboundBudget budget = new InboundBudget(3L << 20);
+        InboundBudget budget = new InboundBudget(5L << 19);
         int length = (2 << 20) - 1;
         EmbeddedChannel first = authenticatedChannel(budget);
         EmbeddedChannel second = authenticatedChannel(budget);
         byte[] header = bytes('Q', int32(length));
         assertFalse(first.writeInbound(alloc.copyOf(header)));
-        assertEquals(length + 1L, budget.held());
+        assertFalse(second.writeInbound(alloc.copyOf(header)));
+        assertEquals(10, budget.held(), "a header alone holds its own bytes, not the length it announces");
 
-        DecoderException e = assertThrows(DecoderException.class, () -> second.writeInbound(alloc.copyOf(header)));
+        byte[] half = new byte[1 << 20];
+        Arrays.fill(half, (byte) 'x');
+        assertFalse(first.writeInbound(alloc.copyOf(half)));
+        assertFalse(second.writeInbound(alloc.copyOf(half)));
+        assertEquals(2 * (5 + half.length), budget.held());
+        byte[] more = new byte[600_000];
+        Arrays.fill(more, (byte) 'x');
+        DecoderException e = assertThrows(DecoderException.class, () -> second.writeInbound(alloc.copyOf(more)));
         ProtocolException cause = assertInstanceOf(ProtocolException.class, e.getCause());
         assertEquals(SqlState.OUT_OF_MEMORY, cause.sqlState());
-        assertEquals(length + 1L, budget.held(), "the refused message took nothing");
         closeAfterViolation(second);
+        assertEquals(5 + half.length, budget.held(), "a connection that closed gives its share back");
 
-        byte[] rest = new byte[length - 4];
+        byte[] rest = new byte[length - 4 - half.length];
         Arrays.fill(rest, (byte) 'x');
         rest[rest.length - 1] = 0;
         assertTrue(first.writeInbound(alloc.copyOf(rest)));
         assertEquals(0, budget.held(), "a message that arrived gives its share back");
         FrontendMessage.Query query = assertInstanceOf(FrontendMessage.Query.class, first.readInbound());
         query.release();
-
-        assertFalse(first.writeInbound(alloc.copyOf(header)));
-        assertEquals(length + 1L, budget.held());
-        first.finishAndReleaseAll();
-        assertEquals(0, budget.held(), "a connection that closed gives its share back");
+        assertFalse(first.finishAndReleaseAll());
     }
 
     private EmbeddedChannel authenticatedChannel(InboundBudget budget) {

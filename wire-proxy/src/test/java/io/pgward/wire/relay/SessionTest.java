@@ -102,8 +102,8 @@ class SessionTest {
             }
 
             @Override
-            public boolean changesSearchPathWhenRun(String sql, boolean standardConformingStrings) {
-                return gate.changesSearchPathWhenRun(sql, standardConformingStrings);
+            public boolean mayChangeSearchPath(String sql, boolean standardConformingStrings) {
+                return gate.mayChangeSearchPath(sql, standardConformingStrings);
             }
 
             @Override
@@ -161,6 +161,26 @@ class SessionTest {
         assertEquals(List.of('Q'), types(sentTo(server)));
         serverSends(commandComplete("SELECT 1"), readyForQuery('I'));
         assertEquals(List.of('C', 'Z'), types(sentTo(client)));
+    }
+
+    /**
+     * A Query pgward answers itself tells the server nothing: extended messages after it continue the same request,
+     * and a Query after them is asked about again.
+     */
+    @Test
+    void aQueryAfterALocalAnswerAndMoreExtendedMessagesIsAskedAboutAgain() {
+        start(ANSWERS);
+        clientSends(parse("", "SELECT 1"), bind("", ""), execute(""), query("SELECT * FROM pgward.relations()"),
+                parse("", "selec 2"), bind("", ""), execute(""), query("SELECT 3"), sync());
+        assertEquals(List.of('P', 'B', 'E', 'P', 'H'), types(sentTo(server)));
+        serverSends(parseComplete(), bindComplete(), commandComplete("SELECT 1"), parseComplete());
+        assertEquals(List.of('1', '2', 'C', 'T', 'D', 'C', 'Z'), types(sentTo(client)));
+        assertEquals(List.of('P', 'B', 'E', 'P', 'H'), types(sentTo(server)), "asked again after the answer");
+        serverSends(errorResponse("42601", "syntax error at or near \"selec\""));
+        assertEquals(List.of('E'), types(sentTo(client)));
+        assertEquals(List.of('S'), types(sentTo(server)), "the Query is skipped, as the server skips it");
+        serverSends(readyForQuery('I'));
+        assertEquals(List.of('Z'), types(sentTo(client)));
     }
 
     /** Without an error the Query runs after the extended messages, and pgward's own Parse is not relayed. */
