@@ -144,6 +144,11 @@ final class RowCap {
         return true;
     }
 
+    /** Whether the rest of the capped request is discarded, as if the capped statement had failed. */
+    boolean discarding() {
+        return phase == Phase.DISCARDING;
+    }
+
     /** Holds the ReadyForQuery that closes a discarded request; true when held. */
     boolean holdsReady(BackendMessage.Frame ready) {
         if (phase != Phase.DISCARDING) {

@@ -778,6 +778,11 @@ public final class Session implements ConnectedClient.Control {
         Map<Character, String> error = frame.type() == 'E' ? PgError.fields(frame.body()) : null;
         boolean skipping = error != null && errorNoted(error);
         if (rowCap != null && frame.type() != 'Z' && frame.type() != 'S' && rowCap.consumes(frame, client)) {
+            if (error == null && rowCap.discarding() && inFlight.head() == null) {
+                // The capped statement finished before its cancel, in the open request: the rest of the request is
+                // treated as PostgreSQL treats it after a failure, up to the Sync whose ReadyForQuery the cap awaits.
+                inFlight.errorArrived();
+            }
             capProgress();
             if (skipping) {
                 skippingKnown(true);
