@@ -139,6 +139,38 @@ class PreparedAcrossSearchPathIT {
         }
     }
 
+    /**
+     * PostgreSQL looks a COPY's table up only when its portal runs: a portal bound with one path and executed with
+     * another would read what was never judged, in a later request or in the same one.
+     */
+    @Test
+    void aCopyPortalDoesNotRunWithAnotherPathThanItWasBoundWith() throws Exception {
+        try (RawClient client = reader()) {
+            ok(client, "BEGIN");
+            client.parse("copied", "COPY orders TO STDOUT");
+            client.bind("later", "copied");
+            client.sync();
+            client.readUntilReady();
+            ok(client, "SET search_path = hr");
+            client.execute("later");
+            client.sync();
+            refused(client.readUntilReady(), "42501");
+            ok(client, "ROLLBACK");
+
+            client.parse("copied_too", "COPY orders TO STDOUT");
+            client.parse("set_hr", "SET search_path = hr");
+            client.sync();
+            client.readUntilReady();
+            ok(client, "RESET search_path");
+            client.bind("c", "copied_too");
+            client.bind("s", "set_hr");
+            client.execute("s");
+            client.execute("c");
+            client.sync();
+            refused(client.readUntilReady(), "42501");
+        }
+    }
+
     /** The next statement is judged with the new path even when it comes before the reply to the change. */
     @Test
     void aStatementSentBehindAChangeOfThePathIsJudgedWithTheNewPath() throws Exception {

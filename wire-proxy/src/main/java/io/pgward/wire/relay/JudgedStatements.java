@@ -28,8 +28,9 @@ final class JudgedStatements {
      *
      * @param verdict the Parse's verdict ({@link Verdict.Allow} or {@link Verdict.Rewrite}); null for a statement
      *                pgward prepared in place of an answer of its own, which is never judged again
+     * @param copy it is a COPY, whose names PostgreSQL resolves only when its portal runs ({@link CopyPortals})
      */
-    record Judged(String sql, int[] parameterTypes, Verdict verdict, String searchPath, long epoch) {
+    record Judged(String sql, int[] parameterTypes, Verdict verdict, String searchPath, long epoch, boolean copy) {
 
         /**
          * Whether PostgreSQL runs it as it was judged: the same search_path, no verdict dropped since. pgward's own
@@ -41,7 +42,7 @@ final class JudgedStatements {
         }
 
         Judged with(String path, long epochNow) {
-            return new Judged(sql, parameterTypes, verdict, path, epochNow);
+            return new Judged(sql, parameterTypes, verdict, path, epochNow, copy);
         }
 
         /** Running it may change the session's search_path. */

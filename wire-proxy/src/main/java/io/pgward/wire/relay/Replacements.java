@@ -52,12 +52,13 @@ final class Replacements {
     void refuse(FrontendMessage message, Verdict.Refuse refusal, boolean endsBatch) {
         String token = nextToken();
         Verdict.Refuse answered = inCharacters(message, refusal);
-        // A refused Bind or Describe becomes a Parse of the token under the token's own name: the server fails it and
+        // A refused Bind, Describe or Execute becomes a Parse of the token under the token's own name: the server fails it and
         // skips to the Sync as it would after the message's own error, and no statement of the client's is touched.
         ByteBuf replacement = switch (message) {
             case FrontendMessage.Parse p -> Messages.parse(backend.channel().alloc(), p.statement(), token);
             case FrontendMessage.Bind b -> Messages.parse(backend.channel().alloc(), token, token);
             case FrontendMessage.Describe d -> Messages.parse(backend.channel().alloc(), token, token);
+            case FrontendMessage.Execute e -> Messages.parse(backend.channel().alloc(), token, token);
             default -> Messages.query(backend.channel().alloc(), token);
         };
         message.release();

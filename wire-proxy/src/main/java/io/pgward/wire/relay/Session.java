@@ -148,6 +148,7 @@ public final class Session implements ConnectedClient.Control {
     private final JudgedStatements judged = new JudgedStatements();
     private final Reanalysis reanalysis;
     private final PathPortals pathPortals = new PathPortals();
+    private final CopyPortals copyPortals = new CopyPortals();
     private final ParseCompletes parseCompletes = new ParseCompletes();
     private boolean awaitingGate;
     /** pgward asked whether the server skips to the next Sync ({@link #skippedOrAsked}) and waits for the answer. */
@@ -254,6 +255,12 @@ public final class Session implements ConnectedClient.Control {
                 }
             }
             case FrontendMessage.Execute e -> {
+                Verdict.Refuse refusal = copyRunsElsewhere(e.portal());
+                if (refusal != null) {
+                    await(e, judge.refused(e, "-- Execute of portal \"" + e.portal() + "\"", refusal),
+                            verdict -> replacements.refuse(e, (Verdict.Refuse) verdict, false));
+                    return;
+                }
                 if (pathPortals.mayChangeSearchPath(e.portal())) {
                     searchPath.mayChange(true);
                 }
@@ -265,6 +272,7 @@ public final class Session implements ConnectedClient.Control {
                     judged.closed(c.name(), inFlight.openId());
                 } else {
                     pathPortals.closed(c.name(), inFlight.openId());
+                    copyPortals.closed(c.name(), inFlight.openId());
                 }
                 forward(message, false);
             }
@@ -339,7 +347,30 @@ public final class Session implements ConnectedClient.Control {
         // The statement pgward prepares in place of an answer of its own is never judged again.
         Verdict kept = verdict instanceof Verdict.Answer ? null : verdict;
         judged.parsed(parse.statement(), new JudgedStatements.Judged(parse.sql(), parse.parameterTypes(), kept,
-                path, epoch), inFlight.openId());
+                path, epoch, isCopy(parse.sql())), inFlight.openId());
+    }
+
+    private static boolean mentionsCopy(String sql) {
+        for (int i = sql.length() - 4; i >= 0; i--) {
+            if (sql.regionMatches(true, i, "copy", 0, 4)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether {@code sql} is a COPY (its first word), read as the server reads it; true when it cannot be read. */
+    private boolean isCopy(String sql) {
+        if (!mentionsCopy(sql)) {
+            return false;
+        }
+        try {
+            List<io.pgward.guard.lexer.StatementText> statements = io.pgward.guard.lexer.SqlLexer.split(sql,
+                    Judge.standardConformingStrings(backend));
+            return statements.isEmpty() || statements.getFirst().tokens().getFirst().value().equalsIgnoreCase("copy");
+        } catch (io.pgward.guard.lexer.LexerException e) {
+            return true;
+        }
     }
 
     /**
@@ -398,8 +429,37 @@ public final class Session implements ConnectedClient.Control {
         }
         whenStillAllowed(bind, bind.statement(), () -> {
             notePathPortal(bind);
+            noteCopyPortal(bind);
             bindJudged(bind);
         });
+    }
+
+    /** A portal of a COPY keeps the path and epoch it was bound with: its Execute must run with the same. */
+    private void noteCopyPortal(FrontendMessage.Bind bind) {
+        if (!searchPath.wanted()) {
+            return;
+        }
+        boolean copy = judged.possible(bind.statement()).stream().anyMatch(JudgedStatements.Judged::copy);
+        copyPortals.bound(bind.portal(), copy ? new CopyPortals.Bound(searchPath.current(),
+                gate.verdictEpoch(who.database())) : null, inFlight.openId());
+    }
+
+    /**
+     * The refusal of an Execute of a COPY portal that PostgreSQL would run with another search_path or schema than
+     * it was bound with (it resolves a COPY's names only then); null when it runs as bound.
+     */
+    private Verdict.Refuse copyRunsElsewhere(String portal) {
+        List<CopyPortals.Bound> possible = copyPortals.possible(portal);
+        if (possible.isEmpty()) {
+            return null;
+        }
+        long epoch = gate.verdictEpoch(who.database());
+        boolean same = !searchPath.mayHaveChangedInOpenRequest() && possible.stream().allMatch(bound ->
+                bound.epoch() == epoch && epoch != GuardPipeline.UNKNOWN_EPOCH
+                        && java.util.Objects.equals(bound.searchPath(), searchPath.current()));
+        return same ? null : new Verdict.Refuse(SqlState.INSUFFICIENT_PRIVILEGE, Verdict.Refuse.PREFIX + "COPY portal \""
+                + portal + "\" would run with another search_path or schema than it was bound with, which pgward "
+                + "cannot check; bind it again", 0, "prepared-statement");
     }
 
     /**
@@ -826,6 +886,7 @@ public final class Session implements ConnectedClient.Control {
         char status = (char) frame.body().getByte(0);
         backend.transactionStatus(status);
         pathPortals.ready(status);
+        copyPortals.ready(status);
         schemaWatch.transactionStatus(status);
         InFlight.Request done = inFlight.retire();
         boolean confirming = searchPath.unconfirmed();
@@ -833,6 +894,7 @@ public final class Session implements ConnectedClient.Control {
             typeNames.retired(done.id(), done.errored());
             judged.retired(done.id(), done.errored());
             pathPortals.retired(done.id(), done.errored());
+            copyPortals.retired(done.id(), done.errored());
             searchPath.retired(done.id());
             parseCompletes.ended(done.id());
         }
