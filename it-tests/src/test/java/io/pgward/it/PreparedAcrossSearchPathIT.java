@@ -28,6 +28,7 @@ import org.junit.jupiter.api.Test;
 class PreparedAcrossSearchPathIT {
 
     private static final String HIDDEN_ROW = "hidden-row";
+    private static final long ROW_CAP = 5;
     private static ProxyFixture proxy;
     private static String databaseName;
     private static TestDatabase owner;
@@ -44,7 +45,8 @@ class PreparedAcrossSearchPathIT {
         }
         owner = db;
         proxy = ProxyFixture.start(db, ProxyFixture.STANDARD_GATES, null, PgwardConfig.TlsMode.DISABLE, 4,
-                config -> ProxyFixture.policy("reader", p -> p.withTables(RefusalTextsIT.SELECTION)).apply(config));
+                config -> ProxyFixture.policy("reader", p -> p.withTables(RefusalTextsIT.SELECTION).withRowCap(ROW_CAP))
+                        .apply(config));
     }
 
     @AfterAll
@@ -168,6 +170,82 @@ class PreparedAcrossSearchPathIT {
             client.execute("c");
             client.sync();
             refused(client.readUntilReady(), "42501");
+        }
+    }
+
+    /**
+     * A portal of a prepared SET made before a savepoint survives a rollback to it, and neither a Bind of its name
+     * that the server refuses (42P03) nor a Close it skipped after an error removes it: its Execute still changes
+     * the path.
+     */
+    @Test
+    void aPortalOfASetIsFollowedUntilTheServerHasDroppedIt() throws Exception {
+        for (boolean rebind : new boolean[] {true, false}) {
+            try (RawClient client = reader()) {
+                ok(client, "BEGIN");
+                client.parse("set_hr", "SET search_path = hr");
+                client.bind("p", "set_hr");
+                client.sync();
+                client.readUntilReady();
+                ok(client, "SAVEPOINT a");
+                if (rebind) {
+                    client.parse("one", "SELECT 1");
+                    client.bind("p", "one");
+                } else {
+                    client.parse("", "selec");
+                    client.send('C', "Pp\0".getBytes(StandardCharsets.UTF_8));
+                }
+                client.sync();
+                client.readUntilReady();
+                ok(client, "ROLLBACK TO SAVEPOINT a");
+                client.execute("p");
+                client.sync();
+                client.readUntilReady();
+                client.query("SELECT * FROM orders");
+                refused(client.readUntilReady(), "42501");
+            }
+        }
+    }
+
+    /** A ROLLBACK TO SAVEPOINT bound before the session changed its path still takes a later SET back. */
+    @Test
+    void aRollbackToASavepointBoundBeforeAnyChangeOfThePathIsFollowed() throws Exception {
+        try (RawClient client = reader()) {
+            ok(client, "BEGIN");
+            client.parse("back", "ROLLBACK TO SAVEPOINT a");
+            client.bind("p", "back");
+            client.sync();
+            client.readUntilReady();
+            ok(client, "SET search_path = hr");
+            ok(client, "SAVEPOINT a");
+            ok(client, "SET search_path = public");
+            client.execute("p");
+            client.sync();
+            client.readUntilReady();
+            client.query("SELECT * FROM orders");
+            refused(client.readUntilReady(), "42501");
+        }
+    }
+
+    /**
+     * A result cut by the row cap fails its request; a Query after it without a Sync is skipped as after any error,
+     * and the Sync's ReadyForQuery comes, whether the statement finished before the cap's cancel or not.
+     */
+    @Test
+    void aQueryAfterACappedResultWithoutASyncIsSkippedAndTheSyncAnswered() throws Exception {
+        try (RawClient client = reader()) {
+            client.parse("", "SELECT g FROM generate_series(1, 100) g");
+            client.bind("", "");
+            client.execute("");
+            client.send('Q', "SELECT 2\0".getBytes(StandardCharsets.UTF_8));
+            client.sync();
+            List<RawClient.Message> reply = client.readUntilReady();
+            assertTrue(reply.stream().anyMatch(m -> m.type() == 'E' && "54000".equals(m.fields().get('C'))),
+                    reply.toString());
+            assertFalse(reply.stream().anyMatch(m -> m.type() == 'C'), "the Query was skipped: " + reply);
+            client.query("SELECT 3");
+            assertEquals(List.of('T', 'D', 'C', 'Z'), client.readUntilReady().stream()
+                    .map(RawClient.Message::type).toList());
         }
     }
 
