@@ -147,8 +147,7 @@ public final class Session implements ConnectedClient.Control {
     private final TypeNameStatements typeNames = new TypeNameStatements();
     private final JudgedStatements judged = new JudgedStatements();
     private final Reanalysis reanalysis;
-    private final PathPortals pathPortals = new PathPortals();
-    private final CopyPortals copyPortals = new CopyPortals();
+    private final BoundPortals portals = new BoundPortals();
     private final ParseCompletes parseCompletes = new ParseCompletes();
     private boolean awaitingGate;
     /** pgward asked whether the server skips to the next Sync ({@link #skippedOrAsked}) and waits for the answer. */
@@ -261,7 +260,7 @@ public final class Session implements ConnectedClient.Control {
                             verdict -> replacements.refuse(e, (Verdict.Refuse) verdict, false));
                     return;
                 }
-                if (pathPortals.mayChangeSearchPath(e.portal())) {
+                if (portals.mayChangeSearchPath(e.portal())) {
                     searchPath.mayChange(true);
                 }
                 forward(message, false);
@@ -271,8 +270,7 @@ public final class Session implements ConnectedClient.Control {
                     typeNames.closed(c.name(), inFlight.openId());
                     judged.closed(c.name(), inFlight.openId());
                 } else {
-                    pathPortals.closed(c.name(), inFlight.openId());
-                    copyPortals.closed(c.name(), inFlight.openId());
+                    portals.closed(c.name(), inFlight.openId());
                 }
                 forward(message, false);
             }
@@ -428,20 +426,31 @@ public final class Session implements ConnectedClient.Control {
             return;
         }
         whenStillAllowed(bind, bind.statement(), () -> {
-            notePathPortal(bind);
-            noteCopyPortal(bind);
+            notePortal(bind);
             bindJudged(bind);
         });
     }
 
-    /** A portal of a COPY keeps the path and epoch it was bound with: its Execute must run with the same. */
-    private void noteCopyPortal(FrontendMessage.Bind bind) {
+    /**
+     * What the portal a Bind makes may do when it runs ({@link BoundPortals}): change search_path (only an allowed
+     * text can: one that changes the path is never rewritten, and pgward's answers change nothing), or run a COPY,
+     * which keeps the path and epoch it was bound with.
+     */
+    private void notePortal(FrontendMessage.Bind bind) {
         if (!searchPath.wanted()) {
             return;
         }
-        boolean copy = judged.possible(bind.statement()).stream().anyMatch(JudgedStatements.Judged::copy);
-        copyPortals.bound(bind.portal(), copy ? new CopyPortals.Bound(searchPath.current(),
-                gate.verdictEpoch(who.database())) : null, inFlight.openId());
+        boolean changesPath = false;
+        JudgedStatements.Judged copy = null;
+        for (JudgedStatements.Judged statement : judged.possible(bind.statement())) {
+            changesPath |= statement.verdict() instanceof Verdict.Allow && (statement.changesSearchPath()
+                    || gate.mayChangeSearchPath(statement.sql(), Judge.standardConformingStrings(backend)));
+            if (statement.copy()) {
+                copy = statement.with(searchPath.current(), gate.verdictEpoch(who.database()));
+            }
+        }
+        portals.bound(bind.portal(), changesPath || copy != null ? new BoundPortals.Binding(changesPath, copy) : null,
+                inFlight.openId());
     }
 
     /**
@@ -449,31 +458,17 @@ public final class Session implements ConnectedClient.Control {
      * it was bound with (it resolves a COPY's names only then); null when it runs as bound.
      */
     private Verdict.Refuse copyRunsElsewhere(String portal) {
-        List<CopyPortals.Bound> possible = copyPortals.possible(portal);
-        if (possible.isEmpty()) {
+        List<JudgedStatements.Judged> copies = portals.copies(portal);
+        if (copies.isEmpty()) {
             return null;
         }
+        String path = searchPath.current();
         long epoch = gate.verdictEpoch(who.database());
-        boolean same = !searchPath.mayHaveChangedInOpenRequest() && possible.stream().allMatch(bound ->
-                bound.epoch() == epoch && epoch != GuardPipeline.UNKNOWN_EPOCH
-                        && java.util.Objects.equals(bound.searchPath(), searchPath.current()));
-        return same ? null : new Verdict.Refuse(SqlState.INSUFFICIENT_PRIVILEGE, Verdict.Refuse.PREFIX + "COPY portal \""
-                + portal + "\" would run with another search_path or schema than it was bound with, which pgward "
-                + "cannot check; bind it again", 0, "prepared-statement");
-    }
-
-    /**
-     * A portal bound from a statement that may change search_path changes it when it runs. Only an allowed text can
-     * (one that changes the path is never rewritten, and pgward's answers change nothing).
-     */
-    private void notePathPortal(FrontendMessage.Bind bind) {
-        if (!searchPath.wanted()) {
-            return;
-        }
-        boolean mayChange = judged.possible(bind.statement()).stream().anyMatch(statement ->
-                statement.verdict() instanceof Verdict.Allow && (statement.changesSearchPath()
-                        || gate.mayChangeSearchPath(statement.sql(), Judge.standardConformingStrings(backend))));
-        pathPortals.bound(bind.portal(), mayChange, inFlight.openId());
+        boolean asBound = !searchPath.mayHaveChangedInOpenRequest()
+                && copies.stream().allMatch(copy -> copy.holds(path, epoch));
+        return asBound ? null : new Verdict.Refuse(SqlState.INSUFFICIENT_PRIVILEGE, Verdict.Refuse.PREFIX
+                + "COPY portal \"" + portal + "\" would run with another search_path or schema than it was bound "
+                + "with, which pgward cannot check; bind it again", 0, "prepared-statement");
     }
 
     /** A Bind of a statement still allowed: its type-name values resolved first, where it has any. */
@@ -595,7 +590,7 @@ public final class Session implements ConnectedClient.Control {
         follow(message, verdict);
         switch (verdict) {
             case Verdict.Allow a -> {
-                // A Query runs at once; a prepared statement when a portal of it is executed (notePathPortal).
+                // A Query runs at once; a prepared statement when a portal of it is executed (notePortal).
                 searchPath.mayChange(a.changesSearchPath() && message instanceof FrontendMessage.Query);
                 forward(message, endsBatch);
             }
@@ -885,16 +880,14 @@ public final class Session implements ConnectedClient.Control {
     private void readyForQuery(BackendMessage.Frame frame) {
         char status = (char) frame.body().getByte(0);
         backend.transactionStatus(status);
-        pathPortals.ready(status);
-        copyPortals.ready(status);
+        portals.ready(status);
         schemaWatch.transactionStatus(status);
         InFlight.Request done = inFlight.retire();
         boolean confirming = searchPath.unconfirmed();
         if (done != null && done.kind() == InFlight.Kind.CLIENT) {
             typeNames.retired(done.id(), done.errored());
             judged.retired(done.id(), done.errored());
-            pathPortals.retired(done.id(), done.errored());
-            copyPortals.retired(done.id(), done.errored());
+            portals.retired(done.id(), done.errored());
             searchPath.retired(done.id());
             parseCompletes.ended(done.id());
         }
