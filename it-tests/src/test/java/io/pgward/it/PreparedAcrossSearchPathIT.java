@@ -64,10 +64,22 @@ class PreparedAcrossSearchPathIT {
         assertFalse(reply.stream().anyMatch(m -> m.type() == 'E'), sql + ": " + reply);
     }
 
+    /** A Parse of {@code sql} as {@code name} in a request of its own, answered. */
+    private static void prepare(RawClient client, String name, String sql) throws IOException {
+        client.parse(name, sql);
+        client.sync();
+        client.readUntilReady();
+    }
+
+    /** An Execute of {@code portal} in a request of its own; its answer is left to read. */
+    private static void run(RawClient client, String portal) throws IOException {
+        client.execute(portal);
+        client.sync();
+    }
+
     private static void bindAndRun(RawClient client, String statement) throws IOException {
         client.bind("", statement);
-        client.execute("");
-        client.sync();
+        run(client, "");
     }
 
     /** The reply holds no row of the hidden table, and an error with {@code sqlState}. */
@@ -103,9 +115,7 @@ class PreparedAcrossSearchPathIT {
             bindAndRun(client, "by_name");
             List<RawClient.Message> reply = client.readUntilReady();
             assertEquals(List.of('2', 'D', 'C', 'Z'), reply.stream().map(RawClient.Message::type).toList());
-            client.parse("qualified", "SELECT count(*) FROM public.orders");
-            client.sync();
-            client.readUntilReady();
+            prepare(client, "qualified", "SELECT count(*) FROM public.orders");
             ok(client, "SET search_path = hr");
             bindAndRun(client, "qualified");
             reply = client.readUntilReady();
@@ -131,9 +141,7 @@ class PreparedAcrossSearchPathIT {
     @Test
     void aPreparedSetThatRunsLaterChangesThePathTheNextStatementIsJudgedWith() throws Exception {
         try (RawClient client = reader()) {
-            client.parse("set_hr", "SET search_path = hr");
-            client.sync();
-            client.readUntilReady();
+            prepare(client, "set_hr", "SET search_path = hr");
             bindAndRun(client, "set_hr");
             client.readUntilReady();
             client.query("SELECT * FROM orders");
@@ -154,15 +162,12 @@ class PreparedAcrossSearchPathIT {
             client.sync();
             client.readUntilReady();
             ok(client, "SET search_path = hr");
-            client.execute("later");
-            client.sync();
+            run(client, "later");
             refused(client.readUntilReady(), "42501");
             ok(client, "ROLLBACK");
 
             client.parse("copied_too", "COPY orders TO STDOUT");
-            client.parse("set_hr", "SET search_path = hr");
-            client.sync();
-            client.readUntilReady();
+            prepare(client, "set_hr", "SET search_path = hr");
             ok(client, "RESET search_path");
             client.bind("c", "copied_too");
             client.bind("s", "set_hr");
@@ -198,8 +203,7 @@ class PreparedAcrossSearchPathIT {
                 client.sync();
                 client.readUntilReady();
                 ok(client, "ROLLBACK TO SAVEPOINT a");
-                client.execute("p");
-                client.sync();
+                run(client, "p");
                 client.readUntilReady();
                 client.query("SELECT * FROM orders");
                 refused(client.readUntilReady(), "42501");
@@ -219,8 +223,7 @@ class PreparedAcrossSearchPathIT {
             ok(client, "SET search_path = hr");
             ok(client, "SAVEPOINT a");
             ok(client, "SET search_path = public");
-            client.execute("p");
-            client.sync();
+            run(client, "p");
             client.readUntilReady();
             client.query("SELECT * FROM orders");
             refused(client.readUntilReady(), "42501");
@@ -268,9 +271,7 @@ class PreparedAcrossSearchPathIT {
     @Test
     void aPreparedCommitPreparedBeforeAnyChangeOfThePathIsFollowed() throws Exception {
         try (RawClient client = reader()) {
-            client.parse("done", "COMMIT");
-            client.sync();
-            client.readUntilReady();
+            prepare(client, "done", "COMMIT");
             ok(client, "SET search_path = hr");
             ok(client, "BEGIN");
             ok(client, "SET LOCAL search_path = public");
@@ -290,9 +291,7 @@ class PreparedAcrossSearchPathIT {
     void aNamedStatementIsJudgedAgainAfterTheSchemaChanged() throws Exception {
         try (RawClient client = reader()) {
             ok(client, "SET search_path = shadow, public");
-            client.parse("counted", "SELECT count(*) FROM orders");
-            client.sync();
-            client.readUntilReady();
+            prepare(client, "counted", "SELECT count(*) FROM orders");
             bindAndRun(client, "counted");
             assertEquals(List.of('2', 'D', 'C', 'Z'), client.readUntilReady().stream().map(RawClient.Message::type)
                     .toList());
