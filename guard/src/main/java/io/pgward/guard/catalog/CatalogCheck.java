@@ -97,12 +97,13 @@ public final class CatalogCheck implements AutoCloseable {
     private final List<Runnable> schemaListeners = new CopyOnWriteArrayList<>();
     private final ExecutorService executor = Executors.newThreadPerTaskExecutor(
             Thread.ofVirtual().name("pgward-catalog-check-", 0).factory());
-    /** Whether a poll compares fingerprints for this check, its own or a shared one: then verdicts wait for one. */
-    private final boolean polled;
-    /** The poll this check made for itself, or null. */
-    private final SchemaPoll ownPoll;
-    /** The poll this check takes part in with other roles' checks on its database, or null. */
-    private final SchemaPoll sharedPoll;
+    /**
+     * The poll that compares fingerprints for this check, or null for none (then verdicts never wait for one): its
+     * own, or one it takes part in with other roles' checks on its database.
+     */
+    private final SchemaPoll poll;
+    /** Whether {@link #poll} is this check's own, to be closed with it. */
+    private final boolean ownsPoll;
     private volatile String fingerprint;
 
     /**
@@ -119,16 +120,15 @@ public final class CatalogCheck implements AutoCloseable {
         this.pool = Objects.requireNonNull(pool, "pool");
         this.options = Objects.requireNonNull(options, "options");
         this.cache = new VerdictCache(options.cacheSize());
-        this.sharedPoll = null;
-        this.polled = !options.pollInterval().isZero();
-        if (polled) {
+        this.ownsPoll = true;
+        if (options.pollInterval().isZero()) {
+            poll = null;
+        } else {
             if (readFirstFingerprint) {
                 poll();
             }
-            ownPoll = new SchemaPoll(options.pollInterval());
-            ownPoll.add(this, pool);
-        } else {
-            ownPoll = null;
+            poll = new SchemaPoll(options.pollInterval());
+            poll.add(this, pool);
         }
     }
 
@@ -141,9 +141,8 @@ public final class CatalogCheck implements AutoCloseable {
         this.pool = Objects.requireNonNull(pool, "pool");
         this.options = Objects.requireNonNull(options, "options");
         this.cache = new VerdictCache(options.cacheSize());
-        this.ownPoll = null;
-        this.sharedPoll = Objects.requireNonNull(poll, "poll");
-        this.polled = true;
+        this.poll = Objects.requireNonNull(poll, "poll");
+        this.ownsPoll = false;
         pollWith(readWith);
         poll.add(this, readWith);
     }
@@ -457,7 +456,7 @@ public final class CatalogCheck implements AutoCloseable {
      */
     private long storingEpoch() {
         long epoch = cache.epoch();
-        return polled && fingerprint == null ? VerdictCache.NEVER : epoch;
+        return poll != null && fingerprint == null ? VerdictCache.NEVER : epoch;
     }
 
     /** The rows a check may share: none while it stores nothing, on the same terms as its verdict. */
@@ -704,11 +703,10 @@ public final class CatalogCheck implements AutoCloseable {
 
     @Override
     public void close() {
-        if (ownPoll != null) {
-            ownPoll.close();
-        }
-        if (sharedPoll != null) {
-            sharedPoll.remove(this);
+        if (poll != null && ownsPoll) {
+            poll.close();
+        } else if (poll != null) {
+            poll.remove(this);
         }
         executor.shutdown();
         try {
