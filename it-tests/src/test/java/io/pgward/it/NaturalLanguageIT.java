@@ -67,6 +67,8 @@ class NaturalLanguageIT {
     static final String CAPITAL = "what is the capital of France";
     static final String HOPELESS = "the average shoe size of our customers";
     static final String ALL_CUSTOMERS = "every customer";
+    static final String ASKED_AGAIN = "orders per status, asked again";
+    static final String UNQUALIFIED = "how many orders, by a name the search_path resolves";
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -88,6 +90,8 @@ class NaturalLanguageIT {
         llm.script(HOPELESS, ScriptedLlmServer.sql("SELECT shoe_size FROM public.customers LIMIT 5"),
                 ScriptedLlmServer.sql("SELECT avg(shoe_size) FROM public.customers LIMIT 1"),
                 ScriptedLlmServer.sql("SELECT name, shoe FROM public.customers LIMIT 5"));
+        llm.script(ASKED_AGAIN, ScriptedLlmServer.sql(PER_STATUS_WRONG), ScriptedLlmServer.sql(PER_STATUS_SQL));
+        llm.script(UNQUALIFIED, ScriptedLlmServer.sql("SELECT count(*) AS orders FROM orders LIMIT 1"));
         llm.script(ALL_CUSTOMERS, ScriptedLlmServer.sql("SELECT id, name FROM public.customers ORDER BY id LIMIT 1000"));
         auditFile = Files.createTempFile("pgward-nl-audit-", ".jsonl");
         NlSettings settings = NlSettings.defaults()
@@ -100,8 +104,11 @@ class NaturalLanguageIT {
                     Map<String, PgwardConfig.Login> logins = new LinkedHashMap<>(config.logins());
                     PgwardConfig.Login analyst = logins.get("analyst");
                     PgwardConfig.Policy policy = analyst.policy();
-                    logins.put("analyst", analyst.withPolicy(new PgwardConfig.Policy(policy.mode(),
-                            policy.statementTimeout(), ROW_CAP, SELECTION, RULES)));
+                    PgwardConfig.Policy asked = new PgwardConfig.Policy(policy.mode(), policy.statementTimeout(),
+                            ROW_CAP, SELECTION, RULES);
+                    logins.put("analyst", analyst.withPolicy(asked));
+                    // The same policy behind trust, for raw protocol messages.
+                    logins.put("reader", logins.get("reader").withPolicy(asked));
                     return config.withLogins(logins)
                             .withAudit(new PgwardConfig.Audit(PgwardConfig.AuditTarget.FILE, auditFile))
                             .withNl(settings).withMetrics(new PgwardConfig.Listen("127.0.0.1", 0));
@@ -233,6 +240,59 @@ class NaturalLanguageIT {
         String feedback = messages.get(3).get("content").asText();
         assertTrue(feedback.contains(PER_STATUS_WRONG), feedback);
         assertTrue(feedback.contains("column \"state\" does not exist"), feedback);
+    }
+
+    /**
+     * PostgreSQL analyses a prepared statement again after search_path changed, and so does pgward: the statement the
+     * server holds is the one pgward wrote for the question, and that is what is judged again. Judging the client's
+     * text again would ask the model again, and run whatever it answered the second time.
+     */
+    @Test
+    void aPreparedQuestionBoundAfterSearchPathChangedIsNotAskedAgain() throws Exception {
+        try (RawClient client = RawClient.loggedIn(proxy.port(), "reader", database.name())) {
+            client.parse("question", "SELECT * FROM pgward.ask('" + ASKED_AGAIN + "')");
+            client.sync();
+            assertTrue(client.readUntilReady().stream().anyMatch(m -> m.type() == '1'), "ParseComplete");
+            client.query("SET search_path = public, pg_catalog");
+            assertTrue(client.readUntilReady().stream().noneMatch(m -> m.type() == 'E'));
+            client.bind("", "question");
+            client.execute("");
+            client.sync();
+            List<RawClient.Message> reply = client.readUntilReady();
+            assertTrue(reply.stream().noneMatch(m -> m.type() == 'E'), () -> reply.stream()
+                    .map(m -> m.type() + " " + m.text()).toList().toString());
+            assertEquals(direct(PER_STATUS_SQL).size(), reply.stream().filter(m -> m.type() == 'D').count());
+        }
+        assertEquals(2, llm.requestsFor(ASKED_AGAIN).size(), "asked once, with one correction");
+    }
+
+    /** The statement pgward wrote for a question names what the path resolves: bound on another path, it is refused. */
+    @Test
+    void aPreparedQuestionBoundWhereItsNamesResolveToAHiddenTableIsRefused() throws Exception {
+        try (Connection c = database.connect(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE IF NOT EXISTS hr.orders(id bigint)");
+            s.execute("TRUNCATE hr.orders");
+            s.execute("INSERT INTO hr.orders VALUES (1)");
+        }
+        try (RawClient client = RawClient.loggedIn(proxy.port(), "reader", database.name())) {
+            client.parse("question", "SELECT * FROM pgward.ask('" + UNQUALIFIED + "')");
+            client.sync();
+            assertTrue(client.readUntilReady().stream().anyMatch(m -> m.type() == '1'), "ParseComplete");
+            client.query("SET search_path = hr, public");
+            assertTrue(client.readUntilReady().stream().noneMatch(m -> m.type() == 'E'));
+            client.bind("", "question");
+            client.execute("");
+            client.sync();
+            List<RawClient.Message> reply = client.readUntilReady();
+            assertTrue(reply.stream().noneMatch(m -> m.type() == 'D'), "rows of hr.orders: " + reply);
+            assertTrue(reply.stream().anyMatch(m -> m.type() == 'E'
+                    && SqlState.INSUFFICIENT_PRIVILEGE.equals(m.fields().get('C'))), reply::toString);
+        } finally {
+            try (Connection c = database.connect(); Statement s = c.createStatement()) {
+                s.execute("DROP TABLE hr.orders");
+            }
+        }
+        assertEquals(1, llm.requestsFor(UNQUALIFIED).size());
     }
 
     @Test

@@ -70,6 +70,11 @@ final class GuardGate implements StatementGate {
     }
 
     @Override
+    public boolean computesCalls(String sql, boolean standardConformingStrings) {
+        return functions != null && PgwardFunctions.calledIn(sql, standardConformingStrings);
+    }
+
+    @Override
     public long verdictEpoch(String database) {
         return pipeline.verdictEpoch(policy, database);
     }

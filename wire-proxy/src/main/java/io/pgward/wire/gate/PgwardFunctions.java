@@ -11,6 +11,7 @@ import io.pgward.guard.selection.RiskyDomains;
 import io.pgward.nl.NlException;
 import io.pgward.nl.PgwardCall;
 import io.pgward.nl.PgwardCallParser;
+import io.pgward.nl.PgwardCallSites;
 import io.pgward.wire.config.PgwardConfig;
 import io.pgward.wire.protocol.SqlState;
 import java.sql.Connection;
@@ -51,6 +52,22 @@ final class PgwardFunctions {
             return Optional.empty();
         }
         return PgwardCallParser.recognize(sql, request.standardConformingStrings());
+    }
+
+    /**
+     * Whether {@code sql} calls pgward functions, as a whole statement or anywhere a function may stand; true when it
+     * cannot be read for them (the caller then takes the text pgward wrote, which is judged like any other).
+     */
+    static boolean calledIn(String sql, boolean standardConformingStrings) {
+        if (!containsIgnoringCase(sql, "pgward") && !sql.contains("nl:")) {
+            return false;
+        }
+        try {
+            return PgwardCallParser.recognize(sql, standardConformingStrings).isPresent()
+                    || PgwardCallSites.mayCall(sql) && !PgwardCallSites.find(sql, standardConformingStrings).isEmpty();
+        } catch (NlException e) {
+            return true;
+        }
     }
 
     /**

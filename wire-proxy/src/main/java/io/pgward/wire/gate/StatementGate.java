@@ -87,6 +87,16 @@ public interface StatementGate {
         return false;
     }
 
+    /**
+     * Whether the text calls pgward functions, which pgward computes into the statement the server prepares in the
+     * client's place ({@link Verdict.Rewrite}): that statement, not the client's text, is the one PostgreSQL analyses
+     * again. Judging the client's text again would compute the calls again: ask the language model again, and run
+     * whatever it answered that time.
+     */
+    default boolean computesCalls(String sql, boolean standardConformingStrings) {
+        return false;
+    }
+
     /** For trusted read-write logins: everything is forwarded. */
     StatementGate ALLOW_ALL = request -> java.util.concurrent.CompletableFuture.completedFuture(Verdict.ALLOW);
 }

@@ -25,8 +25,12 @@ final class JudgedStatements {
      * @param verdict the Parse's verdict ({@link Verdict.Allow} or {@link Verdict.Rewrite}); null for a statement
      *                pgward prepared in place of an answer of its own, which is never judged again
      * @param copy it is a COPY, whose names PostgreSQL resolves only when its portal runs ({@link BoundPortals})
+     * @param computed {@code sql} is the statement pgward wrote with the client's pgward calls computed into it
+     *                 ({@code StatementGate#computesCalls}), allowed as it is; a SELECT the guard allowed, which
+     *                 changes no setting
      */
-    record Judged(String sql, int[] parameterTypes, Verdict verdict, String searchPath, long epoch, boolean copy) {
+    record Judged(String sql, int[] parameterTypes, Verdict verdict, String searchPath, long epoch, boolean copy,
+                  boolean computed) {
 
         /**
          * Whether PostgreSQL runs it as it was judged: the same search_path, no verdict dropped since. pgward's own
@@ -38,12 +42,20 @@ final class JudgedStatements {
         }
 
         Judged with(String path, long epochNow) {
-            return new Judged(sql, parameterTypes, verdict, path, epochNow, copy);
+            return new Judged(sql, parameterTypes, verdict, path, epochNow, copy, computed);
         }
 
-        /** Running it may change the session's search_path. */
+        /** Running it may change the session's search_path, as its verdict said. */
         boolean changesSearchPath() {
             return verdict instanceof Verdict.Allow allow && allow.changesSearchPath();
+        }
+
+        /**
+         * Whether running it may change the session's search_path whatever ran before it, as a statement judged
+         * allowed can (it ends a transaction or rolls back to a savepoint, which takes a SET back).
+         */
+        boolean mayChangeSearchPath() {
+            return verdict instanceof Verdict.Allow && !computed;
         }
     }
 

@@ -342,10 +342,21 @@ public final class Session implements ConnectedClient.Control {
         if (verdict instanceof Verdict.Refuse) {
             return;   // the server prepares nothing in its place
         }
-        // The statement pgward prepares in place of an answer of its own is never judged again.
-        Verdict kept = verdict instanceof Verdict.Answer ? null : verdict;
-        judged.parsed(parse.statement(), new JudgedStatements.Judged(parse.sql(), parse.parameterTypes(), kept,
-                path, epoch, isCopy(parse.sql())), inFlight.openId());
+        JudgedStatements.Judged statement;
+        if (verdict instanceof Verdict.Answer) {
+            // The statement pgward prepares in place of an answer of its own is never judged again.
+            statement = new JudgedStatements.Judged(parse.sql(), parse.parameterTypes(), null, path, epoch, false,
+                    false);
+        } else if (verdict instanceof Verdict.Rewrite rewrite && rewrite.callParameters().isEmpty()
+                && gate.computesCalls(parse.sql(), Judge.standardConformingStrings(backend))) {
+            // The server holds what pgward computed the calls into, and that is what is judged again.
+            statement = new JudgedStatements.Judged(rewrite.sql(), rewrite.keepsParameters() ? parse.parameterTypes()
+                    : new int[0], Verdict.ALLOW, path, epoch, false, true);
+        } else {
+            statement = new JudgedStatements.Judged(parse.sql(), parse.parameterTypes(), verdict, path, epoch,
+                    isCopy(parse.sql()), false);
+        }
+        judged.parsed(parse.statement(), statement, inFlight.openId());
     }
 
     private static boolean mentionsCopy(String sql) {
@@ -443,7 +454,7 @@ public final class Session implements ConnectedClient.Control {
         boolean changesPath = false;
         JudgedStatements.Judged copy = null;
         for (JudgedStatements.Judged statement : judged.possible(bind.statement())) {
-            changesPath |= statement.verdict() instanceof Verdict.Allow && (statement.changesSearchPath()
+            changesPath |= statement.mayChangeSearchPath() && (statement.changesSearchPath()
                     || gate.mayChangeSearchPath(statement.sql(), Judge.standardConformingStrings(backend)));
             if (statement.copy()) {
                 copy = statement.with(searchPath.current(), gate.verdictEpoch(who.database()));
