@@ -498,6 +498,20 @@ final class ArgumentOrigin {
         return proofs.isEmpty() ? UNPROVEN : Each.of(proofs);
     }
 
+    /**
+     * The value of a non-null constant of a four-byte type passed by value (an OID, an int4), as an unsigned number;
+     * -1 when it is NULL or not such a constant.
+     */
+    static long fourBytes(TreeValue.Node constant) {
+        if ("true".equals(constant.scalar("constisnull")) || !"true".equals(constant.scalar("constbyval"))
+                || !(constant.field("constvalue").orElse(null) instanceof TreeValue.Datum datum)
+                || datum.length() != 4 || datum.bytes().length < 4) {
+            return -1;
+        }
+        byte[] b = datum.bytes();
+        return (b[0] & 0xFFL) | (b[1] & 0xFFL) << 8 | (b[2] & 0xFFL) << 16 | (b[3] & 0xFFL) << 24;
+    }
+
     private static Proof constant(TreeValue.Node constant) {
         if ("true".equals(constant.scalar("constisnull"))) {
             return new NullConstant(constant.number("consttype"));
@@ -508,10 +522,8 @@ final class ArgumentOrigin {
         }
         byte[] b = datum.bytes();
         if (type == OID || type == INT4 || ObjectKind.ofRegType(type) != null) {
-            if (!"true".equals(constant.scalar("constbyval")) || datum.length() != 4 || b.length < 4) {
-                return UNPROVEN;
-            }
-            return new Constant((b[0] & 0xFFL) | (b[1] & 0xFFL) << 8 | (b[2] & 0xFFL) << 16 | (b[3] & 0xFFL) << 24);
+            long oid = fourBytes(constant);
+            return oid < 0 ? UNPROVEN : new Constant(oid);
         }
         if (ObjectKind.regArrayElement(type) != 0) {
             return oidArray(b, datum.length(), ObjectKind.regArrayElement(type));

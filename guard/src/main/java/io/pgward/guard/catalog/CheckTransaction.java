@@ -768,10 +768,11 @@ final class CheckTransaction {
         }
         // Before PostgreSQL 16 the to_reg* functions raise a syntax error for a text that is no name at all, such as
         // '99999', which the reg* input reads as an OID: such a text names nothing, and the check carries on.
+        String text = "pg_catalog.convert_from(?, pg_catalog.getdatabaseencoding())";
+        String resolved = kind.resolvedByCast() ? "(" + text + ")::pg_catalog." + kind.resolver()
+                : "pg_catalog." + kind.resolver() + "(" + text + ")";
         try (PreparedStatement ps = connection.prepareStatement("SAVEPOINT " + RESOLVE_SAVEPOINT
-                + "; SELECT pg_catalog." + kind.resolver()
-                + "(pg_catalog.convert_from(?, pg_catalog.getdatabaseencoding()))::pg_catalog.oid; RELEASE SAVEPOINT "
-                + RESOLVE_SAVEPOINT)) {
+                + "; SELECT " + resolved + "::pg_catalog.oid; RELEASE SAVEPOINT " + RESOLVE_SAVEPOINT)) {
             ps.setBytes(1, name);
             ps.execute();
             if (!ps.getMoreResults()) {
@@ -781,17 +782,26 @@ final class CheckTransaction {
                 return rs.next() ? rs.getLong(1) : 0;
             }
         } catch (PSQLException e) {
-            if (e.getServerErrorMessage() == null || !SqlStates.SYNTAX_ERROR.equals(e.getSQLState())) {
+            // A cast fails for a name nothing has, with the error of an absent object or schema.
+            boolean absent = kind.resolvedByCast() && e.getServerErrorMessage() != null
+                    && (ObjectKind.NAMESPACE.sqlState().equals(e.getSQLState())
+                    || kind.sqlState().equals(e.getSQLState()));
+            // Before PostgreSQL 16 a text that is no name at all ('a b': "invalid name syntax") fails to_regclass
+            // and the others too: it names nothing.
+            boolean noName = e.getServerErrorMessage() != null && (SqlStates.SYNTAX_ERROR.equals(e.getSQLState())
+                    || INVALID_NAME.equals(e.getSQLState()));
+            if (!absent && !noName) {
                 throw e;
             }
             try (Statement s = connection.createStatement()) {
                 s.execute("ROLLBACK TO SAVEPOINT " + RESOLVE_SAVEPOINT);
             }
-            return UNRESOLVED_NAME;
+            return absent ? 0 : UNRESOLVED_NAME;
         }
     }
 
     private static final String RESOLVE_SAVEPOINT = "pgward_resolve";
+    private static final String INVALID_NAME = "42602";
 
     /** Not an OID: the name is not looked up, and a call of it stays unproven. */
     private static final long UNRESOLVED_NAME = -1;

@@ -142,6 +142,14 @@ final class GatedUses {
                 }
             }
         }
+        for (References.DirectConstArgument argument : statement.directConstArguments) {
+            // A text search configuration or dictionary someone made is hidden, as pg_ts_config shows it (built-in
+            // ones only): PostgreSQL's answer is the one for a name nothing has, not a refusal that confirms it.
+            ObjectKind kind = ObjectKind.ofTextSearchType(argument.type());
+            if (kind != null && argument.named() > 0 && !kind.visible(visible, argument.named())) {
+                return Optional.of(absentObject(kind, argument.named()));
+            }
+        }
         prefetch(statement.calls);
         for (References.Call call : statement.calls) {
             GatedFunctions.Spec spec = spec(call);

@@ -46,7 +46,16 @@ enum ObjectKind {
      */
     TABLESPACE_DIRECTORY(null, null, "42704", null, "tablespace with OID %d does not exist"),
     ACCESS_METHOD(null, null, "42704", null, "access method with OID %d does not exist"),
-    /** Operator classes and families, conversions, text search objects: built-in ones only. */
+    /**
+     * Text search configurations and dictionaries, named by a constant passed to a text search function: built-in
+     * ones only, as for {@link #BUILT_IN}. PostgreSQL has no to_reg* function for them; a name is resolved by its
+     * input function ({@link #resolvedByCast}).
+     */
+    TEXT_SEARCH_CONFIGURATION(null, "regconfig", "42704", "text search configuration \"%s\" does not exist",
+            "text search configuration with OID %d does not exist"),
+    TEXT_SEARCH_DICTIONARY(null, "regdictionary", "42704", "text search dictionary \"%s\" does not exist",
+            "text search dictionary with OID %d does not exist"),
+    /** Operator classes and families, conversions, other text search objects: built-in ones only. */
     BUILT_IN(null, null, "42704", null, "object with OID %d does not exist"),
     /** Extended statistics objects: no visible set yet, so only a filtered column could prove one. */
     STATISTICS(null, null, "42704", null, "statistics object with OID %d does not exist"),
@@ -107,9 +116,26 @@ enum ObjectKind {
         return this == RELATION_DATA ? RELATION : this;
     }
 
-    /** The pg_catalog function that resolves a name of this kind to its OID, or null when names are not resolved. */
+    /**
+     * The pg_catalog function that resolves a name of this kind to its OID (or, {@link #resolvedByCast}, the type
+     * whose input does), or null when names are not resolved.
+     */
     String resolver() {
         return resolver;
+    }
+
+    /** Whether a name is resolved by a cast to the type {@link #resolver()}, which fails for a name nothing has. */
+    boolean resolvedByCast() {
+        return this == TEXT_SEARCH_CONFIGURATION || this == TEXT_SEARCH_DICTIONARY;
+    }
+
+    /** The kind a text search function's regconfig or regdictionary argument names (by the type's OID), or null. */
+    static ObjectKind ofTextSearchType(long type) {
+        return switch ((int) type) {
+            case 3734 -> TEXT_SEARCH_CONFIGURATION;   // regconfig
+            case 3769 -> TEXT_SEARCH_DICTIONARY;      // regdictionary
+            default -> null;
+        };
     }
 
     String sqlState() {
@@ -121,8 +147,10 @@ enum ObjectKind {
         if (byName == null) {
             return absentByOid(oid);
         }
-        // A relation or schema name is parsed as a qualified identifier, and PostgreSQL names it as parsed.
-        return byName.formatted(existence() == RELATION || this == NAMESPACE ? parsedName(name) : name);
+        // A relation, schema or text search object's name is parsed as a qualified identifier, and PostgreSQL names it
+        // as parsed.
+        return byName.formatted(existence() == RELATION || this == NAMESPACE || resolvedByCast() ? parsedName(name)
+                : name);
     }
 
     /**

@@ -381,7 +381,8 @@ final class QueryTreeWalker {
                 long type = c.number("consttype");
                 if (type == REGCONFIG || type == REGDICTIONARY) {
                     directConsts.add(c);
-                    refs.directConstArguments.add(new References.DirectConstArgument(function, type));
+                    refs.directConstArguments.add(new References.DirectConstArgument(function, type,
+                            ArgumentOrigin.fourBytes(c)));
                 }
             }
         }

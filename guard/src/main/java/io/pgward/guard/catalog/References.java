@@ -13,8 +13,11 @@ import java.util.Set;
  */
 final class References {
 
-    /** A Const of type {@code type} that is a direct argument of the function {@code function}. */
-    record DirectConstArgument(long function, long type) {
+    /**
+     * A Const of type {@code type} that is a direct argument of the function {@code function}, naming the object
+     * {@code named} (its OID; -1 for NULL).
+     */
+    record DirectConstArgument(long function, long type, long named) {
     }
 
     /** A FuncExpr calling {@code function}, and the Queries around it, for the gates ({@link GatedUses}). */

@@ -32,8 +32,8 @@ class QueryTreeWalkerTest {
         assertTrue(refs.functions.containsAll(List.of(2116L, 3745L)), "max(int4), to_tsvector(regconfig, text)");
         assertTrue(refs.operators.containsAll(List.of(96L, 1756L)), "int4 =, numeric >");
         assertTrue(refs.types.containsAll(List.of(23L, 25L, 1700L, 16L, 2249L)), "int4, text, numeric, bool, record");
-        assertEquals(List.of(new References.DirectConstArgument(3745, QueryTreeWalker.REGCONFIG)),
-                refs.directConstArguments);
+        assertEquals(List.of(new References.DirectConstArgument(3745, QueryTreeWalker.REGCONFIG, 13091)),
+                refs.directConstArguments, "to_tsvector's configuration, by its OID");
         assertTrue(!refs.types.contains(QueryTreeWalker.REGCONFIG), "a direct regconfig argument is not a plain use");
         assertTrue(refs.nonReading.isEmpty());
     }
@@ -45,7 +45,7 @@ class QueryTreeWalkerTest {
         assertEquals(List.of(16396L, 16420L, 16387L), List.copyOf(refs.relations), "orders, v_sales (WHERE), customers (select list)");
         assertTrue(refs.functions.containsAll(List.of(2116L, 3745L)));
         assertTrue(refs.operators.containsAll(List.of(96L, 1756L)));
-        assertEquals(List.of(new References.DirectConstArgument(3745, QueryTreeWalker.REGCONFIG)),
+        assertEquals(List.of(new References.DirectConstArgument(3745, QueryTreeWalker.REGCONFIG, 13286)),
                 refs.directConstArguments);
         References withView = QueryTreeWalker.walk(NodeTreeParser.parse(resource("ev_action_pg14.txt")), Set.of());
         assertTrue(withView.relations.contains(16516L));
