@@ -101,6 +101,12 @@ public final class CatalogRefusals {
                 + " is not allowed while a table selection is set.").withHint(Hints.relations());
     }
 
+    /** Text read as an aclitem while the statement runs looks role names up, hidden ones too. */
+    static Verdict.Refuse aclitemFromText() {
+        return refuse(OBJECT_IDENTIFIER_TYPE, Verdict.Refuse.PREFIX + "reading text as aclitem is not allowed while a "
+                + "table selection is set.").withHint(Hints.relations());
+    }
+
     static Verdict.Refuse deniedBuiltIn(String name) {
         return refuse(DENIED_BUILT_IN, Verdict.Refuse.PREFIX + name
                 + " is not allowed while a table selection is set.").withHint(Hints.relations());

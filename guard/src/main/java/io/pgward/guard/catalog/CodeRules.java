@@ -82,6 +82,9 @@ final class CodeRules {
                 return Optional.of(CatalogRefusals.function(f.qualifiedName()));
             }
         }
+        if (selection && code.aclitemFromText) {
+            return Optional.of(CatalogRefusals.aclitemFromText());
+        }
         Set<Long> used = new LinkedHashSet<>(code.types);
         if (gates != null) {
             used.addAll(gates.unprovenTypes(code));

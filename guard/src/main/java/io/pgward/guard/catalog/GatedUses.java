@@ -150,6 +150,12 @@ final class GatedUses {
                 return Optional.of(absentObject(kind, argument.named()));
             }
         }
+        if (statement.constTypes.stream().anyMatch(AclItems::isAclitem)) {
+            Optional<Verdict.Refuse> role = hiddenRoleInAclitem();
+            if (role.isPresent()) {
+                return role;
+            }
+        }
         prefetch(statement.calls);
         for (References.Call call : statement.calls) {
             GatedFunctions.Spec spec = spec(call);
@@ -640,6 +646,26 @@ final class GatedUses {
             }
         }
         return CatalogRefusals.absentObject(kind.sqlState(), kind.absentByOid(oid), 0);
+    }
+
+    /**
+     * An aclitem constant naming a hidden role: PostgreSQL read its text while it analysed the statement, and its
+     * answer for a role nothing has is an error at that string. Each string of the statement is read as aclitems;
+     * the first hidden role, grantee before grantor, is the one PostgreSQL would have stopped at.
+     */
+    private Optional<Verdict.Refuse> hiddenRoleInAclitem() throws SQLException {
+        for (NameLiterals.Literal literal : literals.subList(0, Math.min(literals.size(), MAX_LITERALS_SEARCHED))) {
+            for (String item : names(literal.value())) {
+                for (String role : AclItems.roleNames(item)) {
+                    long oid = resolve(ObjectKind.ROLE, quoted(role.getBytes(StandardCharsets.UTF_8)));
+                    if (oid > 0 && !ObjectKind.ROLE.visible(visible, oid)) {
+                        return Optional.of(CatalogRefusals.absentObject(ObjectKind.ROLE.sqlState(),
+                                ObjectKind.ROLE.absentByName(role, oid), literal.position()));
+                    }
+                }
+            }
+        }
+        return Optional.empty();
     }
 
     private static boolean isOidText(String name) {

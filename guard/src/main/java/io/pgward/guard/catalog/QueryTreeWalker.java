@@ -129,6 +129,9 @@ final class QueryTreeWalker {
         if (node.tag().equals("ARRAYCOERCEEXPR") && !filters.isEmpty()) {
             relabelledElements(node);
         }
+        if (node.tag().equals("COERCEVIAIO") && AclItems.isAclitem(node.number("resulttype"))) {
+            refs.aclitemFromText = true;
+        }
         if (node.tag().equals("CONST")) {
             long type = node.number("consttype");
             if (type != 0) {

@@ -48,6 +48,11 @@ final class References {
     final List<RegUse> regUses = new ArrayList<>();
     /** Every NULL constant of text or varchar ({@link GatedUses#nullText}), for {@link GatedUses#keyedTypeNameTexts}. */
     final List<TreeValue.Node> nullTexts = new ArrayList<>();
+    /**
+     * A value read as an aclitem (or an array of them) from text while the statement runs: the input looks up the
+     * role names the text holds.
+     */
+    boolean aclitemFromText;
     /** Query nodes that do not only read (not SELECT, a utility statement, FOR UPDATE, a data-modifying CTE). */
     final List<String> nonReading = new ArrayList<>();
 
@@ -64,5 +69,6 @@ final class References {
         otherFunctionUses.addAll(other.otherFunctionUses);
         regUses.addAll(other.regUses);
         nullTexts.addAll(other.nullTexts);
+        aclitemFromText |= other.aclitemFromText;
     }
 }

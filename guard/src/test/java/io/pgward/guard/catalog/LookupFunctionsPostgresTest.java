@@ -152,9 +152,49 @@ class LookupFunctionsPostgresTest {
     @ParameterizedTest
     @ValueSource(strings = {"pg_tablespace_databases(1663)", "pg_database_collation_actual_version(1)",
         "makeaclitem(10, 10, 'SELECT', false)", "pg_is_other_temp_schema(99)", "pg_collation_actual_version(100)",
-        "fmgr_sql_validator(1)", "inet_server_port()", "inet_client_addr()"})
+        "fmgr_sql_validator(1)", "inet_server_port()", "inet_client_addr()", "acldefault('r', 10)",
+        "aclitemin('lookup_hidden_role=r/lookup_hidden_role')", "array_in('{1259}', 2205, -1)",
+        "record_in('(1)', 2249, -1)", "domain_in('1', 2205, -1)", "enum_in('x', 3500)",
+        "range_in('[1,2]', 3904, -1)"})
     void otherLookupsAreRefused(String call) {
         assumeTheServerHasItsFunctions(call);
         assertRefused("SELECT " + call, call.substring(0, call.indexOf('(')));
+    }
+
+    /**
+     * PostgreSQL reads an aclitem literal's role names while it analyses the statement: one nothing has is its error
+     * at the literal, and a hidden one must be the same (the role names are of the same length, so the position is).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"SELECT 'lookup_hidden_role=r/OWNER'::aclitem",
+        "SELECT 'OWNER=r/lookup_hidden_role'::aclitem",
+        "SELECT '{=r/OWNER,lookup_hidden_role=r/OWNER}'::aclitem[]",
+        "SELECT '{\"\\\"lookup_hidden_role\\\"=r/OWNER\"}'::aclitem[]",
+        "SELECT ARRAY[]::aclitem[] @> 'lookup_hidden_role=r/OWNER'"})
+    void anAclitemNamingAHiddenRoleAnswersAsForARoleNothingHas(String template) {
+        String sql = template.replace("OWNER", db.user());
+        String absent = "lookup_absent_role";
+        org.postgresql.util.PSQLException expected = org.junit.jupiter.api.Assertions.assertThrows(
+                org.postgresql.util.PSQLException.class, () -> FilteredFixture.rows(db, sql.replace(HIDDEN_ROLE, absent)));
+        Verdict.Refuse r = assertInstanceOf(Verdict.Refuse.class, verdict(sql), sql);
+        assertEquals(CatalogRefusals.ABSENT_OBJECT, r.rule(), r.message());
+        assertEquals(expected.getSQLState(), r.sqlState());
+        assertEquals(expected.getServerErrorMessage().getMessage().replace(absent, HIDDEN_ROLE), r.message());
+        assertEquals(expected.getServerErrorMessage().getPosition(), r.position());
+    }
+
+    @Test
+    void anAclitemOfVisibleRolesIsRead() {
+        assertAllowed("SELECT '" + db.user() + "=r/" + db.user() + "'::aclitem, '=r/" + db.user() + "'::aclitem");
+    }
+
+    @Test
+    void textReadAsAnAclitemWhileTheStatementRunsIsRefusedWhateverItNames() {
+        for (String role : List.of(HIDDEN_ROLE, db.user(), "nobody_has_this_role")) {
+            Verdict.Refuse r = assertInstanceOf(Verdict.Refuse.class,
+                    verdict("SELECT ('" + role + "=r/" + role + "'::text)::aclitem"));
+            assertEquals("pgward refused this query: reading text as aclitem is not allowed while a table selection "
+                    + "is set.", r.message());
+        }
     }
 }
