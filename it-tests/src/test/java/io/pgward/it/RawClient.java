@@ -127,9 +127,13 @@ final class RawClient implements AutoCloseable {
     }
 
     void execute(String portal) throws IOException {
+        execute(portal, 0);
+    }
+
+    /** An Execute that returns at most {@code maxRows} rows (0: all) and leaves the portal open for more. */
+    void execute(String portal, int maxRows) throws IOException {
         byte[] strings = cstrings(portal);
-        byte[] body = new byte[strings.length + 4];
-        System.arraycopy(strings, 0, body, 0, strings.length);
+        byte[] body = java.nio.ByteBuffer.allocate(strings.length + 4).put(strings).putInt(maxRows).array();
         send('E', body);
     }
 

@@ -120,6 +120,106 @@ class SearchPathTrackingIT {
         }
     }
 
+    /**
+     * PostgreSQL keeps the unnamed prepared statement until the next Parse of it or Query: the SET in a request of its
+     * own, and pgward's question after it, must leave it for the client's next Bind. The Bind is sent behind the SET
+     * without waiting for its reply, so it reaches pgward while pgward asks.
+     */
+    @Test
+    void theUnnamedStatementOutlivesPgwardsQuestionAfterASetInTheExtendedProtocol() throws Exception {
+        try (RawClient client = RawClient.loggedIn(proxy.port(), "trusted", databaseName)) {
+            client.parse("", "SELECT 42");
+            client.sync();
+            assertEquals(List.of('1', 'Z'), types(client.readUntilReady()));
+
+            client.parse("set_hr", "SET search_path = hr");
+            client.bind("", "set_hr");
+            client.execute("");
+            client.send('S', new byte[0]);
+            client.bind("", "");
+            client.execute("");
+            client.sync();
+            assertEquals(List.of('1', '2', 'C', 'Z'), withoutReports(client.readUntilReady()));
+            List<RawClient.Message> bound = client.readUntilReady();
+            assertEquals(List.of('2', 'D', 'C', 'Z'), types(bound), () -> "as PostgreSQL answers: " + shown(bound));
+            assertEquals("42", bound.get(1).text().substring(6));
+            assertEquals("hr", SEEN.getLast().searchPath(), "judged again with the path pgward asked for");
+            assertNothingOfPgwardsLeft(client);
+        }
+    }
+
+    /**
+     * PostgreSQL keeps a portal until its transaction ends: the unnamed portal of a result read in part runs on after
+     * a SET in the same transaction block, and pgward's question after it, as it would without pgward. pgward's
+     * question takes no snapshot either: SET TRANSACTION still works after one at the start of a block.
+     */
+    @Test
+    void theUnnamedPortalOfATransactionOutlivesPgwardsQuestionAfterASet() throws Exception {
+        try (RawClient client = RawClient.loggedIn(proxy.port(), "trusted", databaseName)) {
+            client.query("BEGIN");
+            client.readUntilReady();
+            client.parse("", "SELECT g FROM generate_series(1, 3) g");
+            client.bind("", "");
+            client.execute("", 1);
+            client.sync();
+            assertEquals(List.of('1', '2', 'D', 's', 'Z'), types(client.readUntilReady()), "one row, then suspended");
+
+            client.parse("set_hr", "SET search_path = hr");
+            client.bind("set_portal", "set_hr");
+            client.execute("set_portal");
+            client.sync();
+            assertEquals(List.of('1', '2', 'C', 'Z'), withoutReports(client.readUntilReady()));
+            client.execute("", 0);
+            client.sync();
+            List<RawClient.Message> rest = client.readUntilReady();
+            assertEquals(List.of('D', 'D', 'C', 'Z'), types(rest), () -> "as PostgreSQL answers: " + shown(rest));
+            assertEquals('T', (char) rest.getLast().body()[0], "still in the transaction block");
+            assertEquals("hr", pathSeenBy(client, "SELECT 1"));
+            assertNothingOfPgwardsLeft(client);
+            client.query("COMMIT");
+            assertEquals(List.of('C', 'Z'), withoutReports(client.readUntilReady()));
+
+            client.query("BEGIN");
+            client.readUntilReady();
+            client.query("SET search_path = public");
+            client.readUntilReady();
+            client.query("SET TRANSACTION ISOLATION LEVEL SERIALIZABLE");
+            assertEquals(List.of('C', 'Z'), withoutReports(client.readUntilReady()), "no snapshot was taken");
+            assertEquals("public", pathSeenBy(client, "COMMIT"));
+        }
+    }
+
+    /** pgward's statement and portal are closed in the request that made them: the client never finds them. */
+    private static void assertNothingOfPgwardsLeft(RawClient client) throws Exception {
+        client.query("SELECT (SELECT count(*) FROM pg_prepared_statements WHERE name LIKE 'pgward%')"
+                + " + (SELECT count(*) FROM pg_cursors WHERE name LIKE 'pgward%')");
+        List<RawClient.Message> reply = client.readUntilReady();
+        assertEquals(List.of('T', 'D', 'C', 'Z'), types(reply));
+        assertEquals("0", reply.get(1).text().substring(6));
+    }
+
+    /** What the session's last statement was judged with, after {@code sql} ran through the raw client. */
+    private static String pathSeenBy(RawClient client, String sql) throws Exception {
+        client.query(sql);
+        client.readUntilReady();
+        return SEEN.getLast().searchPath();
+    }
+
+    private static List<Character> types(List<RawClient.Message> messages) {
+        return messages.stream().map(RawClient.Message::type).toList();
+    }
+
+    /** The types of the messages, with an error's SQLSTATE and message. */
+    private static List<String> shown(List<RawClient.Message> messages) {
+        return messages.stream().map(m -> m.type() == 'E' ? "E " + m.fields().get('C') + " " + m.fields().get('M')
+                : String.valueOf(m.type())).toList();
+    }
+
+    /** PostgreSQL 18 reports search_path itself (ParameterStatus 'S'); the rest is what a client sees on any version. */
+    private static List<Character> withoutReports(List<RawClient.Message> messages) {
+        return types(messages).stream().filter(t -> t != 'S').toList();
+    }
+
     private static String pathSeenBy(Statement s, String sql) throws SQLException {
         s.execute(sql);
         return SEEN.getLast().searchPath();

@@ -109,6 +109,34 @@ public final class Messages {
         });
     }
 
+    /**
+     * A Bind without parameters whose result columns all come in text. Wire: {@code 'B' | int32 len | cstring portal
+     * | cstring statement | int16 0 (parameter formats) | int16 0 (values) | int16 0 (result formats)}.
+     */
+    public static ByteBuf bind(ByteBufAllocator alloc, String portal, String statement) {
+        return Wire.message(alloc, 'B', buf -> {
+            Wire.writeCString(buf, portal);
+            Wire.writeCString(buf, statement);
+            buf.writeShort(0).writeShort(0).writeShort(0);
+        });
+    }
+
+    /** An Execute of every row. Wire: {@code 'E' | int32 len | cstring portal | int32 0 (no row limit)}. */
+    public static ByteBuf execute(ByteBufAllocator alloc, String portal) {
+        return Wire.message(alloc, 'E', buf -> {
+            Wire.writeCString(buf, portal);
+            buf.writeInt(0);
+        });
+    }
+
+    /** Wire: {@code 'C' | int32 len | byte 'S' (statement) or 'P' (portal) | cstring name}. */
+    public static ByteBuf close(ByteBufAllocator alloc, char kind, String name) {
+        return Wire.message(alloc, 'C', buf -> {
+            buf.writeByte(kind);
+            Wire.writeCString(buf, name);
+        });
+    }
+
     /** Wire: {@code 'S' | int32 4}. */
     public static ByteBuf sync(ByteBufAllocator alloc) {
         return Wire.message(alloc, 'S', buf -> { });

@@ -1,5 +1,6 @@
 package io.pgward.wire.relay;
 
+import io.netty.channel.Channel;
 import io.pgward.wire.pool.BackendConnection;
 import io.pgward.wire.protocol.BackendMessage;
 import io.pgward.wire.protocol.Messages;
@@ -10,12 +11,26 @@ import java.util.Map;
  * StatementGate#wantsSearchPath() want it}. A server that reports search_path in ParameterStatus (PostgreSQL 18)
  * says every change itself; an older one is asked with pgward's own SHOW search_path (an {@link InFlight} request)
  * when the session starts and after each request that carried a statement which may change it.
+ *
+ * <p>The SHOW goes in the extended protocol under a statement and portal name of pgward's own, {@code
+ * pgward_search_path_<nonce>}: a simple Query would drop the client's unnamed prepared statement and unnamed portal
+ * (PostgreSQL drops both at every Query), which the client may still bind or execute after its own request.
+ *
+ * <pre>
+ *   pgward                                       PostgreSQL (outside a failed transaction block)
+ *   Close(S n) Close(P n)                     ─▶ CloseComplete CloseComplete   (nothing of that name: no error)
+ *   Parse(n, SHOW search_path) Bind(n, n)     ─▶ ParseComplete BindComplete
+ *   Execute(n)                                ─▶ DataRow(path) CommandComplete(SHOW)
+ *   Close(S n) Close(P n) Sync                ─▶ CloseComplete CloseComplete ReadyForQuery
+ * </pre>
  */
 final class SearchPath {
 
     private final boolean wanted;
     private final BackendConnection backend;
     private final InFlight inFlight;
+    /** The name of pgward's statement and portal for the SHOW. */
+    private final String probeName;
     /** The backend's ParameterStatus values, as they stand. */
     private final Map<String, String> reported;
     private String current;
@@ -30,10 +45,11 @@ final class SearchPath {
      */
     private long reportAwaited;
 
-    SearchPath(boolean wanted, BackendConnection backend, InFlight inFlight) {
+    SearchPath(boolean wanted, BackendConnection backend, InFlight inFlight, long nonce) {
         this.wanted = wanted;
         this.backend = backend;
         this.inFlight = inFlight;
+        this.probeName = "pgward_search_path_" + Long.toHexString(nonce);
         this.reported = backend.parameters();
     }
 
@@ -110,19 +126,35 @@ final class SearchPath {
     }
 
     /**
-     * Asks the server for the session's search_path behind everything already sent; the reply is pgward's
-     * own and never reaches the client. SHOW takes no snapshot, so it cannot change what a transaction sees or
-     * make a later SET TRANSACTION fail. In an aborted transaction it fails, and the last value stands: the
-     * statement that might have changed it failed too.
+     * Asks the server for the session's search_path behind everything already sent (see the class comment); the
+     * reply is pgward's own and never reaches the client. It is sent after a request has ended, so the Sync does what
+     * the end of a Query did: it commits the implicit transaction outside a block and leaves a block open. SHOW takes
+     * no snapshot in Parse, Bind or Execute, so it cannot change what a transaction sees or make a later SET
+     * TRANSACTION fail. In an aborted transaction the Parse fails (25P02) and the server skips the rest up to the
+     * Sync, and the last value stands: the statement that might have changed it failed too.
+     *
+     * <p>The first Closes take away a statement left by a probe that failed after its Parse (a cancel that hit it),
+     * and anything a client made under the name (only one that learnt the session's nonce can), so that neither can
+     * make this and every later probe fail and leave the path stale; the last ones leave nothing of pgward's in the
+     * session (pg_prepared_statements, pg_cursors).
      */
     private void ask() {
         inFlight.probeSearchPath();
-        backend.channel().write(Messages.query(backend.channel().alloc(), "SHOW search_path"));
+        Channel channel = backend.channel();
+        channel.write(Messages.close(channel.alloc(), 'S', probeName));
+        channel.write(Messages.close(channel.alloc(), 'P', probeName));
+        channel.write(Messages.parse(channel.alloc(), probeName, "SHOW search_path"));
+        channel.write(Messages.bind(channel.alloc(), probeName, probeName));
+        channel.write(Messages.execute(channel.alloc(), probeName));
+        channel.write(Messages.close(channel.alloc(), 'S', probeName));
+        channel.write(Messages.close(channel.alloc(), 'P', probeName));
+        channel.write(Messages.sync(channel.alloc()));
     }
 
     /**
-     * Takes a message of the reply to pgward's SHOW, other than ParameterStatus (which the session holds to the
-     * pins), and releases it; true when it was the ReadyForQuery that ends the reply.
+     * Takes a message of the reply to pgward's SHOW (completions of its Close, Parse and Bind, the row, the tag, an
+     * error, notices), other than ParameterStatus (which the session holds to the pins), and releases it; true when
+     * it was the ReadyForQuery that ends the reply.
      */
     boolean reply(InFlight.Request probe, BackendMessage message) {
         if (message instanceof BackendMessage.Frame frame && frame.type() == 'Z') {

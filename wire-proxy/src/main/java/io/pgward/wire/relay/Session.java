@@ -169,7 +169,7 @@ public final class Session implements ConnectedClient.Control {
         this.rowCap = rules.rowCap() > 0 ? new RowCap(rules.rowCap(), who.login()) : null;
         this.metrics = rules.metrics();
         this.pause = rules.pause();
-        this.searchPath = new SearchPath(gate.wantsSearchPath(), backend, inFlight);
+        this.searchPath = new SearchPath(gate.wantsSearchPath(), backend, inFlight, nonce);
         this.settings = new ReportedSettings(who, backend, searchPath);
         this.schemaWatch = new SchemaWatch(gate);
         this.judge = new Judge(who, rules, backend, searchPath, pool);

@@ -108,6 +108,24 @@ class MessagesTest {
     }
 
     @Test
+    void encodesBindWithoutParametersAndWithTextResults() {
+        // 4 + "p1\0" 3 + "s1\0" 3 + three int16 0 = 16
+        assertBytesAndRelease(bytes('B', 0, 0, 0, 16, "p1", 0, "s1", 0, 0, 0, 0, 0, 0, 0),
+                Messages.bind(alloc, "p1", "s1"));
+    }
+
+    @Test
+    void encodesExecuteOfEveryRow() {
+        assertBytesAndRelease(bytes('E', 0, 0, 0, 11, "p1", 0, 0, 0, 0, 0), Messages.execute(alloc, "p1"));
+    }
+
+    @Test
+    void encodesCloseOfAStatementAndOfAPortal() {
+        assertBytesAndRelease(bytes('C', 0, 0, 0, 8, 'S', "s1", 0), Messages.close(alloc, 'S', "s1"));
+        assertBytesAndRelease(bytes('C', 0, 0, 0, 8, 'P', "p1", 0), Messages.close(alloc, 'P', "p1"));
+    }
+
+    @Test
     void encodesTerminate() {
         assertBytesAndRelease(new byte[] {'X', 0, 0, 0, 4}, Messages.terminate(alloc));
     }
@@ -145,6 +163,7 @@ class MessagesTest {
     void roundTripsFrontendMessagesThroughTheFrontendDecoder() {
         EmbeddedChannel channel = channel(new FrontendDecoder());
         channel.writeInbound(Messages.query(alloc, "SELECT 'ä'"), Messages.parse(alloc, "s1", "SELECT 2"),
+                Messages.bind(alloc, "p1", "s1"), Messages.execute(alloc, "p1"), Messages.close(alloc, 'P', "p1"),
                 Messages.authenticationResponse(alloc, new byte[] {'p', 'w', 0}), Messages.terminate(alloc));
 
         FrontendMessage.Query q = assertInstanceOf(FrontendMessage.Query.class, channel.readInbound());
@@ -153,11 +172,19 @@ class MessagesTest {
         assertEquals("s1", p.statement());
         assertEquals("SELECT 2", p.sql());
         assertArrayEquals(new int[0], p.parameterTypes());
+        FrontendMessage.Bind b = assertInstanceOf(FrontendMessage.Bind.class, channel.readInbound());
+        assertEquals(List.of("p1", "s1"), List.of(b.portal(), b.statement()));
+        FrontendMessage.Execute e = assertInstanceOf(FrontendMessage.Execute.class, channel.readInbound());
+        assertEquals("p1", e.portal());
+        assertEquals(0, e.maxRows());
+        FrontendMessage.Close c = assertInstanceOf(FrontendMessage.Close.class, channel.readInbound());
+        assertEquals('P', c.kind());
+        assertEquals("p1", c.name());
         FrontendMessage.AuthenticationResponse r =
                 assertInstanceOf(FrontendMessage.AuthenticationResponse.class, channel.readInbound());
         assertBytesAndRelease(bytes("pw", 0), r.body().retain());
         FrontendMessage.Terminate x = assertInstanceOf(FrontendMessage.Terminate.class, channel.readInbound());
-        List.of(q, p, r, x).forEach(FrontendMessage::release);
+        List.of(q, p, b, e, c, r, x).forEach(FrontendMessage::release);
         assertFalse(channel.finish());
     }
 

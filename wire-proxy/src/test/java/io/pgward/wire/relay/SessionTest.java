@@ -648,9 +648,9 @@ class SessionTest {
             }
         };
         start(wantsSearchPath, new PinnedSettings(null));
-        assertEquals("SHOW search_path", sentTo(server).getFirst().cstring(0), "asked when the session starts");
-        serverSends(new BackendMessage.Frame('S', Messages.parameterStatus(alloc, "client_encoding", "BIG5")),
-                readyForQuery('I'));
+        assertEquals(PROBE, described(sentTo(server)), "asked when the session starts");
+        serverSends(closeCompletes(), new BackendMessage.Frame('S', Messages.parameterStatus(alloc, "client_encoding",
+                "BIG5")), readyForQuery('I'));
         List<Sent> toClient = sentTo(client);
         assertEquals(List.of('E'), types(toClient));
         assertEquals("FATAL", toClient.getFirst().fields().get('S'));
@@ -869,29 +869,63 @@ class SessionTest {
         }
     };
 
-    /** The server's reply to pgward's SHOW search_path: one text row, its tag and ReadyForQuery. */
+    /**
+     * pgward's SHOW search_path, in the extended protocol under its own statement and portal name so that the
+     * client's unnamed ones stay: Close both, Parse, Bind, Execute, Close both, Sync.
+     */
+    private static final List<String> PROBE = List.of("C S pgward_search_path_abc", "C P pgward_search_path_abc",
+            "P pgward_search_path_abc SHOW search_path", "B pgward_search_path_abc pgward_search_path_abc",
+            "E pgward_search_path_abc", "C S pgward_search_path_abc", "C P pgward_search_path_abc", "S");
+
+    /** A statement of the client's forwarded as a Query, then pgward's SHOW search_path. */
+    private static List<String> queryThenProbe(String sql) {
+        List<String> sent = new ArrayList<>(List.of("Q " + sql));
+        sent.addAll(PROBE);
+        return sent;
+    }
+
+    /**
+     * The server's reply to pgward's SHOW search_path, as the backend decoder hands it on: the completions of the
+     * two Closes, Parse and Bind, one text row (no RowDescription: nothing asked for one), its tag, the two last
+     * Closes' completions and ReadyForQuery.
+     */
     private void serverShowsSearchPath(String value, char status) {
         byte[] v = value.getBytes(StandardCharsets.UTF_8);
-        ByteBuf rows = Wire.message(alloc, 'T', b -> {
-            b.writeShort(1);
-            Wire.writeCString(b, "search_path");
-            b.writeInt(0).writeShort(0).writeInt(25).writeShort(-1).writeInt(-1).writeShort(0);
-        });
+        ByteBuf bound = Wire.message(alloc, '2', b -> { });
         ByteBuf row = Wire.message(alloc, 'D', b -> b.writeShort(1).writeInt(v.length).writeBytes(v));
-        serverSends(new BackendMessage.Run(alloc.compositeBuffer().addComponents(true, rows, row), 1),
-                commandComplete("SHOW"), readyForQuery(status));
+        serverSends(closeCompletes(), parseComplete(),
+                new BackendMessage.Run(alloc.compositeBuffer().addComponents(true, bound, row), 1),
+                commandComplete("SHOW"), closeCompletes(), readyForQuery(status));
+    }
+
+    /** Two CloseCompletes in one run. */
+    private BackendMessage.Run closeCompletes() {
+        return new BackendMessage.Run(alloc.compositeBuffer().addComponents(true, Wire.message(alloc, '3', b -> { }),
+                Wire.message(alloc, '3', b -> { })), 0);
+    }
+
+    /** Messages sent to the server as {@code type name...} (the statement name and SQL of a Parse, say). */
+    private static List<String> described(List<Sent> sent) {
+        return sent.stream().map(m -> switch (m.type()) {
+            case 'Q' -> "Q " + m.cstring(0);
+            case 'P', 'B' -> m.type() + " " + m.cstring(0) + " " + m.cstring(1);
+            case 'E' -> "E " + m.cstring(0);
+            case 'C', 'D' -> m.type() + " " + (char) m.bytes()[5] + " " + new String(m.bytes(), 6,
+                    m.bytes().length - 7, StandardCharsets.UTF_8);
+            default -> String.valueOf(m.type());
+        }).toList();
     }
 
     @Test
     void asksForTheSearchPathAfterASetAndJudgesTheNextStatementWithWhatTheServerShows() {
         start(SEARCH_PATH_GATE);
-        assertEquals(List.of("SHOW search_path"), sentTo(server).stream().map(s -> s.cstring(0)).toList());
+        assertEquals(PROBE, described(sentTo(server)));
         serverShowsSearchPath("\"$user\", public", 'I');
         assertEquals(List.of(), sentTo(client), "pgward's own SHOW is never relayed");
 
         clientSends(query("SET search_path = hr"), query("DROP TABLE t"));
-        assertEquals(List.of("SET search_path = hr", "SHOW search_path"),
-                sentTo(server).stream().map(s -> s.cstring(0)).toList(), "the DROP waits for the answer");
+        assertEquals(queryThenProbe("SET search_path = hr"), described(sentTo(server)),
+                "the DROP waits for the answer");
         serverSends(commandComplete("SET"), readyForQuery('I'));
         assertEquals(List.of('C', 'Z'), types(sentTo(client)));
         assertEquals(List.of(), sentTo(server));
@@ -904,6 +938,31 @@ class SessionTest {
     }
 
     @Test
+    void keepsTheLastPathWhenTheProbeFailsInAnAbortedTransactionAndRelaysNothingOfIt() {
+        start(SEARCH_PATH_GATE);
+        sentTo(server);
+        serverShowsSearchPath("public", 'I');
+        String aborted = "current transaction is aborted, commands ignored until end of transaction block";
+        clientSends(query("BEGIN"), query("SELECT 1/0"));
+        sentTo(server);
+        serverSends(commandComplete("BEGIN"), readyForQuery('T'), errorResponse("22012", "division by zero"),
+                readyForQuery('E'));
+        assertEquals(List.of('C', 'Z', 'E', 'Z'), types(sentTo(client)));
+
+        clientSends(query("SET search_path = hr"), query("SELECT 1"));
+        assertEquals(queryThenProbe("SET search_path = hr"), described(sentTo(server)));
+        serverSends(errorResponse("25P02", aborted), readyForQuery('E'));
+        assertEquals(List.of('E', 'Z'), types(sentTo(client)));
+        // The Closes pass in a failed block, the Parse fails, and the server skips the rest up to the Sync.
+        serverSends(closeCompletes(), errorResponse("25P02", aborted), readyForQuery('E'));
+        assertEquals(List.of(), sentTo(client), "the probe's error is pgward's own");
+        assertEquals(List.of("Q SELECT 1"), described(sentTo(server)));
+        assertEquals("public", asked.getLast().searchPath(), "the failed SET changed nothing");
+        serverSends(errorResponse("25P02", aborted), readyForQuery('E'));
+        assertEquals(List.of('E', 'Z'), types(sentTo(client)));
+    }
+
+    @Test
     void matchesARefusalToItsOwnRequestBehindPipelinedRequestsAndAProbe() {
         start(SEARCH_PATH_GATE);
         sentTo(server);
@@ -911,7 +970,9 @@ class SessionTest {
 
         clientSends(parse("", "SELECT 1"), bind("", ""), execute(""), sync(), query("SET search_path = hr"));
         clientSends(parse("s1", "DROP TABLE t"), sync());
-        assertEquals(List.of('P', 'B', 'E', 'S', 'Q', 'Q'), types(sentTo(server)));
+        List<String> sent = new ArrayList<>(List.of("P  SELECT 1", "B  ", "E ", "S"));
+        sent.addAll(queryThenProbe("SET search_path = hr"));
+        assertEquals(sent, described(sentTo(server)), "the Parse waits for the answer");
 
         serverSends(commandComplete("SELECT 1"), readyForQuery('I'), commandComplete("SET"), readyForQuery('I'));
         assertEquals(List.of('C', 'Z', 'C', 'Z'), types(sentTo(client)));
@@ -929,8 +990,7 @@ class SessionTest {
         serverShowsSearchPath("public", 'I');
 
         clientSends(query("SET search_path = hr"), query("SHOW pgward.me"));
-        assertEquals(List.of("SET search_path = hr", "SHOW search_path"),
-                sentTo(server).stream().map(s -> s.cstring(0)).toList());
+        assertEquals(queryThenProbe("SET search_path = hr"), described(sentTo(server)));
         serverSends(commandComplete("SET"), readyForQuery('I'));
         assertEquals(List.of('C', 'Z'), types(sentTo(client)));
         serverShowsSearchPath("hr", 'I');
