@@ -44,6 +44,11 @@ final class SearchPath {
      * path from before it, so nothing is judged meanwhile ({@link #unconfirmed()}).
      */
     private long reportAwaited;
+    /** Probes in a row that failed outside a failed transaction block. */
+    private int failedProbes;
+
+    /** How many probes in a row may fail before the path is left unknown until the next request has ended. */
+    static final int PROBE_ATTEMPTS = 3;
 
     SearchPath(boolean wanted, BackendConnection backend, InFlight inFlight, long nonce) {
         this.wanted = wanted;
@@ -94,7 +99,7 @@ final class SearchPath {
      * server reports search_path itself, waits for that report.
      */
     void requestClosed() {
-        if (stale) {
+        if (stale || wanted && current == null && !reported.containsKey("search_path")) {
             ask();
         } else if (changedInOpenRequest && wanted) {
             reportAwaited = inFlight.openId() - 1;
@@ -158,11 +163,23 @@ final class SearchPath {
      */
     boolean reply(InFlight.Request probe, BackendMessage message) {
         if (message instanceof BackendMessage.Frame frame && frame.type() == 'Z') {
-            backend.transactionStatus((char) frame.body().getByte(0));
+            char status = (char) frame.body().getByte(0);
+            backend.transactionStatus(status);
             inFlight.retire();
             frame.bytes().release();
             if (probe.shown() != null) {
                 current = probe.shown();
+                failedProbes = 0;
+            } else if (status != 'E') {
+                // Not a failed block, where the statement that might have changed the path failed too: a cancel or
+                // a timeout hit the probe, and the path the request before it may have set is not known. Judging with
+                // the last one would judge with a path the server no longer has; ask again, and while none is known
+                // a statement that needs it is refused.
+                current = null;
+                if (++failedProbes < PROBE_ATTEMPTS) {
+                    ask();
+                    backend.channel().flush();
+                }
             }
             return true;
         }

@@ -963,6 +963,51 @@ class SessionTest {
     }
 
     @Test
+    void asksAgainWhenACancelHitsTheProbeAndNeverJudgesWithThePathFromBefore() {
+        start(SEARCH_PATH_GATE);
+        sentTo(server);
+        serverShowsSearchPath("public", 'I');
+        clientSends(query("SET search_path = hr"), query("DROP TABLE t"));
+        assertEquals(queryThenProbe("SET search_path = hr"), described(sentTo(server)));
+        serverSends(commandComplete("SET"), readyForQuery('I'));
+        sentTo(client);
+        serverSends(closeCompletes(), errorResponse("57014", "canceling statement due to user request"),
+                readyForQuery('I'));
+        assertEquals(List.of(), sentTo(client), "the probe's error is pgward's own");
+        assertEquals(PROBE, described(sentTo(server)), "asked again, the DROP still waiting");
+        serverShowsSearchPath("hr", 'I');
+        assertEquals("pgward_refused_abc_1", sentTo(server).getFirst().cstring(0));
+        assertEquals("hr", asked.getLast().searchPath());
+    }
+
+    @Test
+    void leavesThePathUnknownWhenEveryProbeFailsAndAsksAgainAfterTheNextRequest() {
+        start(SEARCH_PATH_GATE);
+        sentTo(server);
+        serverShowsSearchPath("public", 'I');
+        clientSends(query("SET search_path = hr"), query("DROP TABLE t"));
+        sentTo(server);
+        serverSends(commandComplete("SET"), readyForQuery('I'));
+        sentTo(client);
+        for (int attempt = 0; attempt < SearchPath.PROBE_ATTEMPTS; attempt++) {
+            serverSends(closeCompletes(), errorResponse("57014", "canceling statement due to statement timeout"),
+                    readyForQuery('I'));
+        }
+        assertEquals(null, asked.getLast().searchPath(), "judged knowing no path, never with public");
+        List<String> expected = new ArrayList<>(PROBE);
+        expected.addAll(PROBE);
+        expected.addAll(queryThenProbe("pgward_refused_abc_1"));
+        assertEquals(expected, described(sentTo(server)),
+                "two more probes, then the DROP's refusal, and a probe again behind its request");
+        answerTheRefusalAndReadIt("pgward_refused_abc_1");
+        serverShowsSearchPath("hr", 'I');
+        clientSends(query("DROP TABLE u"));
+        assertEquals("hr", asked.getLast().searchPath());
+        assertEquals("pgward_refused_abc_2", sentTo(server).getFirst().cstring(0));
+        answerTheRefusalAndReadIt("pgward_refused_abc_2");
+    }
+
+    @Test
     void matchesARefusalToItsOwnRequestBehindPipelinedRequestsAndAProbe() {
         start(SEARCH_PATH_GATE);
         sentTo(server);
