@@ -101,6 +101,41 @@ class RowCapIT {
         }
     }
 
+    /**
+     * PostgreSQL keeps the unnamed prepared statement after a failed statement and its transaction's end, also where
+     * pgward aborts the transaction itself (the statement ended before the cap's cancel arrived).
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {LARGE, SMALL})
+    void theUnnamedStatementOutlivesTheAbortOfATransaction(int size) throws Exception {
+        try (RawClient client = RawClient.loggedIn(proxy.port(), "reader", databaseName)) {
+            client.query("BEGIN");
+            client.readUntilReady();
+            client.parse("", "SELECT g FROM generate_series(1, " + size + ") g");
+            client.bind("", "");
+            client.execute("");
+            client.sync();
+            List<RawClient.Message> capped = client.readUntilReady();
+            assertEquals(SqlState.PROGRAM_LIMIT_EXCEEDED, capped.get(capped.size() - 2).fields().get('C'));
+            assertEquals('E', (char) capped.getLast().body()[0], "the transaction is aborted");
+            // In the extended protocol: a Query drops the unnamed statement, directly too.
+            client.parse("rollback", "ROLLBACK");
+            client.bind("rollback", "rollback");
+            client.execute("rollback");
+            client.sync();
+            assertEquals('I', (char) client.readUntilReady().getLast().body()[0]);
+
+            client.bind("", "");
+            client.execute("", CAP / 2);
+            client.sync();
+            List<RawClient.Message> again = client.readUntilReady();
+            assertEquals(0, count(again, 'E'), () -> again.stream().map(m -> m.type() == 'E' ? m.fields().toString()
+                    : String.valueOf(m.type())).toList().toString());
+            assertEquals(CAP / 2, count(again, 'D'));
+            assertEquals('s', again.get(again.size() - 2).type(), "PortalSuspended");
+        }
+    }
+
     @Test
     void aResultOfExactlyTheCapPasses() throws Exception {
         try (Connection c = proxy.connect("analyst"); Statement s = c.createStatement();

@@ -201,12 +201,16 @@ final class Replacements {
     }
 
     /**
-     * Fails the open transaction of a capped result as PostgreSQL would have failed it: a Query of a fresh token,
-     * ahead of everything in flight (the session sends it only when nothing owes a ReadyForQuery).
+     * Fails the open transaction of a capped result as PostgreSQL would have failed it: a Parse of a fresh token under
+     * its own name, and a Sync, ahead of everything in flight (the session sends it only when nothing owes a
+     * ReadyForQuery). Not a Query: that would drop the client's unnamed statement, which PostgreSQL keeps after a
+     * failed statement.
      */
     void abortTransaction() {
         inFlight.abortFirst();
-        backend.channel().write(Messages.query(backend.channel().alloc(), nextToken()));
+        String token = nextToken();
+        backend.channel().write(Messages.parse(backend.channel().alloc(), token, token));
+        backend.channel().write(Messages.sync(backend.channel().alloc()));
     }
 
     private String nextToken() {

@@ -1109,7 +1109,7 @@ class SessionTest {
         assertEquals(List.of('T', 'D', 'D', 'E'), types(toClient), "the rest of the Query is not seen");
         assertEquals("54000", toClient.getLast().fields().get('C'));
         List<Sent> toBackend = sentTo(server);
-        assertEquals(List.of("pgward_refused_abc_1"), toBackend.stream().map(s -> s.cstring(0)).toList(),
+        assertEquals(List.of("P pgward_refused_abc_1 pgward_refused_abc_1", "S"), described(toBackend),
                 "a statement that fails aborts the transaction in place of the held ReadyForQuery");
 
         serverSends(errorResponse("42601", "syntax error at or near \"pgward_refused_abc_1\""), readyForQuery('E'));
