@@ -77,8 +77,12 @@ final class DeniedBuiltIns {
             "pg_show_replication_origin_status", // pg_replication_origin_status
             "pg_mcv_list_items",                // pg_stats_ext
             "pg_sequence_parameters");          // pg_sequences and information_schema.sequences read the same
+    /**
+     * pg_control_system, _checkpoint, _init and _recovery show the cluster's identity and state (its system
+     * identifier, WAL file names, the next transaction id), which no selection shows and no tool reads.
+     */
     private static final List<String> PREFIXES = List.of("lo_", "pg_read_", "pg_ls_", "pg_stat_get_", "pg_get_",
-            "dblink", "has_", "to_reg");
+            "dblink", "has_", "to_reg", "pg_control_");
     private static final String SUFFIX = "_is_visible";
 
     private DeniedBuiltIns() {

@@ -155,7 +155,8 @@ class LookupFunctionsPostgresTest {
         "fmgr_sql_validator(1)", "inet_server_port()", "inet_client_addr()", "acldefault('r', 10)",
         "aclitemin('lookup_hidden_role=r/lookup_hidden_role')", "array_in('{1259}', 2205, -1)",
         "record_in('(1)', 2249, -1)", "domain_in('1', 2205, -1)", "enum_in('x', 3500)",
-        "range_in('[1,2]', 3904, -1)"})
+        "range_in('[1,2]', 3904, -1)", "pg_control_system()", "pg_control_checkpoint()", "pg_control_init()",
+        "pg_control_recovery()"})
     void otherLookupsAreRefused(String call) {
         assumeTheServerHasItsFunctions(call);
         assertRefused("SELECT " + call, call.substring(0, call.indexOf('(')));
