@@ -249,21 +249,29 @@ class NaturalLanguageIT {
      */
     @Test
     void aPreparedQuestionBoundAfterSearchPathChangedIsNotAskedAgain() throws Exception {
+        List<RawClient.Message> reply = askPreparedThenBindOnPath(ASKED_AGAIN, "public, pg_catalog");
+        assertTrue(reply.stream().noneMatch(m -> m.type() == 'E'), () -> reply.stream()
+                .map(m -> m.type() + " " + m.text()).toList().toString());
+        assertEquals(direct(PER_STATUS_SQL).size(), reply.stream().filter(m -> m.type() == 'D').count());
+        assertEquals(2, llm.requestsFor(ASKED_AGAIN).size(), "asked once, with one correction");
+    }
+
+    /**
+     * Prepares a question as a named statement on the session's first path, sets {@code path}, then binds and runs
+     * the statement: the reply to that.
+     */
+    private static List<RawClient.Message> askPreparedThenBindOnPath(String question, String path) throws IOException {
         try (RawClient client = RawClient.loggedIn(proxy.port(), "reader", database.name())) {
-            client.parse("question", "SELECT * FROM pgward.ask('" + ASKED_AGAIN + "')");
+            client.parse("question", "SELECT * FROM pgward.ask('" + question + "')");
             client.sync();
             assertTrue(client.readUntilReady().stream().anyMatch(m -> m.type() == '1'), "ParseComplete");
-            client.query("SET search_path = public, pg_catalog");
+            client.query("SET search_path = " + path);
             assertTrue(client.readUntilReady().stream().noneMatch(m -> m.type() == 'E'));
             client.bind("", "question");
             client.execute("");
             client.sync();
-            List<RawClient.Message> reply = client.readUntilReady();
-            assertTrue(reply.stream().noneMatch(m -> m.type() == 'E'), () -> reply.stream()
-                    .map(m -> m.type() + " " + m.text()).toList().toString());
-            assertEquals(direct(PER_STATUS_SQL).size(), reply.stream().filter(m -> m.type() == 'D').count());
+            return client.readUntilReady();
         }
-        assertEquals(2, llm.requestsFor(ASKED_AGAIN).size(), "asked once, with one correction");
     }
 
     /** The statement pgward wrote for a question names what the path resolves: bound on another path, it is refused. */
@@ -274,16 +282,8 @@ class NaturalLanguageIT {
             s.execute("TRUNCATE hr.orders");
             s.execute("INSERT INTO hr.orders VALUES (1)");
         }
-        try (RawClient client = RawClient.loggedIn(proxy.port(), "reader", database.name())) {
-            client.parse("question", "SELECT * FROM pgward.ask('" + UNQUALIFIED + "')");
-            client.sync();
-            assertTrue(client.readUntilReady().stream().anyMatch(m -> m.type() == '1'), "ParseComplete");
-            client.query("SET search_path = hr, public");
-            assertTrue(client.readUntilReady().stream().noneMatch(m -> m.type() == 'E'));
-            client.bind("", "question");
-            client.execute("");
-            client.sync();
-            List<RawClient.Message> reply = client.readUntilReady();
+        try {
+            List<RawClient.Message> reply = askPreparedThenBindOnPath(UNQUALIFIED, "hr, public");
             assertTrue(reply.stream().noneMatch(m -> m.type() == 'D'), "rows of hr.orders: " + reply);
             assertTrue(reply.stream().anyMatch(m -> m.type() == 'E'
                     && SqlState.INSUFFICIENT_PRIVILEGE.equals(m.fields().get('C'))), reply::toString);

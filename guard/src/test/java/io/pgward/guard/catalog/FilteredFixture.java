@@ -66,6 +66,31 @@ final class FilteredFixture {
     }
 
     /** Every row on a new connection as the database owner, its cells joined with "|". */
+    /**
+     * Asserts that {@code refusal}, the verdict for {@code sql} which names the hidden {@code hidden}, is PostgreSQL's
+     * own answer for the same statement with {@code absent} (a name nothing has, of the same length, so at the same
+     * position) in its place: its SQLSTATE, its text with the name put back, its position.
+     */
+    static void assertAnsweredAsAbsent(TestDatabase db, io.pgward.guard.Verdict refusal, String sql, String hidden,
+                                       String absent) {
+        org.postgresql.util.PSQLException expected = org.junit.jupiter.api.Assertions.assertThrows(
+                org.postgresql.util.PSQLException.class, () -> rows(db, sql.replace(hidden, absent)));
+        io.pgward.guard.Verdict.Refuse r = org.junit.jupiter.api.Assertions.assertInstanceOf(
+                io.pgward.guard.Verdict.Refuse.class, refusal, sql);
+        org.junit.jupiter.api.Assertions.assertEquals(CatalogRefusals.ABSENT_OBJECT, r.rule(), r.message());
+        org.junit.jupiter.api.Assertions.assertEquals(expected.getSQLState(), r.sqlState(), r.message());
+        String message = expected.getServerErrorMessage().getMessage().replace(absent, hidden)
+                .replace(absent.toLowerCase(), hidden.toLowerCase());
+        if (absent.indexOf('.') > 0 && hidden.indexOf('.') > 0) {
+            // The schema alone, where PostgreSQL answers for the schema.
+            message = message.replace(absent.substring(0, absent.indexOf('.')).toLowerCase(),
+                    hidden.substring(0, hidden.indexOf('.')).toLowerCase());
+        }
+        org.junit.jupiter.api.Assertions.assertEquals(message, r.message());
+        org.junit.jupiter.api.Assertions.assertEquals(expected.getServerErrorMessage().getPosition(), r.position(),
+                r.message());
+    }
+
     static List<String> rows(TestDatabase db, String sql) throws SQLException {
         try (Connection c = db.connect()) {
             return rows(c, sql);

@@ -174,14 +174,7 @@ class LookupFunctionsPostgresTest {
         "SELECT ARRAY[]::aclitem[] @> 'lookup_hidden_role=r/OWNER'"})
     void anAclitemNamingAHiddenRoleAnswersAsForARoleNothingHas(String template) {
         String sql = template.replace("OWNER", db.user());
-        String absent = "lookup_absent_role";
-        org.postgresql.util.PSQLException expected = org.junit.jupiter.api.Assertions.assertThrows(
-                org.postgresql.util.PSQLException.class, () -> FilteredFixture.rows(db, sql.replace(HIDDEN_ROLE, absent)));
-        Verdict.Refuse r = assertInstanceOf(Verdict.Refuse.class, verdict(sql), sql);
-        assertEquals(CatalogRefusals.ABSENT_OBJECT, r.rule(), r.message());
-        assertEquals(expected.getSQLState(), r.sqlState());
-        assertEquals(expected.getServerErrorMessage().getMessage().replace(absent, HIDDEN_ROLE), r.message());
-        assertEquals(expected.getServerErrorMessage().getPosition(), r.position());
+        FilteredFixture.assertAnsweredAsAbsent(db, verdict(sql), sql, HIDDEN_ROLE, "lookup_absent_role");
     }
 
     @Test
