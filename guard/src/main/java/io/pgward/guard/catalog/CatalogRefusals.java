@@ -42,6 +42,8 @@ public final class CatalogRefusals {
     public static final String STANDBY = "read-only-standby";
     public static final String NOT_ONE_STATEMENT = "not-one-statement";
     public static final String NOT_READ_ONLY = "statement-kind";
+    /** An EXPLAIN would print a definition the login's catalog withholds: a view's, a policy's, a function's body. */
+    public static final String EXPLAIN_WITHHELD = "explain-withheld-definition";
     /** PostgreSQL rejected the statement while it was analysed; the refusal carries PostgreSQL's error. */
     public static final String POSTGRES_ERROR = "postgres-error";
     /**
@@ -123,6 +125,24 @@ public final class CatalogRefusals {
                 + (read.equals(definedOn) ? "" : ", which reaches " + definedOn) + "; inside "
                 + (policy ? "a row-security policy of " : "the definition of ") + definedOn + ": " + why,
                 0, inside.rule(), null, inside.hint());
+    }
+
+    /**
+     * An EXPLAIN whose plan would print a definition the login's catalog withholds ({@code ExplainedPlan}): reached
+     * through {@code read}, a view the statement reads, or a table whose row-security policies it reads. The text
+     * names nothing the statement does not name: what the definition uses is the secret.
+     */
+    static Verdict.Refuse explainShowsDefinition(String read, boolean view) {
+        return refuse(EXPLAIN_WITHHELD, Verdict.Refuse.PREFIX + "EXPLAIN would show "
+                + (view ? "what " + read + " reads, and it reads" : "the row-security policies of " + read
+                + ", and they read") + " objects outside this login's table selection. The "
+                + (view ? "view" : "table") + " can be read without EXPLAIN.");
+    }
+
+    /** An EXPLAIN whose plan could print the body of a user function the statement calls, which the planner inlines. */
+    static Verdict.Refuse explainShowsFunctionBody(String function) {
+        return refuse(EXPLAIN_WITHHELD, Verdict.Refuse.PREFIX + "EXPLAIN could show the body of function " + function
+                + ", which this login's catalog does not show. The function can be called without EXPLAIN.");
     }
 
     /**

@@ -748,6 +748,11 @@ final class CheckTransaction {
             verdict = CatalogRefusals.deniedBuiltIn("to_regtype of a parameter, other than compared with pg_type.oid "
                     + "in a WHERE condition,");
         }
+        if (verdict == Verdict.ALLOW && selection.isSet() && shape.explains()) {
+            // Last: a statement refused for what it runs gets that refusal, with or without EXPLAIN.
+            verdict = ExplainedPlan.of(statement, definitions).withheldFrom(selection, catalog).<Verdict>map(r -> r)
+                    .orElse(Verdict.ALLOW);
+        }
         if (verdict == Verdict.ALLOW) {
             shareableByShape = ShapeSharing.shareable(statement, catalog);
         }
@@ -824,15 +829,6 @@ final class CheckTransaction {
         }
         boolean argumentList = kind == ObjectKind.FUNCTION || kind == ObjectKind.OPERATOR;
         return parentheses > (argumentList ? 1 : 0);
-    }
-
-    /**
-     * The code of a view's definition or of a row-security policy, reached from a relation the statement reads.
-     *
-     * @param read the relation the statement itself reads through which the definition was reached
-     * @param definedOn the view or the table of the policy, qualified
-     */
-    private record ReachedDefinition(long read, String definedOn, boolean policy, References code) {
     }
 
     /**
@@ -930,8 +926,11 @@ final class CheckTransaction {
                 code.calls.addAll(refs.calls);
                 code.otherFunctionUses.addAll(refs.otherFunctionUses);
                 long read = origin.getOrDefault(d.relation(), d.relation());
-                definitionsRead.add(new ReachedDefinition(read, rows.get(d.relation()).name(), i >= viewCount,
-                        refs));
+                CatalogReader.Relation definedOn = rows.get(d.relation());
+                ReachedDefinition.Kind kind = i >= viewCount ? ReachedDefinition.Kind.POLICY
+                        : definedOn.kind() == 'm' ? ReachedDefinition.Kind.MATERIALIZED_VIEW
+                        : ReachedDefinition.Kind.VIEW;
+                definitionsRead.add(new ReachedDefinition(read, d.relation(), definedOn.name(), kind, refs));
                 refs.relations.forEach(oid -> origin.putIfAbsent(oid, read));
                 work.addAll(refs.relations);
             }

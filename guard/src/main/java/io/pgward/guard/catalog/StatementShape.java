@@ -74,6 +74,11 @@ record StatementShape(Kind kind, List<Token> tokens, int from, int to) {
         };
     }
 
+    /** Whether the statement is an EXPLAIN of its query: the client gets the query's plan, not its rows. */
+    boolean explains() {
+        return kind == Kind.QUERY && from > 0 && tokens.get(0).isWord("explain");
+    }
+
     private static boolean startsQuery(Token t) {
         return t.kind() == Token.Kind.WORD && QUERY_WORDS.contains(t.value())
                 || t.kind() == Token.Kind.PUNCTUATION && t.text().equals("(");

@@ -5,6 +5,7 @@ import io.pgward.guard.lexer.Token;
 import io.pgward.guard.lexer.Token.Kind;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 
 /**
@@ -39,7 +40,14 @@ final class SessionCommands {
      * {@code standard_conforming_strings} only on, for the same reason: off changes what a backslash means.
      */
     static final Set<String> CHECKED_VALUE = Set.of("statement_timeout", "transaction_read_only",
-            "default_transaction_read_only", "client_encoding", "standard_conforming_strings");
+            "default_transaction_read_only", "client_encoding", "standard_conforming_strings", "client_min_messages");
+
+    /**
+     * The {@code client_min_messages} levels a login with a table selection may choose. LOG and DEBUG messages are
+     * the server log's, and some describe what a statement read: auto_explain, where the server loads it, logs each
+     * plan at LOG, views' definitions and hidden relations included.
+     */
+    private static final Set<String> SELECTION_MESSAGE_LEVELS = Set.of("info", "notice", "warning", "error");
 
     /** RESET of these would turn read-only off (or bring back a setting the policy controls). */
     private static final Set<String> NOT_RESETTABLE = Set.of("transaction_read_only", "default_transaction_read_only");
@@ -201,6 +209,9 @@ final class SessionCommands {
             case "client_encoding" -> UTF8_NAMES.contains(SettingValues.encodingKey(value)) ? Verdict.ALLOW
                     : refuseSetting("SET client_encoding to anything but UTF8", policy, start);
             case "statement_timeout" -> statementTimeout(value, policy, start);
+            case "client_min_messages" -> policy.catalogFunctions() == ReadOnlyPolicy.CatalogFunctions.UNRESTRICTED
+                    || SELECTION_MESSAGE_LEVELS.contains(value.toLowerCase(Locale.ROOT)) ? Verdict.ALLOW
+                    : refuseSetting("SET client_min_messages below NOTICE with a table selection", policy, start);
             default -> throw new IllegalStateException("no value check for " + name);
         };
     }

@@ -587,6 +587,26 @@ class ReadOnlyClassifierTest {
         assertRefused(sql, Refusals.SESSION_SETTING);
     }
 
+    /**
+     * LOG and DEBUG messages are the server log's: auto_explain, where the server loads it, logs plans at LOG, with
+     * the definitions of views a table selection withholds. A login without a selection sees what its role reads.
+     */
+    @Test
+    void keepsClientMinMessagesAtNoticeOrAboveWithATableSelection() {
+        for (String sql : List.of("SET client_min_messages = log", "SET client_min_messages TO 'DEBUG1'",
+                "SET LOCAL client_min_messages = debug")) {
+            assertEquals("pgward refused this query: SET client_min_messages below NOTICE with a table selection is "
+                    + "not allowed for the read-only login \"analyst\"",
+                    assertRefused(sql, Refusals.SESSION_SETTING).message());
+            assertEquals(Verdict.ALLOW, CLASSIFIER.classify(statement(sql), new ReadOnlyPolicy("analyst", null,
+                    ReadOnlyPolicy.CatalogFunctions.UNRESTRICTED)), sql);
+        }
+        for (String sql : List.of("SET client_min_messages = notice", "SET client_min_messages TO 'ERROR'",
+                "SET client_min_messages = info", "RESET client_min_messages")) {
+            assertAllowed(sql);
+        }
+    }
+
     @Test
     void capsStatementTimeoutAtThePolicy() {
         assertEquals("pgward refused this query: SET statement_timeout above the login's limit of 30s is not "

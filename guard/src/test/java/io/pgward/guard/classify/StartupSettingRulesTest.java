@@ -34,6 +34,8 @@ class StartupSettingRulesTest {
             "statement_timeout|2s|refuse: SET statement_timeout above the login's limit of 1s",
             "standard_conforming_strings|on|allow",
             "standard_conforming_strings|off|refuse: SET standard_conforming_strings to anything but on",
+            "client_min_messages|warning|allow",
+            "client_min_messages|LOG|refuse: SET client_min_messages below NOTICE with a table selection",
             "role|postgres|refuse: SET role",
             "session_authorization|postgres|refuse: SET session_authorization",
             "work_mem|1GB|refuse: SET work_mem",
