@@ -14,15 +14,20 @@ import java.sql.Statement;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Malformed input, dead backends and vanished clients: the affected connection gets a PostgreSQL error and is
- * closed, while a second session, opened before and used after, keeps working.
+ * Malformed input, dead backends and vanished clients: the affected connection gets PostgreSQL's error for it (an
+ * ERROR after which the session goes on, or a FATAL that closes it), while a second session, opened before and used
+ * after, keeps working.
  */
 @PostgresTest
 class BadInputIT {
@@ -133,6 +138,102 @@ class BadInputIT {
             assertEquals(SqlState.PROTOCOL_VIOLATION, reply.get(0).fields().get('C'));
             assertEquals("invalid frontend message type 89", reply.get(0).fields().get('M'));
         }
+    }
+
+    /**
+     * Messages framed correctly (type and length) whose body is malformed, each in the exchanges around it: every
+     * exchange is sent whole and read up to its ReadyForQuery, and the errors of all of them are listed. The last
+     * exchange, a SELECT 1, shows that the session goes on.
+     */
+    static Stream<Arguments> malformedBodies() {
+        byte[] sync = frame('S', "");
+        byte[] describeX = frame('D', "Xfoo\0");
+        byte[] badQuery = frame('Q', "select 1");
+        byte[] failing = concat(frame('P', "\0select 1/0\0\0\0"), frame('B', "\0\0\0\0\0\0\0\0"),
+                frame('E', "\0\0\0\0\0"));
+        String divisionByZero = "ERROR 22012 division by zero";
+        String insufficientData = "ERROR 08P01 insufficient data left in message";
+        return Stream.of(
+                Arguments.of("Describe of kind X", List.of("ERROR 08P01 invalid DESCRIBE message subtype 88"),
+                        List.of(concat(describeX, sync))),
+                Arguments.of("Close of kind X", List.of("ERROR 08P01 invalid CLOSE message subtype 88"),
+                        List.of(concat(frame('C', "Xfoo\0"), sync))),
+                Arguments.of("Execute with a two-byte body", List.of(insufficientData),
+                        List.of(concat(frame('E', "\0\0"), sync))),
+                Arguments.of("FunctionCall with a two-byte body", List.of(insufficientData),
+                        List.of(frame('F', "\0\0"))),
+                Arguments.of("Parse announcing 60,000 parameter types and carrying none",
+                        List.of(insufficientData),
+                        List.of(concat(frame('P', "\0select 1\0\u00ea\u0060"), sync))),
+                Arguments.of("Query without its terminating NUL", List.of("ERROR 08P01 invalid string in message"),
+                        List.of(badQuery)),
+                // PostgreSQL reads a message before it looks at the transaction: 08P01, not 25P02.
+                Arguments.of("Execute with a two-byte body in a failed transaction",
+                        List.of(divisionByZero, insufficientData),
+                        List.of(frame('Q', "begin\0"), frame('Q', "select 1/0\0"),
+                                concat(frame('E', "\0\0"), sync), frame('Q', "rollback\0"))),
+                // The server skips to the Sync after an error and says nothing for what it skips.
+                Arguments.of("Describe of kind X after an error in its batch", List.of(divisionByZero),
+                        List.of(concat(failing, describeX, sync))),
+                Arguments.of("Query without its NUL after an error in a batch", List.of(divisionByZero),
+                        List.of(concat(failing, badQuery, sync))));
+    }
+
+    /** Each exchange goes to PostgreSQL itself and through pgward for either login; the answers must be the same. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("malformedBodies")
+    void aMalformedBodyGetsPostgresqlsErrorAndTheSessionGoesOn(String name, List<String> errors,
+                                                              List<byte[]> exchanges) throws Exception {
+        List<byte[]> thenSelectOne = new java.util.ArrayList<>(exchanges);
+        thenSelectOne.add(frame('Q', "select 1\0"));
+        List<String> direct;
+        try (RawClient client = RawClient.loggedIn(database.port(), database.user(), database.password(),
+                database.name())) {
+            direct = replies(client, thenSelectOne);
+        }
+        assertEquals(errors, String.join("", direct).lines().filter(line -> line.startsWith("E "))
+                .map(line -> line.substring(2)).toList(), "PostgreSQL's errors: " + direct);
+        assertTrue(direct.getLast().endsWith("C SELECT 1|\nZ I\n"), direct.getLast());
+        for (String login : new String[] {"reader", "trusted"}) {
+            try (RawClient client = RawClient.loggedIn(proxy.port(), login, database.name())) {
+                assertEquals(direct, replies(client, thenSelectOne), login);
+            }
+        }
+    }
+
+    /** What the server answered each exchange, one line per message: errors by severity, SQLSTATE and text. */
+    private static List<String> replies(RawClient client, List<byte[]> exchanges) throws Exception {
+        List<String> replies = new java.util.ArrayList<>();
+        for (byte[] exchange : exchanges) {
+            client.raw(exchange);
+            StringBuilder reply = new StringBuilder();
+            for (RawClient.Message m : client.readUntilReady()) {
+                reply.append(m.type()).append(' ');
+                if (m.type() == 'E' || m.type() == 'N') {
+                    reply.append(m.fields().get('S')).append(' ').append(m.fields().get('C')).append(' ')
+                            .append(m.fields().get('M'));
+                } else if (m.type() != 'T') {
+                    reply.append(m.text().replace('\0', '|'));
+                }
+                reply.append('\n');
+            }
+            replies.add(reply.toString());
+        }
+        return replies;
+    }
+
+    /** A message whose body is {@code body}'s characters, each one byte. */
+    private static byte[] frame(char type, String body) {
+        byte[] bytes = body.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+        return ByteBuffer.allocate(5 + bytes.length).put((byte) type).putInt(4 + bytes.length).put(bytes).array();
+    }
+
+    private static byte[] concat(byte[]... frames) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        for (byte[] f : frames) {
+            out.writeBytes(f);
+        }
+        return out.toByteArray();
     }
 
     @Test

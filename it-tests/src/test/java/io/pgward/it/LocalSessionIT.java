@@ -258,7 +258,7 @@ class LocalSessionIT {
     }
 
     @Test
-    void malformedMessagesEndOnlyTheirOwnSession() throws IOException {
+    void anUnknownMessageTypeEndsOnlyItsOwnSession() throws IOException {
         try (RawClient bystander = login()) {
             try (RawClient garbage = login()) {
                 garbage.send('Y', new byte[] {1, 2, 3});
@@ -267,17 +267,32 @@ class LocalSessionIT {
                 assertEquals("FATAL", reply.getLast().fields().get('S'));
                 assertEquals(SqlState.PROTOCOL_VIOLATION, reply.getLast().fields().get('C'));
             }
-            try (RawClient truncated = login()) {
-                // A Bind that announces a parameter value longer than the message holds.
-                truncated.parse("", "params");
-                truncated.send('B', new byte[] {0, 0, 0, 0, 0, 1, 0, 0, 0, 100, 'x'});
-                truncated.sync();
-                List<RawClient.Message> reply = truncated.readUntilClosed();
-                assertEquals("FATAL", reply.getLast().fields().get('S'));
-                assertEquals(SqlState.PROTOCOL_VIOLATION, reply.getLast().fields().get('C'));
-            }
             bystander.query("rows 1");
             assertEquals("NTDCZ", types(bystander.readUntilReady()), "the other session carries on");
+        }
+    }
+
+    /** A message framed correctly whose body is malformed gets PostgreSQL's ERROR 08P01, and the session goes on. */
+    @Test
+    void aMalformedMessageGetsAnErrorAndTheSessionGoesOn() throws IOException {
+        try (RawClient client = login()) {
+            // A Bind that announces a parameter value longer than the message holds.
+            client.parse("", "params");
+            client.send('B', new byte[] {0, 0, 0, 0, 0, 1, 0, 0, 0, 100, 'x'});
+            client.sync();
+            List<RawClient.Message> reply = client.readUntilReady();
+            assertEquals("1EZ", types(reply));
+            assertEquals(Map.of('S', "ERROR", 'V', "ERROR", 'C', SqlState.PROTOCOL_VIOLATION, 'M',
+                    "insufficient data left in message"), reply.get(1).fields());
+
+            client.send('D', "Xfoo\0".getBytes(StandardCharsets.US_ASCII));
+            client.sync();
+            reply = client.readUntilReady();
+            assertEquals("EZ", types(reply));
+            assertEquals("invalid DESCRIBE message subtype 88", reply.getFirst().fields().get('M'));
+
+            client.query("rows 1");
+            assertEquals("NTDCZ", types(client.readUntilReady()));
         }
     }
 

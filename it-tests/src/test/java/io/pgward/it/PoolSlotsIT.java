@@ -67,6 +67,16 @@ class PoolSlotsIT {
         for (char type : new char[] {'D', 'E', 'C', 'H', 'S', 'F', 'd', 'c', 'f', 'X', 'p', 'z'}) {
             cases.add(new Leaving("garbage " + type + " message", c -> c.raw(frame(type, new byte[] {1, 2, 3}))));
         }
+        // Malformed bodies the session answers and goes on after: a statement of pgward's is in flight in their place.
+        byte[] unterminated = "select 1".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        cases.add(new Leaving("a Query without its NUL", c -> c.raw(frame('Q', unterminated))));
+        cases.add(new Leaving("a Query without its NUL, answered", c -> {
+            c.raw(frame('Q', unterminated));
+            c.readUntilReady();
+        }));
+        cases.add(new Leaving("a Describe of kind X", c -> c.raw(frame('D', new byte[] {'X', 'f', 'o', 'o', 0}))));
+        cases.add(new Leaving("a Parse announcing 60,000 parameter types", c -> c.raw(frame('P',
+                new byte[] {0, 's', 'e', 'l', 'e', 'c', 't', ' ', '1', 0, (byte) 0xea, 0x60}))));
         cases.add(new Leaving("an absurd length", c -> c.raw(new byte[] {'Q', 0x7f, (byte) 0xff, (byte) 0xff, 0})));
         cases.add(new Leaving("a Bind error without Sync", c -> {
             c.bind("", "no_such_statement");

@@ -57,6 +57,44 @@ final class RawClient implements AutoCloseable {
         return client;
     }
 
+    /**
+     * Logs in with SCRAM-SHA-256, as PostgreSQL itself asks the test role to, and reads up to the first
+     * ReadyForQuery: the same raw messages can then go to PostgreSQL and to pgward.
+     */
+    static RawClient loggedIn(int port, String user, String password, String database) throws IOException {
+        RawClient client = new RawClient(port);
+        client.startup(Map.of("user", user, "database", database));
+        authentication(client.read(), 10);
+        ScramLogin scram = new ScramLogin(password);
+        byte[] first = scram.clientFirst().getBytes(StandardCharsets.US_ASCII);
+        java.io.ByteArrayOutputStream initial = new java.io.ByteArrayOutputStream();
+        DataOutputStream data = new DataOutputStream(initial);
+        cstring(data, "SCRAM-SHA-256");
+        data.writeInt(first.length);
+        data.write(first);
+        client.send('p', initial.toByteArray());
+        client.flush();
+        byte[] serverFirst = authentication(client.read(), 11);
+        client.send('p', scram.clientFinal(new String(serverFirst, StandardCharsets.US_ASCII))
+                .getBytes(StandardCharsets.US_ASCII));
+        client.flush();
+        authentication(client.read(), 12);
+        List<Message> messages = client.readUntilReady();
+        if (messages.get(0).type() != 'R') {
+            throw new IOException("login failed: " + messages);
+        }
+        return client;
+    }
+
+    /** The data of an Authentication message with {@code code}; anything else fails the login. */
+    private static byte[] authentication(Message message, int code) throws IOException {
+        if (message.type() != 'R' || java.nio.ByteBuffer.wrap(message.body()).getInt() != code) {
+            throw new IOException("expected authentication " + code + ", got " + message.type() + " "
+                    + message.fields());
+        }
+        return java.util.Arrays.copyOfRange(message.body(), 4, message.body().length);
+    }
+
     void startup(Map<String, String> parameters) throws IOException {
         startup(List.copyOf(parameters.entrySet()));
     }

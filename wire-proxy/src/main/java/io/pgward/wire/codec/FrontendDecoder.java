@@ -4,9 +4,10 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.pgward.wire.protocol.FrontendMessage;
+import io.pgward.wire.protocol.MalformedMessage;
+import io.pgward.wire.protocol.MessageBody;
 import io.pgward.wire.protocol.ProtocolException;
 import io.pgward.wire.protocol.SqlState;
-import io.pgward.wire.protocol.Wire;
 import java.util.List;
 
 /**
@@ -15,9 +16,11 @@ import java.util.List;
  * <p>Every length is checked before anything is buffered: at most 10,000 bytes per message until the client
  * is authenticated; afterwards, as PostgreSQL's {@code PQ_SMALL_MESSAGE_LIMIT} / {@code PQ_LARGE_MESSAGE_LIMIT},
  * 10,000 bytes for messages that carry only names and 1 GiB for those that carry SQL, parameters or COPY data.
- * An unknown type is a protocol violation, as in PostgreSQL. While a message above {@link InboundBudget#LARGE} bytes
- * arrives, the bytes of it held count against the budget all connections share ({@link InboundBudget}); one that
- * does not fit ends the connection with 53200 out_of_memory, as a backend that cannot allocate a message does.
+ * A length outside these limits or an unknown type ends the connection with a FATAL 08P01; a body that does not
+ * read as its type's layout does not ({@link FrontendMessage.Malformed}). While a message above {@link
+ * InboundBudget#LARGE} bytes arrives, the bytes of it held count against the budget all connections share ({@link
+ * InboundBudget}); one that does not fit ends the connection with 53200 out_of_memory, as a backend that cannot
+ * allocate a message does.
  */
 public final class FrontendDecoder extends ByteToMessageDecoder {
 
@@ -98,58 +101,77 @@ public final class FrontendDecoder extends ByteToMessageDecoder {
         };
     }
 
+    /**
+     * The message a complete frame holds. A body that does not read as its type's layout gives a {@link
+     * FrontendMessage.Malformed}: PostgreSQL answers it with an ERROR and goes on, so the session does too. The
+     * fields are read in PostgreSQL's order, so that a body with several faults gets the error PostgreSQL gives.
+     */
     private static FrontendMessage decode(char type, ByteBuf frame) {
         ByteBuf body = frame.slice(5, frame.readableBytes() - 5);
-        return switch (type) {
-            case 'Q' -> new FrontendMessage.Query(Wire.readCString(body), frame);
-            case 'P' -> parse(body, frame);
-            case 'B' -> new FrontendMessage.Bind(Wire.readCString(body), Wire.readCString(body), frame);
-            case 'D' -> new FrontendMessage.Describe(kind(body), Wire.readCString(body), frame);
-            case 'E' -> new FrontendMessage.Execute(Wire.readCString(body), readInt(body), frame);
-            case 'C' -> new FrontendMessage.Close(kind(body), Wire.readCString(body), frame);
-            case 'S' -> new FrontendMessage.Sync(frame);
-            case 'H' -> new FrontendMessage.Flush(frame);
-            case 'X' -> new FrontendMessage.Terminate(frame);
-            case 'F' -> new FrontendMessage.FunctionCall(readInt(body), frame);
-            case 'p' -> new FrontendMessage.AuthenticationResponse(frame);
-            case 'd', 'c', 'f' -> new FrontendMessage.Copy(type, frame);
-            default -> throw new ProtocolException("invalid frontend message type " + (int) type);
-        };
+        try {
+            return switch (type) {
+                case 'Q' -> query(body, frame);
+                case 'P' -> parse(body, frame);
+                // The rest of a Bind is the server's to read: it reports an absent statement before a bad value.
+                case 'B' -> new FrontendMessage.Bind(MessageBody.readString(body), MessageBody.readString(body),
+                        frame);
+                case 'D', 'C' -> describeOrClose(type, body, frame);
+                case 'E' -> execute(body, frame);
+                case 'S' -> new FrontendMessage.Sync(frame);
+                case 'H' -> new FrontendMessage.Flush(frame);
+                case 'X' -> new FrontendMessage.Terminate(frame);
+                // As for a Bind, the arguments are read by the server, after it has looked the function up.
+                case 'F' -> new FrontendMessage.FunctionCall(MessageBody.readInt(body), frame);
+                case 'p' -> new FrontendMessage.AuthenticationResponse(frame);
+                case 'd', 'c', 'f' -> new FrontendMessage.Copy(type, frame);
+                default -> throw new ProtocolException("invalid frontend message type " + (int) type);
+            };
+        } catch (MalformedMessage e) {
+            return new FrontendMessage.Malformed(type, e.getMessage(), frame);
+        }
     }
 
-    private static FrontendMessage.Parse parse(ByteBuf body, ByteBuf frame) {
-        String name = Wire.readCString(body);
-        String sql = Wire.readCString(body);
-        if (body.readableBytes() < 2) {
-            throw new ProtocolException("invalid message format");
-        }
-        // Unsigned, as PostgreSQL reads every int16 count: a Parse may give up to 65,535 parameter types.
-        int count = body.readUnsignedShort();
-        if (body.readableBytes() < count * 4) {
-            throw new ProtocolException("invalid message format");
-        }
+    /** Wire: {@code cstring sql}. */
+    private static FrontendMessage.Query query(ByteBuf body, ByteBuf frame) throws MalformedMessage {
+        String sql = MessageBody.readString(body);
+        MessageBody.end(body);
+        return new FrontendMessage.Query(sql, frame);
+    }
+
+    /** Wire: {@code cstring name | cstring sql | int16 n | int32 oid * n}. */
+    private static FrontendMessage.Parse parse(ByteBuf body, ByteBuf frame) throws MalformedMessage {
+        String name = MessageBody.readString(body);
+        String sql = MessageBody.readString(body);
+        int count = MessageBody.readUnsignedShort(body);
         int[] types = new int[count];
         for (int i = 0; i < count; i++) {
-            types[i] = body.readInt();
+            types[i] = MessageBody.readInt(body);
         }
+        MessageBody.end(body);
         return new FrontendMessage.Parse(name, sql, types, frame);
     }
 
-    private static char kind(ByteBuf body) {
-        if (!body.isReadable()) {
-            throw new ProtocolException("invalid message format");
-        }
-        char kind = (char) body.readByte();
+    /**
+     * Wire: {@code byte 'S'/'P' | cstring name}. PostgreSQL reads the whole body before it looks at the kind, and
+     * names the message in its error for another kind.
+     */
+    private static FrontendMessage describeOrClose(char type, ByteBuf body, ByteBuf frame) throws MalformedMessage {
+        int kind = MessageBody.readByte(body);
+        String name = MessageBody.readString(body);
+        MessageBody.end(body);
         if (kind != 'S' && kind != 'P') {
-            throw new ProtocolException("invalid DESCRIBE/CLOSE message subtype " + (int) kind);
+            String messageName = type == 'D' ? "DESCRIBE" : "CLOSE";
+            throw new MalformedMessage("invalid " + messageName + " message subtype " + kind);
         }
-        return kind;
+        return type == 'D' ? new FrontendMessage.Describe((char) kind, name, frame)
+                : new FrontendMessage.Close((char) kind, name, frame);
     }
 
-    private static int readInt(ByteBuf body) {
-        if (body.readableBytes() < 4) {
-            throw new ProtocolException("invalid message format");
-        }
-        return body.readInt();
+    /** Wire: {@code cstring portal | int32 maxRows}. */
+    private static FrontendMessage.Execute execute(ByteBuf body, ByteBuf frame) throws MalformedMessage {
+        String portal = MessageBody.readString(body);
+        int maxRows = MessageBody.readInt(body);
+        MessageBody.end(body);
+        return new FrontendMessage.Execute(portal, maxRows, frame);
     }
 }

@@ -2,6 +2,7 @@ package io.pgward.wire.local;
 
 import io.netty.buffer.ByteBuf;
 import io.pgward.wire.protocol.BindParameters;
+import io.pgward.wire.protocol.MalformedMessage;
 import io.pgward.wire.protocol.SqlState;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -20,8 +21,9 @@ final class BindValues {
     /**
      * @param frame the whole Bind message, type and length included
      * @param parameterTypes the types given at Parse, 0 where unspecified
+     * @throws MalformedMessage when the Bind does not hold the values it announces
      */
-    static List<String> read(ByteBuf frame, int[] parameterTypes) {
+    static List<String> read(ByteBuf frame, int[] parameterTypes) throws MalformedMessage {
         List<BindParameters.Value> parameters = BindParameters.read(frame);
         List<String> values = new ArrayList<>(parameters.size());
         for (int i = 0; i < parameters.size(); i++) {

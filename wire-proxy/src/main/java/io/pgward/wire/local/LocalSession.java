@@ -11,6 +11,7 @@ import io.pgward.wire.audit.AuditLog;
 import io.pgward.wire.audit.ConnectionLog;
 import io.pgward.wire.config.PgwardConfig;
 import io.pgward.wire.protocol.FrontendMessage;
+import io.pgward.wire.protocol.MalformedMessage;
 import io.pgward.wire.protocol.Messages;
 import io.pgward.wire.protocol.PgError;
 import io.pgward.wire.protocol.ProtocolException;
@@ -267,14 +268,25 @@ public final class LocalSession extends ChannelInboundHandlerAdapter implements 
             }
             case FrontendMessage.Flush f -> client.flush();
             case FrontendMessage.Terminate t -> end();
-            case FrontendMessage.FunctionCall f -> {
-                fail(PgError.error(SqlState.FEATURE_NOT_SUPPORTED, "fast-path function calls are not supported on "
-                        + "this database"));
-                ready();
-            }
+            case FrontendMessage.FunctionCall f -> failRequest(PgError.error(SqlState.FEATURE_NOT_SUPPORTED,
+                    "fast-path function calls are not supported on this database"));
             case FrontendMessage.Copy c -> throw new ProtocolException("unexpected COPY message: no COPY is in progress");
             case FrontendMessage.AuthenticationResponse a -> throw new ProtocolException("invalid frontend message type 112");
+            case FrontendMessage.Malformed m -> {
+                PgError error = PgError.error(SqlState.PROTOCOL_VIOLATION, m.error());
+                if (m.endsRequest()) {
+                    failRequest(error);
+                } else {
+                    fail(error);
+                }
+            }
         }
+    }
+
+    /** A Query or FunctionCall failed: its error, then ReadyForQuery, and nothing is skipped after it. */
+    private void failRequest(PgError error) {
+        client.write(error.encode(client.alloc()));
+        ready();
     }
 
     // ---------------------------------------------------------------- simple protocol
@@ -304,8 +316,7 @@ public final class LocalSession extends ChannelInboundHandlerAdapter implements 
         }, error -> {
             stream.close();
             streaming = null;
-            client.write(error.encode(client.alloc()));
-            ready();
+            failRequest(error);
         });
     }
 
@@ -421,6 +432,9 @@ public final class LocalSession extends ChannelInboundHandlerAdapter implements 
             values = BindValues.read(bind.frame(), prepared.parameterTypes());
         } catch (LocalDatabaseException e) {
             fail(new PgError("ERROR", e.sqlState(), e.getMessage(), null, null, 0));
+            return false;
+        } catch (MalformedMessage e) {
+            fail(PgError.error(SqlState.PROTOCOL_VIOLATION, e.getMessage()));
             return false;
         }
         List<Integer> types = new java.util.ArrayList<>();

@@ -20,27 +20,32 @@ public final class BindParameters {
     }
 
     /**
+     * Reads the values as PostgreSQL's exec_bind_message reads them, with its errors for a message that does not
+     * hold what it announces.
+     *
      * @param frame the whole Bind message, type and length included
-     * @throws ProtocolException when the format codes do not match the values
+     * @throws MalformedMessage when the message does not hold what it announces, or its format codes do not match
+     *         its values
      */
-    public static List<Value> read(ByteBuf frame) {
+    public static List<Value> read(ByteBuf frame) throws MalformedMessage {
         ByteBuf body = frame.slice(frame.readerIndex() + 5, frame.readableBytes() - 5);
-        Wire.readCString(body);
-        Wire.readCString(body);
-        int formatCount = body.readUnsignedShort();
+        MessageBody.readString(body);
+        MessageBody.readString(body);
+        int formatCount = MessageBody.readUnsignedShort(body);
         int[] formats = new int[formatCount];
         for (int i = 0; i < formatCount; i++) {
-            formats[i] = body.readUnsignedShort();
+            formats[i] = MessageBody.readUnsignedShort(body);
         }
-        int count = body.readUnsignedShort();
+        int count = MessageBody.readUnsignedShort(body);
         if (formatCount > 1 && formatCount != count) {
-            throw new ProtocolException("bind message has " + formatCount + " parameter formats but " + count
+            throw new MalformedMessage("bind message has " + formatCount + " parameter formats but " + count
                     + " parameters");
         }
         List<Value> values = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
-            int length = body.readInt();
-            ByteBuf value = length < 0 ? null : body.readSlice(length);
+            int length = MessageBody.readInt(body);
+            // -1 is NULL; any other negative length PostgreSQL refuses as data the message does not hold.
+            ByteBuf value = length == -1 ? null : MessageBody.readSlice(body, length);
             boolean binary = (formatCount == 1 ? formats[0] : formatCount == 0 ? 0 : formats[i]) != 0;
             values.add(new Value(value, binary));
         }

@@ -104,4 +104,17 @@ public sealed interface FrontendMessage extends ReferenceCounted {
     /** CopyData, CopyDone, CopyFail: forwarded untouched. */
     record Copy(char type, ByteBuf frame) implements FrontendMessage {
     }
+
+    /**
+     * A Query, Parse, Bind, Describe, Execute, Close or FunctionCall whose type and length are valid but whose body
+     * does not read as the type's layout ({@link MalformedMessage}). Never forwarded: PostgreSQL's ERROR 08P01 with
+     * {@code error} as its text answers it, and the session goes on.
+     */
+    record Malformed(char type, String error, ByteBuf frame) implements FrontendMessage {
+
+        /** A malformed Query or FunctionCall ends its request with ReadyForQuery, as a well-formed one does. */
+        public boolean endsRequest() {
+            return type == 'Q' || type == 'F';
+        }
+    }
 }

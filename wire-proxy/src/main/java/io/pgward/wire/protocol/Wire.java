@@ -40,14 +40,15 @@ public final class Wire {
         buf.writeByte(0);
     }
 
-    /** Reads a NUL-terminated UTF-8 string; a missing terminator is a protocol violation. */
+    /**
+     * Reads a NUL-terminated UTF-8 string; a missing terminator is a protocol violation that ends the connection.
+     * A client message that PostgreSQL answers with an ERROR instead is read with {@link MessageBody#readString}.
+     */
     public static String readCString(ByteBuf buf) {
-        int end = buf.indexOf(buf.readerIndex(), buf.writerIndex(), (byte) 0);
-        if (end < 0) {
-            throw new ProtocolException("invalid string in message");
+        try {
+            return MessageBody.readString(buf);
+        } catch (MalformedMessage e) {
+            throw new ProtocolException(e.getMessage());
         }
-        String text = buf.toString(buf.readerIndex(), end - buf.readerIndex(), StandardCharsets.UTF_8);
-        buf.readerIndex(end + 1);
-        return text;
     }
 }

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.pgward.guard.Verdict;
 import io.pgward.wire.protocol.BindParameters;
+import io.pgward.wire.protocol.MalformedMessage;
 import io.pgward.wire.protocol.Wire;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -27,8 +28,10 @@ final class BoundValues {
     /**
      * @param frame the whole Bind message, type and length included
      * @param wanted the parameters wanted
+     * @throws MalformedMessage when the Bind does not hold the values it announces
      */
-    static Map<Integer, String> text(ByteBuf frame, List<Verdict.TypeNameParameter> wanted) {
+    static Map<Integer, String> text(ByteBuf frame, List<Verdict.TypeNameParameter> wanted)
+            throws MalformedMessage {
         List<BindParameters.Value> parameters = BindParameters.read(frame);
         Map<Integer, String> values = new LinkedHashMap<>();
         for (Verdict.TypeNameParameter w : wanted) {

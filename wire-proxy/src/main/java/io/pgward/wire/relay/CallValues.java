@@ -3,6 +3,7 @@ package io.pgward.wire.relay;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.pgward.wire.protocol.BindParameters;
+import io.pgward.wire.protocol.MalformedMessage;
 import io.pgward.wire.protocol.Wire;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -40,8 +41,10 @@ final class CallValues {
     /**
      * @param frame the whole Bind message
      * @throws Unreadable a value too long, not UTF-8, or in a binary format pgward does not read
+     * @throws MalformedMessage the Bind does not hold the values it announces
      */
-    static Map<Integer, String> read(ByteBuf frame, TypeNameStatements.Calls calls) throws Unreadable {
+    static Map<Integer, String> read(ByteBuf frame, TypeNameStatements.Calls calls) throws Unreadable,
+            MalformedMessage {
         List<BindParameters.Value> values = BindParameters.read(frame);
         Map<Integer, String> read = new HashMap<>();
         for (int number : calls.parameters()) {

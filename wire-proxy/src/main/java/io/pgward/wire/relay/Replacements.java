@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A replacement is written as a Query when it stands for a Query or FunctionCall (it closes the request, as
  * they do) and as a Parse under the client's statement name when it stands for a Parse (the Bind, Execute and Sync
- * that follow refer to it).
+ * that follow refer to it). A message pgward could not read is replaced as {@link #malformed} says.
  */
 final class Replacements {
 
@@ -52,13 +52,15 @@ final class Replacements {
     void refuse(FrontendMessage message, Verdict.Refuse refusal, boolean endsBatch) {
         String token = nextToken();
         Verdict.Refuse answered = inCharacters(message, refusal);
-        // A refused Bind, Describe or Execute becomes a Parse of the token under the token's own name: the server fails it and
-        // skips to the Sync as it would after the message's own error, and no statement of the client's is touched.
+        // A refused Bind, Describe or Execute, or a message pgward could not read, becomes a Parse of the token
+        // under the token's own name: the server fails it and skips to the Sync as it would after the message's own
+        // error, and no statement of the client's is touched.
         ByteBuf replacement = switch (message) {
             case FrontendMessage.Parse p -> Messages.parse(backend.channel().alloc(), p.statement(), token);
             case FrontendMessage.Bind b -> Messages.parse(backend.channel().alloc(), token, token);
             case FrontendMessage.Describe d -> Messages.parse(backend.channel().alloc(), token, token);
             case FrontendMessage.Execute e -> Messages.parse(backend.channel().alloc(), token, token);
+            case FrontendMessage.Malformed m -> Messages.parse(backend.channel().alloc(), token, token);
             default -> Messages.query(backend.channel().alloc(), token);
         };
         message.release();
@@ -70,6 +72,22 @@ final class Replacements {
             inFlight.extendedSent();
         }
         backend.channel().write(replacement);
+        if (message instanceof FrontendMessage.Malformed && endsBatch) {
+            backend.channel().write(Messages.sync(backend.channel().alloc()));
+        }
+    }
+
+    /**
+     * A message pgward could not read never reaches the server: a Parse of a fresh token under the token's own name
+     * goes in its place, and the server's syntax error for it becomes PostgreSQL's error for the message (ERROR 08P01,
+     * {@link Verdicts#MALFORMED}). The server then skips to the Sync as after PostgreSQL's own error, and says nothing
+     * when it already skips. In place of a Query or FunctionCall a Sync follows, which ends the request with
+     * ReadyForQuery as PostgreSQL ends it. Not a Query of the token: that would drop the client's unnamed statement,
+     * which PostgreSQL keeps (it fails the message before it runs anything).
+     */
+    void malformed(FrontendMessage.Malformed message) {
+        refuse(message, new Verdict.Refuse(SqlState.PROTOCOL_VIOLATION, message.error(), 0, Verdicts.MALFORMED),
+                message.endsRequest());
     }
 
     /**

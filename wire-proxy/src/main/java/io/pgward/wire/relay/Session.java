@@ -20,6 +20,7 @@ import io.pgward.wire.pool.BackendConnection;
 import io.pgward.wire.pool.BackendPool;
 import io.pgward.wire.protocol.BackendMessage;
 import io.pgward.wire.protocol.FrontendMessage;
+import io.pgward.wire.protocol.MalformedMessage;
 import io.pgward.wire.protocol.Messages;
 import io.pgward.wire.protocol.PgError;
 import io.pgward.wire.protocol.ProtocolException;
@@ -37,8 +38,10 @@ import java.util.concurrent.TimeUnit;
  * channels; everything they receive comes here.
  *
  * <p>Client messages pass in order. Query, Parse and FunctionCall go through the {@link StatementGate} (asked by
- * the {@link Judge}); all others are forwarded as they arrived. Backend output is forwarded as runs of bytes; only
- * ReadyForQuery, ErrorResponse, ParameterStatus (and, for the row cap, CommandComplete and PortalSuspended) are read.
+ * the {@link Judge}); all others are forwarded as they arrived, except a message pgward could not read ({@link
+ * FrontendMessage.Malformed}), which never reaches the server: PostgreSQL's error for it takes its place. Backend
+ * output is forwarded as runs of bytes; only ReadyForQuery, ErrorResponse, ParameterStatus (and, for the row cap,
+ * CommandComplete and PortalSuspended) are read.
  *
  * <p><b>States.</b> The session is relaying until it has {@code ended} (then whatever arrives is released). What
  * it waits for is kept in three places:
@@ -227,8 +230,7 @@ public final class Session implements ConnectedClient.Control {
     }
 
     private void process(FrontendMessage message) {
-        if ((message instanceof FrontendMessage.Query || message instanceof FrontendMessage.FunctionCall)
-                && inFlight.openHasExtended() && !skippedOrAsked(message)) {
+        if (endsRequest(message) && inFlight.openHasExtended() && !skippedOrAsked(message)) {
             return;
         }
         switch (message) {
@@ -276,7 +278,19 @@ public final class Session implements ConnectedClient.Control {
             }
             case FrontendMessage.Flush f -> forward(message, false);
             case FrontendMessage.Copy c -> forward(message, false);
+            case FrontendMessage.Malformed m -> {
+                replacements.malformed(m);
+                if (m.endsRequest()) {
+                    searchPath.requestClosed();
+                }
+            }
         }
+    }
+
+    /** A Query or FunctionCall, well-formed or not: each ends its request with a ReadyForQuery of its own. */
+    private static boolean endsRequest(FrontendMessage message) {
+        return message instanceof FrontendMessage.Query || message instanceof FrontendMessage.FunctionCall
+                || message instanceof FrontendMessage.Malformed m && m.endsRequest();
     }
 
     /**
@@ -494,7 +508,13 @@ public final class Session implements ConnectedClient.Control {
                     "type-name-parameter"), false);
             case TypeNameStatements.Calls calls -> bindComputed(bind, calls);
             case TypeNameStatements.Parameters parameters -> {
-                Map<Integer, String> values = BoundValues.text(bind.frame(), parameters.parameters());
+                Map<Integer, String> values;
+                try {
+                    values = BoundValues.text(bind.frame(), parameters.parameters());
+                } catch (MalformedMessage e) {
+                    replacements.refuse(bind, unreadableBind(e), false);
+                    return;
+                }
                 if (values.values().stream().allMatch(java.util.Objects::isNull)) {
                     forward(bind, false);
                     return;
@@ -542,6 +562,9 @@ public final class Session implements ConnectedClient.Control {
             replacements.refuse(bind, new Verdict.Refuse(SqlState.INVALID_PARAMETER_VALUE, e.getMessage(), 0,
                     "pgward-function"), false);
             return;
+        } catch (MalformedMessage e) {
+            replacements.refuse(bind, unreadableBind(e), false);
+            return;
         }
         if (searchPath.mayHaveChangedInOpenRequest()) {
             replacements.refuse(bind, new Verdict.Refuse(SqlState.INSUFFICIENT_PRIVILEGE, Verdict.Refuse.PREFIX
@@ -562,6 +585,16 @@ public final class Session implements ConnectedClient.Control {
                         + "this statement with pgward calls", 0, "pgward-function"), false);
             }
         });
+    }
+
+    /**
+     * PostgreSQL's error for a Bind whose values pgward must judge but cannot read. The Bind is not forwarded: the
+     * server would look up the type names bound before the value it fails on, unjudged. PostgreSQL reads the values
+     * only after it checked the transaction, so this refusal, unlike the one for a {@link FrontendMessage.Malformed},
+     * gives way to 25P02 in a failed one.
+     */
+    private static Verdict.Refuse unreadableBind(MalformedMessage e) {
+        return new Verdict.Refuse(SqlState.PROTOCOL_VIOLATION, e.getMessage(), 0, "malformed-bind");
     }
 
     /** Notes what a Parse or Query does to the session's prepared statements, as if it ran. */

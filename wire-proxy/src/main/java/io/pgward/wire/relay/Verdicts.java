@@ -26,6 +26,8 @@ final class Verdicts {
     /** Lines about a session's statements are logged as the session's. */
     private static final Logger log = LoggerFactory.getLogger(Session.class);
     private static final String SYNTAX_ERROR_AT = "syntax error at or near \"";
+    /** The rule of PostgreSQL's error for a message pgward could not read ({@link Replacements#malformed}). */
+    static final String MALFORMED = "malformed-message";
     /** A Bind message's parameter count is an unsigned int16. */
     private static final int MAX_BIND_VALUES = 65_535;
 
@@ -118,8 +120,9 @@ final class Verdicts {
             // word and its position in place of the token's.
             return PgError.replacing(alloc, errorBody, substitution.token(), word, refusal.position());
         }
-        if (grammarError(refusal)) {
-            // PostgreSQL's grammar rejected the client's text: its error comes first, in an aborted transaction too.
+        if (grammarError(refusal) || refusal.rule().equals(MALFORMED)) {
+            // PostgreSQL's grammar rejected the client's text, or it could not read the message: either error comes
+            // first, in an aborted transaction too.
             return new PgError("ERROR", refusal.sqlState(), refusal.message(), refusal.detail(), refusal.hint(),
                     refusal.position()).encode(alloc);
         }

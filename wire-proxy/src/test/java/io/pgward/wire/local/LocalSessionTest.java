@@ -210,4 +210,56 @@ class LocalSessionTest {
         assertTrue(other.isOpen());
         assertEquals(List.of("c1"), ended);
     }
+
+    /** A correctly framed message whose body cannot be read gets PostgreSQL's ERROR 08P01, and the session goes on. */
+    @Test
+    void aMalformedQueryGetsAnErrorAndReadyForQuery() {
+        EmbeddedChannel client = client("c1");
+
+        clientSends(client, bytes('Q', 0, 0, 0, 12, "select 1"));
+
+        List<byte[]> reply = sentTo(client);
+        assertEquals(2, reply.size());
+        assertEquals(Map.of('S', "ERROR", 'V', "ERROR", 'C', SqlState.PROTOCOL_VIOLATION, 'M',
+                "invalid string in message"), fields(reply.getFirst()));
+        assertBytes(bytes('Z', 0, 0, 0, 5, 'I'), Unpooled.wrappedBuffer(reply.get(1)));
+        clientSends(client, QUERY_USERS);
+        assertWire(ALICE_ON_THE_WIRE, sentTo(client));
+        assertTrue(client.isOpen());
+        assertEquals(List.of(), ended);
+    }
+
+    /** After the error for a malformed extended-protocol message everything up to the Sync is skipped. */
+    @Test
+    void aMalformedDescribeGetsAnErrorAndTheRestUpToSyncIsSkipped() {
+        EmbeddedChannel client = client("c1");
+
+        clientSends(client, bytes('D', 0, 0, 0, 9, 'X', "foo", 0, 'H', 0, 0, 0, 4));
+        List<byte[]> reply = sentTo(client);
+        assertEquals(1, reply.size(), "the error comes at once, without waiting for the Sync");
+        assertEquals("invalid DESCRIBE message subtype 88", fields(reply.getFirst()).get('M'));
+
+        clientSends(client, bytes('P', 0, 0, 0, 8, 0, 0, 0, 0, 'S', 0, 0, 0, 4));
+        assertWire(List.of(bytes('Z', 0, 0, 0, 5, 'I')), sentTo(client));
+        clientSends(client, QUERY_USERS);
+        assertWire(ALICE_ON_THE_WIRE, sentTo(client));
+        assertEquals(List.of(), ended);
+    }
+
+    /** A fast-path call is refused with its own ReadyForQuery; what follows it is not skipped. */
+    @Test
+    void aFunctionCallIsRefusedAndTheNextQueryIsAnswered() {
+        EmbeddedChannel client = client("c1");
+
+        clientSends(client, bytes('F', 0, 0, 0, 14, 0, 0, 0x06, 0x3e, 0, 0, 0, 0, 0, 0));
+        List<byte[]> reply = sentTo(client);
+        assertEquals(2, reply.size());
+        assertEquals(SqlState.FEATURE_NOT_SUPPORTED, fields(reply.getFirst()).get('C'));
+        clientSends(client, QUERY_USERS);
+        assertWire(ALICE_ON_THE_WIRE, sentTo(client));
+    }
+
+    private static Map<Character, String> fields(byte[] error) {
+        return PgError.fields(Unpooled.wrappedBuffer(error, 5, error.length - 5));
+    }
 }

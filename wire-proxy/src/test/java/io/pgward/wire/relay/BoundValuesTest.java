@@ -46,7 +46,7 @@ class BoundValuesTest {
     }
 
     @Test
-    void onlyValidTextValuesAreRead() {
+    void onlyValidTextValuesAreRead() throws Exception {
         ByteBuf frame = bind(new int[] {0, 1, 0, 0}, utf8("hr.kind"), new byte[] {0, 0, 64, 0}, null,
                 new byte[] {(byte) 0xC3});
         Map<Integer, String> expected = new HashMap<>();
@@ -65,7 +65,7 @@ class BoundValuesTest {
 
     /** A text parameter's binary value is its text's bytes: a name, where a regtype's is an OID. */
     @Test
-    void aTextParametersBinaryValueIsReadAsItsName() {
+    void aTextParametersBinaryValueIsReadAsItsName() throws Exception {
         ByteBuf frame = bind(new int[] {1, 1}, utf8("hr.kind"), utf8("hr.kind"));
         Map<Integer, String> expected = new HashMap<>();
         expected.put(1, "hr.kind");
@@ -77,7 +77,7 @@ class BoundValuesTest {
     }
 
     @Test
-    void theStandInReplacesOneValueAndIsNoShorter() {
+    void theStandInReplacesOneValueAndIsNoShorter() throws Exception {
         ByteBuf frame = bind(new int[0], utf8("a"), utf8("hr.order_status"));
         String standIn = BoundValues.standIn("pgward_refused_1_1", "hr.order_status(1, 2, 3, 4, 5)");
         assertTrue(standIn.length() >= "hr.order_status(1, 2, 3, 4, 5)".length(), standIn);

@@ -29,6 +29,7 @@ import io.pgward.wire.protocol.Messages;
 import io.pgward.wire.protocol.PgError;
 import io.pgward.wire.protocol.TrackingAllocator;
 import io.pgward.wire.protocol.Wire;
+import io.pgward.wire.protocol.WireBytes;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -488,6 +489,145 @@ class SessionTest {
         assertEquals("42601", error.get('C'));
         assertEquals("syntax error at or near \"TABEL\"", error.get('M'));
         assertEquals("8", error.get('P'));
+    }
+
+    // ---------------------------------------------------------------- malformed messages
+
+    /**
+     * A message pgward cannot read is never forwarded: a Parse of a token takes its place, and the server's syntax
+     * error for it becomes PostgreSQL's ERROR 08P01 for the message; the server skips to the Sync as after that error.
+     */
+    @Test
+    void aMalformedDescribeGetsPostgresqlsErrorAndTheServerSkipsToTheSync() {
+        start(REFUSE_DROP);
+        clientSends(parse("", "SELECT 1"), malformed('D', "invalid DESCRIBE message subtype 88", 'X', "foo", 0),
+                sync());
+
+        List<Sent> toBackend = sentTo(server);
+        assertEquals(List.of('P', 'P', 'S'), types(toBackend));
+        assertArrayEquals(bytes('P', 0, 0, 0, 48, "pgward_refused_abc_1", 0, "pgward_refused_abc_1", 0, 0, 0),
+                toBackend.get(1).bytes(), "the token under its own name: the client's statements are untouched");
+        assertNeverContains("foo", toBackend);
+        serverSends(parseComplete(), errorResponse("42601", "syntax error at or near \"pgward_refused_abc_1\""),
+                readyForQuery('I'));
+
+        List<Sent> toClient = sentTo(client);
+        assertEquals(List.of('1', 'E', 'Z'), types(toClient));
+        assertEquals(Map.of('S', "ERROR", 'V', "ERROR", 'C', "08P01", 'M', "invalid DESCRIBE message subtype 88"),
+                toClient.get(1).fields());
+        assertSessionGoesOn();
+    }
+
+    /**
+     * A malformed Query ends its request with ReadyForQuery, as PostgreSQL's error for it does; in its place goes a
+     * Parse of the token and a Sync, not a Query, which would drop the unnamed statement PostgreSQL keeps.
+     */
+    @Test
+    void aMalformedQueryGetsPostgresqlsErrorAndReadyForQuery() {
+        start(REFUSE_DROP);
+        clientSends(malformed('Q', "invalid string in message", "select 1"));
+
+        List<Sent> toBackend = sentTo(server);
+        assertEquals(List.of('P', 'S'), types(toBackend));
+        assertEquals(List.of("pgward_refused_abc_1", "pgward_refused_abc_1"),
+                List.of(toBackend.getFirst().cstring(0), toBackend.getFirst().cstring(1)));
+        serverSends(errorResponse("42601", "syntax error at or near \"pgward_refused_abc_1\""), readyForQuery('I'));
+
+        List<Sent> toClient = sentTo(client);
+        assertEquals(List.of('E', 'Z'), types(toClient));
+        assertEquals("08P01", toClient.getFirst().fields().get('C'));
+        assertEquals("invalid string in message", toClient.getFirst().fields().get('M'));
+        assertSessionGoesOn();
+    }
+
+    /** PostgreSQL reads a message before it looks at the transaction: in a failed one the error is still 08P01. */
+    @Test
+    void aMalformedMessageInAFailedTransactionGetsItsOwnErrorNot25P02() {
+        start(REFUSE_DROP);
+        clientSends(query("SELECT 1/0"));
+        sentTo(server);
+        serverSends(errorResponse("22012", "division by zero"), readyForQuery('E'));
+        sentTo(client);
+
+        clientSends(malformed('E', "insufficient data left in message", 0, 0), sync());
+        assertEquals(List.of('P', 'S'), types(sentTo(server)));
+        serverSends(errorResponse("42601", "syntax error at or near \"pgward_refused_abc_1\""), readyForQuery('E'));
+
+        List<Sent> toClient = sentTo(client);
+        assertEquals(List.of('E', 'Z'), types(toClient));
+        assertEquals("08P01", toClient.getFirst().fields().get('C'));
+        assertEquals("insufficient data left in message", toClient.getFirst().fields().get('M'));
+    }
+
+    /**
+     * After an earlier error of the batch the server skips the token too, and says nothing for it, as PostgreSQL says
+     * nothing for a malformed message it skips; the next request's refusal is still matched to its own token.
+     */
+    @Test
+    void aMalformedMessageAfterAnErrorInTheBatchGetsNoAnswer() {
+        start(REFUSE_DROP);
+        clientSends(parse("", "SELECT 1/0"), bind("", ""), execute(""),
+                malformed('C', "invalid CLOSE message subtype 88", 'X', "foo", 0), sync());
+        assertEquals(List.of('P', 'B', 'E', 'P', 'S'), types(sentTo(server)));
+        serverSends(parseComplete(), bindComplete(), errorResponse("22012", "division by zero"), readyForQuery('I'));
+        List<Sent> toClient = sentTo(client);
+        assertEquals(List.of('1', '2', 'E', 'Z'), types(toClient));
+        assertEquals("22012", toClient.get(2).fields().get('C'));
+
+        clientSends(query("DROP TABLE t"));
+        assertEquals("pgward_refused_abc_2", sentTo(server).getFirst().cstring(0));
+        answerTheRefusalAndReadIt("pgward_refused_abc_2");
+    }
+
+    /** A malformed Query after a failed extended message is skipped as the server skips a Query there. */
+    @Test
+    void aMalformedQueryAfterAFailedExtendedMessageIsSkipped() {
+        start(REFUSE_DROP);
+        clientSends(parse("", "SELECT 1/0"), bind("", ""), execute(""),
+                malformed('Q', "invalid string in message", "select 1"), sync());
+        assertEquals(List.of('P', 'B', 'E', 'P', 'H'), types(sentTo(server)), "asks whether the server skips");
+        serverSends(parseComplete(), bindComplete(), errorResponse("22012", "division by zero"));
+        assertEquals(List.of('1', '2', 'E'), types(sentTo(client)));
+        assertEquals(List.of('S'), types(sentTo(server)), "nothing in the malformed Query's place");
+        serverSends(readyForQuery('I'));
+        assertEquals(List.of('Z'), types(sentTo(client)));
+        assertSessionGoesOn();
+    }
+
+    /**
+     * A Bind whose values pgward must judge but cannot read is not forwarded either: the server would use the values
+     * before the one it fails on.
+     */
+    @Test
+    void aBindWhoseValuesCannotBeReadIsRefusedWithPostgresqlsError() {
+        start(BOUND_CALLS);
+        clientSends(parse("S1", "select * from pgward.describe($1)"), sync());
+        assertEquals(List.of('P', 'S'), types(sentTo(server)));
+        serverSends(parseComplete(), readyForQuery('I'));
+        assertEquals(List.of('1', 'Z'), types(sentTo(client)));
+
+        // One value announced, of 100 bytes; one byte present.
+        FrontendMessage.Bind truncated = new FrontendMessage.Bind("", "S1", Wire.message(alloc, 'B',
+                b -> b.writeBytes(bytes(0, "S1", 0, 0, 0, 0, 1, 0, 0, 0, 100, 'x'))));
+        clientSends(truncated, execute(""), sync());
+        List<Sent> toBackend = sentTo(server);
+        assertEquals(List.of('P', 'E', 'S'), types(toBackend));
+        assertEquals("pgward_refused_abc_1", toBackend.getFirst().cstring(0));
+        serverSends(errorResponse("42601", "syntax error at or near \"pgward_refused_abc_1\""), readyForQuery('I'));
+        List<Sent> toClient = sentTo(client);
+        assertEquals(List.of('E', 'Z'), types(toClient));
+        assertEquals("08P01", toClient.getFirst().fields().get('C'));
+        assertEquals("insufficient data left in message", toClient.getFirst().fields().get('M'));
+    }
+
+    /** The session still relays: a Query goes to the server and its answer to the client. */
+    private void assertSessionGoesOn() {
+        clientSends(query("SELECT 1"));
+        assertEquals(List.of('Q'), types(sentTo(server)));
+        serverSends(commandComplete("SELECT 1"), readyForQuery('I'));
+        assertEquals(List.of('C', 'Z'), types(sentTo(client)));
+        assertTrue(client.isOpen());
+        assertEquals(0, ends);
     }
 
     // ---------------------------------------------------------------- rewritten statements
@@ -1223,6 +1363,11 @@ class SessionTest {
             Wire.writeCString(b, statement);
             b.writeShort(0).writeShort(1).writeInt(bytes.length).writeBytes(bytes).writeShort(0);
         }));
+    }
+
+    /** A message of {@code type} whose body is {@code body} (as {@link WireBytes#bytes}) and could not be read. */
+    private FrontendMessage.Malformed malformed(char type, String error, Object... body) {
+        return new FrontendMessage.Malformed(type, error, Wire.message(alloc, type, b -> b.writeBytes(bytes(body))));
     }
 
     private BackendMessage.Frame parseComplete() {
