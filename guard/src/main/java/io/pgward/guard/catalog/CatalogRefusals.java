@@ -128,6 +128,17 @@ public final class CatalogRefusals {
     }
 
     /**
+     * Code found in the definition of a view, or a policy of a table, that {@code read} reaches and the selection does
+     * not include: the refusal names neither that relation nor what its definition uses, which the login's catalog
+     * withholds.
+     */
+    static Verdict.Refuse inHiddenDefinition(Verdict.Refuse inside, String read) {
+        return new Verdict.Refuse(inside.sqlState(), Verdict.Refuse.PREFIX + "it reads " + read + ", which reaches "
+                + "a view or a row-security policy outside this login's table selection whose code this login may "
+                + "not run", 0, inside.rule(), null, null);
+    }
+
+    /**
      * An EXPLAIN whose plan would print a definition the login's catalog withholds ({@code ExplainedPlan}): reached
      * through {@code read}, a view the statement reads, or a table whose row-security policies it reads. The text
      * names nothing the statement does not name: what the definition uses is the secret.

@@ -738,7 +738,7 @@ final class CheckTransaction {
             // Executing it could coerce a value to a risky domain, or it reads a column of one.
             return CatalogRefusals.riskyDomains(domainReach.domainNames());
         }
-        Verdict verdict = codeRules(statement, definitions, selection.isSet(), gates).<Verdict>map(r -> r)
+        Verdict verdict = codeRules(statement, definitions, selection, gates).<Verdict>map(r -> r)
                 .orElse(Verdict.ALLOW);
         if (verdict == Verdict.ALLOW && gates != null) {
             verdict = gates.unreadableSettings(statement).<Verdict>map(r -> r).orElse(Verdict.ALLOW);
@@ -836,8 +836,8 @@ final class CheckTransaction {
      * found only in a definition says where it was found, since the user never wrote it.
      */
     private Optional<Verdict.Refuse> codeRules(References statement, List<ReachedDefinition> definitions,
-                                               boolean selectionSet, GatedUses gates) throws SQLException {
-        CodeRules rules = new CodeRules(catalog, selectionSet, gates);
+                                               TableSelection selection, GatedUses gates) throws SQLException {
+        CodeRules rules = new CodeRules(catalog, selection.isSet(), gates);
         Optional<Verdict.Refuse> refusal = rules.check(statement);
         if (refusal.isPresent()) {
             return refusal;
@@ -848,8 +848,13 @@ final class CheckTransaction {
             refusal = rules.check(d.code());
             if (refusal.isPresent()) {
                 CatalogReader.Relation through = read.get(d.read());
-                return Optional.of(CatalogRefusals.inDefinition(refusal.get(),
-                        through == null ? d.definedOn() : through.name(), d.definedOn(), d.policy()));
+                String readName = through == null ? d.definedOn() : through.name();
+                if (selection.isSet() && d.relation() != d.read() && !selection.selects(d.relation())) {
+                    // The view or table it reaches is hidden, and so is what its definition uses.
+                    return Optional.of(CatalogRefusals.inHiddenDefinition(refusal.get(), readName));
+                }
+                return Optional.of(CatalogRefusals.inDefinition(refusal.get(), readName, d.definedOn(),
+                        d.policy()));
             }
         }
         return Optional.empty();

@@ -185,6 +185,17 @@ class RefusalTextsTest {
     }
 
     @Test
+    void aDefinitionOutsideTheSelectionIsNeitherNamedNorTold() throws SQLException {
+        TableSelection outer;
+        try (Connection c = db.connect()) {
+            outer = GuardFixture.selection(c, List.of("public.v_outer"));
+        }
+        assertEquals("pgward refused this query: it reads public.v_outer, which reaches a view or a row-security "
+                + "policy outside this login's table selection whose code this login may not run",
+                refused(outer, "SELECT id FROM v_outer").message());
+    }
+
+    @Test
     void refusalsWordedByPgwardBeginAlike() {
         Verdict.Refuse gone = check.checkNow(CheckRequest.of(new TableSelection(List.of(), true), null, PATH,
                 "SELECT 1")) instanceof Verdict.Refuse r ? r : null;
