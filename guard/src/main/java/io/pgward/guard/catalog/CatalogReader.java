@@ -9,8 +9,10 @@ import java.sql.Types;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
@@ -187,6 +189,35 @@ final class CatalogReader {
         try (PreparedStatement ps = connection.prepareStatement(sql); ResultSet rs = ps.executeQuery()) {
             return rs.next() && rs.getBoolean(1);
         }
+    }
+
+    /**
+     * The views among {@code relations} whose security_barrier option is on. PostgreSQL itself reads the stored
+     * text as a boolean, so every spelling it accepted when the option was set (true, on, yes, 1, t, ...) counts.
+     */
+    Set<Long> securityBarrierViews(Collection<Long> relations) throws SQLException {
+        return oidsWhere(relations, """
+                SELECT c.oid FROM pg_catalog.pg_class c WHERE c.oid = ANY (CAST(%s AS pg_catalog.oid[]))
+                  AND EXISTS (SELECT FROM pg_catalog.pg_options_to_table(c.reloptions) o
+                              WHERE o.option_name OPERATOR(pg_catalog.=) 'security_barrier'
+                                AND CAST(o.option_value AS pg_catalog.bool))""");
+    }
+
+    /** The functions among {@code functions} marked LEAKPROOF (pg_proc.proleakproof). */
+    Set<Long> leakproofFunctions(Collection<Long> functions) throws SQLException {
+        return oidsWhere(functions, """
+                SELECT p.oid FROM pg_catalog.pg_proc p WHERE p.oid = ANY (CAST(%s AS pg_catalog.oid[]))
+                  AND p.proleakproof""");
+    }
+
+    /** The OIDs {@code query} returns for {@code oids}, written into it as an array literal (numbers only). */
+    private Set<Long> oidsWhere(Collection<Long> oids, String query) throws SQLException {
+        Set<Long> out = new HashSet<>();
+        if (!oids.isEmpty()) {
+            read(query.formatted(oids.stream().map(String::valueOf).collect(Collectors.joining(",", "'{", "}'"))),
+                    rs -> out.add(rs.getLong(1)));
+        }
+        return out;
     }
 
     /** Whether an operator with one of these names exists outside pg_catalog. */

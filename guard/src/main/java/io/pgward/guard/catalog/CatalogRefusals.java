@@ -44,6 +44,11 @@ public final class CatalogRefusals {
     public static final String NOT_READ_ONLY = "statement-kind";
     /** An EXPLAIN would print a definition the login's catalog withholds: a view's, a policy's, a function's body. */
     public static final String EXPLAIN_WITHHELD = "explain-withheld-definition";
+    /**
+     * A statement reads a selected view over relations the selection leaves out, which is no security barrier, with
+     * code that could fail on a row the view filters out ({@code LeakyViews}).
+     */
+    public static final String LEAKY_VIEW = "leaky-view";
     /** PostgreSQL rejected the statement while it was analysed; the refusal carries PostgreSQL's error. */
     public static final String POSTGRES_ERROR = "postgres-error";
     /**
@@ -148,6 +153,19 @@ public final class CatalogRefusals {
                 + (view ? "what " + read + " reads, and it reads" : "the row-security policies of " + read
                 + ", and they read") + " objects outside this login's table selection. The "
                 + (view ? "view" : "table") + " can be read without EXPLAIN.");
+    }
+
+    /**
+     * A read of {@code view}, a selected view over relations outside the selection that is no security barrier, by a
+     * statement whose {@code leak} (a function, an operator or a cast) could run on rows the view filters out. The
+     * text names only the view the statement reads, never what it reads.
+     */
+    static Verdict.Refuse leakyView(String view, String leak) {
+        return refuse(LEAKY_VIEW, Verdict.Refuse.PREFIX + view + " is a view over relations outside this login's "
+                + "table selection, and " + leak + " could run on rows it filters out (PostgreSQL may evaluate "
+                + "conditions before the view's own). Use leakproof functions and operators only with it, or have "
+                + "the database owner make it a security barrier: ALTER VIEW " + view
+                + " SET (security_barrier = true).");
     }
 
     /** An EXPLAIN whose plan could print the body of a user function the statement calls, which the planner inlines. */

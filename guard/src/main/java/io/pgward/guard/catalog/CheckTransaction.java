@@ -748,6 +748,10 @@ final class CheckTransaction {
             verdict = CatalogRefusals.deniedBuiltIn("to_regtype of a parameter, other than compared with pg_type.oid "
                     + "in a WHERE condition,");
         }
+        if (verdict == Verdict.ALLOW && selection.isSet()) {
+            verdict = LeakyViews.refusal(parsed, statement, definitions, selection, catalog).<Verdict>map(r -> r)
+                    .orElse(Verdict.ALLOW);
+        }
         if (verdict == Verdict.ALLOW && selection.isSet() && shape.explains()) {
             // Last: a statement refused for what it runs gets that refusal, with or without EXPLAIN.
             verdict = ExplainedPlan.of(statement, definitions).withheldFrom(selection, catalog).<Verdict>map(r -> r)
