@@ -39,9 +39,10 @@ final class DeniedBuiltIns {
      * address (inet_server_addr, inet_server_port, refused for every read-only login at L2 as SHOW port is) and
      * pgward's own (inet_client_addr, inet_client_port, which pg_stat_activity shows as NULL). Also role names by
      * OID and a role's existence by name (acldefault's aclitems print their roles' names, aclitemin looks names up),
-     * and the input functions that take the type to read their text as by OID: {@code array_in('{16469}', 2205, -1)}
-     * is a regclass array, printed with hidden relations' names, beyond what the type rules see (the result's type
-     * is anyarray or record).
+     * type names by OID (oidvectortypes prints a hidden table's row type, where format_type answers as for an absent
+     * type), and the input functions that take the type to read their text as by OID: {@code array_in('{16469}',
+     * 2205, -1)} is a regclass array, printed with hidden relations' names, beyond what the type rules see (the
+     * result's type is anyarray or record).
      */
     private static final Set<String> LOOKUPS = Set.of("pg_has_role", "row_security_active", "pg_tablespace_databases",
             "pg_database_collation_actual_version", "pg_stat_have_stats", "fmgr_c_validator",
@@ -49,7 +50,7 @@ final class DeniedBuiltIns {
             "pg_is_other_temp_schema", "pg_collation_actual_version", "pg_extension_update_paths",
             "satisfies_hash_partition", "inet_server_addr", "inet_server_port", "inet_client_addr",
             "inet_client_port", "acldefault", "aclitemin", "array_in", "record_in", "domain_in", "enum_in",
-            "range_in", "multirange_in");
+            "range_in", "multirange_in", "oidvectortypes");
     /**
      * The functions the system views are built on (system_views.sql of PostgreSQL 14 to 18). With a selection, a
      * catalog or statistics view outside it is refused like any other relation; its function must be refused too,
