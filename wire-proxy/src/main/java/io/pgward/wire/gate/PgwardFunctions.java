@@ -47,11 +47,14 @@ final class PgwardFunctions {
 
     /** The call this text makes, if it is one of ours; a cheap test first, as nearly every text is not. */
     static Optional<PgwardCall> recognize(GateRequest request) throws NlException {
-        String sql = request.sql();
+        return recognize(request.sql(), request.standardConformingStrings());
+    }
+
+    private static Optional<PgwardCall> recognize(String sql, boolean standardConformingStrings) throws NlException {
         if (!containsIgnoringCase(sql, "pgward") && !sql.contains("nl:")) {
             return Optional.empty();
         }
-        return PgwardCallParser.recognize(sql, request.standardConformingStrings());
+        return PgwardCallParser.recognize(sql, standardConformingStrings);
     }
 
     /**
@@ -59,11 +62,8 @@ final class PgwardFunctions {
      * cannot be read for them (the caller then takes the text pgward wrote, which is judged like any other).
      */
     static boolean calledIn(String sql, boolean standardConformingStrings) {
-        if (!containsIgnoringCase(sql, "pgward") && !sql.contains("nl:")) {
-            return false;
-        }
         try {
-            return PgwardCallParser.recognize(sql, standardConformingStrings).isPresent()
+            return recognize(sql, standardConformingStrings).isPresent()
                     || PgwardCallSites.mayCall(sql) && !PgwardCallSites.find(sql, standardConformingStrings).isEmpty();
         } catch (NlException e) {
             return true;
