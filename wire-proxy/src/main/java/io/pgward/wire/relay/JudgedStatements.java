@@ -81,6 +81,14 @@ final class JudgedStatements {
         return statements.possible(name);
     }
 
+    /**
+     * Every statement {@code name} may hold for a Bind or Describe in the open client request numbered
+     * {@code openRequest} ({@link PossiblyHeld#possibleWithin}).
+     */
+    List<Judged> possibleWithin(String name, long openRequest) {
+        return statements.possibleWithin(name, openRequest);
+    }
+
     /** {@code before}, which {@code name} may hold, was judged again and allowed as {@code now}. */
     void judgedAgain(String name, Judged before, Judged now) {
         statements.replaced(name, before, now);

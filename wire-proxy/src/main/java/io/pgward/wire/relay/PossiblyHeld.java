@@ -62,6 +62,16 @@ final class PossiblyHeld<T> {
         return entry == null ? List.of() : entry.possible();
     }
 
+    /**
+     * Every value {@code name} may hold for a message of the open client request numbered {@code openRequest}: when
+     * that request set or removed the name, the message runs only if that did too (an error before it makes the
+     * server skip to the Sync), so the name holds what it set.
+     */
+    List<T> possibleWithin(String name, long openRequest) {
+        Entry<T> entry = entries.get(name);
+        return entry == null ? List.of() : entry.request() == openRequest ? entry.pending() : entry.possible();
+    }
+
     /** {@code before}, which {@code name} may hold, is {@code now} from here on. */
     void replaced(String name, T before, T now) {
         Entry<T> entry = entries.get(name);

@@ -43,12 +43,12 @@ final class Reanalysis {
         this.database = database;
     }
 
-    /** Before a Bind or a statement Describe of {@code name}. */
-    Need before(String name) {
+    /** Before a Bind or a statement Describe of {@code name}, in the open client request numbered {@code request}. */
+    Need before(String name, long request) {
         if (!searchPath.wanted()) {
             return GO_ON;
         }
-        List<JudgedStatements.Judged> possible = statements.possible(name);
+        List<JudgedStatements.Judged> possible = statements.possibleWithin(name, request);
         if (possible.isEmpty()) {
             return GO_ON;
         }

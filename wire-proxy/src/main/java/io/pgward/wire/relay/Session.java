@@ -401,7 +401,7 @@ public final class Session implements ConnectedClient.Control {
      * ({@link Reanalysis}); a refusal takes the message's place otherwise.
      */
     private void whenStillAllowed(FrontendMessage message, String name, Runnable then) {
-        switch (reanalysis.before(name)) {
+        switch (reanalysis.before(name, inFlight.openId())) {
             case Reanalysis.GoOn goOn -> then.run();
             case Reanalysis.Refused refused -> await(message, judge.refused(message, "-- prepared statement \""
                     + name + "\"", refused.refusal()), verdict -> replacements.refuse(message, (Verdict.Refuse) verdict,
