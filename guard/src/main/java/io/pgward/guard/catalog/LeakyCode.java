@@ -14,10 +14,17 @@ import java.util.Set;
  * <p>A use counts only where its arguments read a row (a column, a parameter, a CASE or array element), as in
  * PostgreSQL: {@code now() - interval '1 day'} shows nothing of any row. Aggregates and window functions, their
  * arguments included, run over the rows that passed every filter, so nothing in them counts unless a subquery inside
- * them reads on its own. Functions and operators are leakproof or not by the catalog ({@link LeakyViews} asks);
- * the other constructs that can fail on a value are never leakproof: an I/O cast (an input function's error quotes
- * its input), a subquery that must return one row, GREATEST and LEAST, subscripts, XML and SQL/JSON functions, and
- * any node this class does not know.
+ * them reads on its own. Neither does the select list of the client's statement itself, with what it sorts, groups
+ * and partitions by (PostgreSQL keeps those there): it is computed as the last step of the scans and joins, on rows
+ * that passed every condition below, and is never moved below one. Only there: the select list of a subquery, a CTE
+ * or a UNION arm may be pulled up into a condition, or computed at the scan it reads (a PlaceHolderVar under an outer
+ * join) before the join that is the view's filter. (Eager aggregation, planned for PostgreSQL 19, computes partial
+ * aggregates below joins: revisit both before serving it.)
+ *
+ * <p>Functions and operators are leakproof or not by the catalog ({@link LeakyViews} asks); the other constructs that
+ * can fail on a value are never leakproof: an I/O cast (an input function's error quotes its input), a subquery that
+ * must return one row, GREATEST and LEAST, subscripts, XML and SQL/JSON functions, and any node this class does not
+ * know.
  */
 final class LeakyCode {
 
@@ -57,16 +64,54 @@ final class LeakyCode {
     /** No row is read: reach below every level. */
     private static final int NONE = Integer.MIN_VALUE;
 
+    /** PostgreSQL's CMD_SELECT. */
+    private static final long SELECT = 1;
+    /** RTEKind RTE_GROUP (PostgreSQL 18): the grouping expressions, which its select list and HAVING refer to. */
+    private static final long RTE_GROUP = 9;
+
     private final List<Use> uses = new ArrayList<>();
+    /** The lists computed above every filter ({@link #projectedLast}), by identity. */
+    private final Set<TreeValue> projected = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
 
     private LeakyCode() {
     }
 
-    /** The uses in {@code tree}, a stored query, that could fail on a row, in the order met. */
-    static List<Use> of(TreeValue tree) {
+    /**
+     * The uses in {@code check}, the checked query {@code SELECT 1 FROM (client statement) AS pgward_query}
+     * ({@link CheckFunctionBody}), that could fail on a row, in the order met.
+     */
+    static List<Use> of(TreeValue check) {
         LeakyCode code = new LeakyCode();
-        code.visit(tree, false);
+        code.projectedLast(check);
+        code.visit(check, false);
         return code.uses;
+    }
+
+    /**
+     * Notes what of the client's statement, when it is one plain SELECT (no UNION, INTERSECT or EXCEPT), is computed
+     * above every filter: its select list, and its grouping expressions where PostgreSQL 18 keeps them apart unless a
+     * HAVING refers to them (a HAVING without aggregates is moved to WHERE).
+     */
+    private void projectedLast(TreeValue check) {
+        if (check instanceof TreeValue.Node wrapper && items(wrapper, "rtable").size() == 1
+                && items(wrapper, "rtable").get(0) instanceof TreeValue.Node rte
+                && rte.number("rtekind") == QuietQuals.RTE_SUBQUERY
+                && rte.field("subquery").orElse(null) instanceof TreeValue.Node client
+                && client.tag().equals("QUERY") && client.number("commandType") == SELECT
+                && client.field("setOperations").orElse(TreeValue.Null.INSTANCE) instanceof TreeValue.Null) {
+            client.field("targetList").ifPresent(projected::add);
+            if (client.field("havingQual").orElse(TreeValue.Null.INSTANCE) instanceof TreeValue.Null) {
+                for (TreeValue entry : items(client, "rtable")) {
+                    if (entry instanceof TreeValue.Node group && group.number("rtekind") == RTE_GROUP) {
+                        group.field("groupexprs").ifPresent(projected::add);
+                    }
+                }
+            }
+        }
+    }
+
+    private static List<TreeValue> items(TreeValue.Node node, String field) {
+        return node.field(field).orElse(null) instanceof TreeValue.NodeList list ? list.items() : List.of();
     }
 
     /**
@@ -79,8 +124,9 @@ final class LeakyCode {
             case TreeValue.Node node -> node(node, aggregated);
             case TreeValue.NodeList list -> {
                 int reach = NONE;
+                boolean above = aggregated || projected.contains(list);
                 for (TreeValue item : list.items()) {
-                    reach = Math.max(reach, visit(item, aggregated));
+                    reach = Math.max(reach, visit(item, above));
                 }
                 yield reach;
             }
