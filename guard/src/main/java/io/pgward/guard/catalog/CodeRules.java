@@ -1,6 +1,7 @@
 package io.pgward.guard.catalog;
 
 import io.pgward.guard.Verdict;
+import io.pgward.guard.classify.ReadableSettings;
 import java.sql.SQLException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -22,8 +23,9 @@ import java.util.Set;
  *   <li>A function outside pg_catalog must pass the user-function rule: a plain function (not an aggregate,
  *       window function or procedure), STABLE or IMMUTABLE, not SECURITY DEFINER, no SET clauses, written in SQL
  *       or PL/pgSQL, not owned by a superuser, and a body that does not write, run EXECUTE or read a relation and
- *       calls only functions that pass too (a built-in callee must not be VOLATILE or denied). A SQL-standard body
- *       is read as a parse tree; a string body as text ({@link StringBody}).</li>
+ *       calls only functions that pass too (a built-in callee must not be VOLATILE or denied, and one that reads a
+ *       setting by name must be given a constant name). A SQL-standard body is read as a parse tree; a string
+ *       body as text ({@link StringBody}).</li>
  *   <li>A type is refused when one of its input, output, receive or send functions is outside pg_catalog
  *       (arrays by their element type, domains by their base type too). With a table selection, the
  *       object-identifier types are refused, except a regconfig or regdictionary constant passed directly to
@@ -215,7 +217,34 @@ final class CodeRules {
         }
         for (CatalogReader.Function callee : catalog.functionsNamed(body.calledNames())) {
             functions.putIfAbsent(callee.oid(), callee);
-            if (!calleePasses(callee)) {
+            if (!calleePasses(callee) || readsSetting(callee) && body.callsWithComputedFirstArgument(callee.name())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Whether {@code f} reads a setting by a name it is given ({@link ReadableSettings#FUNCTIONS}). In a function's
+     * body its name must be a constant, the body's owner's choice: a name the caller passes in would read a setting
+     * SHOW refuses ({@code current_setting(n)} with {@code 'port'}).
+     */
+    private static boolean readsSetting(CatalogReader.Function f) {
+        return f.builtIn() && ReadableSettings.FUNCTIONS.contains(f.name());
+    }
+
+    /** Whether every call in {@code body} of a function that reads a setting by name names a constant. */
+    private boolean settingNamesConstant(References body) throws SQLException {
+        for (References.Call call : body.calls) {
+            if (readsSetting(function(call.function()))
+                    && !(call.expression().field("args").orElse(null) instanceof TreeValue.NodeList args
+                         && !args.items().isEmpty() && args.items().get(0) instanceof TreeValue.Node first
+                         && first.tag().equals("CONST"))) {
+                return false;
+            }
+        }
+        for (long oid : body.otherFunctionUses) {
+            if (readsSetting(function(oid))) {
                 return false;
             }
         }
@@ -237,6 +266,9 @@ final class CodeRules {
             if (!calleePasses(function(oid))) {
                 return false;
             }
+        }
+        if (!settingNamesConstant(body)) {
+            return false;
         }
         Set<Long> types = new LinkedHashSet<>(body.types);
         body.directConstArguments.forEach(a -> types.add(a.type()));

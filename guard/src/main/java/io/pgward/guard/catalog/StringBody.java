@@ -29,16 +29,20 @@ final class StringBody {
     /** Why the body fails, or null when it passes; {@link #calledNames()} then lists what it calls. */
     private final String failure;
     private final Set<String> calledNames;
+    /** The called names of which some call's first argument is more than one string literal. */
+    private final Set<String> calledWithComputedName;
     private final Set<String> operators;
 
-    private StringBody(String failure, Set<String> calledNames, Set<String> operators) {
+    private StringBody(String failure, Set<String> calledNames, Set<String> calledWithComputedName,
+                       Set<String> operators) {
         this.failure = failure;
         this.calledNames = calledNames;
+        this.calledWithComputedName = calledWithComputedName;
         this.operators = operators;
     }
 
     private static StringBody fails(String why) {
-        return new StringBody(why, Set.of(), Set.of());
+        return new StringBody(why, Set.of(), Set.of(), Set.of());
     }
 
     static StringBody read(String source, String language) {
@@ -50,6 +54,7 @@ final class StringBody {
         }
         boolean sql = language.equals("sql");
         Set<String> called = new LinkedHashSet<>();
+        Set<String> computed = new LinkedHashSet<>();
         Set<String> operators = new LinkedHashSet<>();
         Deque<String> parens = new ArrayDeque<>();
         for (int i = 0; i < tokens.size(); i++) {
@@ -80,9 +85,12 @@ final class StringBody {
             }
             if (callsNext && (t.kind() == Token.Kind.WORD || t.kind() == Token.Kind.QUOTED_IDENTIFIER)) {
                 called.add(t.value());
+                if (!literalFirstArgument(tokens, i + 2)) {
+                    computed.add(t.value());
+                }
             }
         }
-        return new StringBody(null, called, operators);
+        return new StringBody(null, called, computed, operators);
     }
 
     boolean passes() {
@@ -95,6 +103,23 @@ final class StringBody {
 
     Set<String> calledNames() {
         return calledNames;
+    }
+
+    /**
+     * Whether some call of {@code name} takes its first argument from anything but one string literal: a parameter,
+     * a variable or an expression, which the function's caller may choose.
+     */
+    boolean callsWithComputedFirstArgument(String name) {
+        return calledWithComputedName.contains(name);
+    }
+
+    /** Whether the argument starting at {@code at} is one string literal that ends the argument list or argument. */
+    private static boolean literalFirstArgument(List<Token> tokens, int at) {
+        if (at + 1 >= tokens.size() || tokens.get(at).kind() != Token.Kind.STRING) {
+            return false;
+        }
+        Token after = tokens.get(at + 1);
+        return after.kind() == Token.Kind.PUNCTUATION && (after.text().equals(")") || after.text().equals(","));
     }
 
     /** The operator symbols the body uses. */

@@ -64,6 +64,28 @@ class CatalogCheckTest {
             s.execute("CREATE FUNCTION public.setting_one() RETURNS int STABLE LANGUAGE sql SET work_mem = '1MB' "
                     + "AS 'SELECT 1'");
             s.execute("CREATE FUNCTION public.super_one() RETURNS int STABLE LANGUAGE sql AS 'SELECT 1'");
+            // Settings read by a name the caller passes in, and by the body's own constant.
+            s.execute("CREATE FUNCTION public.setting_of(n text) RETURNS text STABLE LANGUAGE sql "
+                    + "AS 'SELECT current_setting(n)'");
+            s.execute("CREATE FUNCTION public.setting_atomic(n text) RETURNS text STABLE LANGUAGE sql "
+                    + "BEGIN ATOMIC SELECT pg_catalog.current_setting(n); END");
+            s.execute("CREATE FUNCTION public.setting_plpgsql(n text) RETURNS text STABLE LANGUAGE plpgsql "
+                    + "AS $$BEGIN RETURN current_setting('a', true) || \"current_setting\"(n || ''); END$$");
+            s.execute("CREATE FUNCTION public.passes_setting(n text) RETURNS text STABLE LANGUAGE sql "
+                    + "RETURN public.setting_of(n)");
+            s.execute("CREATE FUNCTION public.tenant() RETURNS text STABLE LANGUAGE sql "
+                    + "AS $$SELECT current_setting('app.tenant', true)$$");
+            s.execute("CREATE FUNCTION public.tenant_atomic() RETURNS text STABLE LANGUAGE sql "
+                    + "RETURN current_setting('app.tenant', true)");
+            for (String f : List.of("setting_of(text)", "setting_atomic(text)", "setting_plpgsql(text)",
+                    "passes_setting(text)", "tenant()", "tenant_atomic()")) {
+                s.execute("ALTER FUNCTION public." + f + " OWNER TO pgward_fn_owner");
+            }
+            if (c.getMetaData().getDatabaseMajorVersion() >= 15) {
+                s.execute("CREATE FUNCTION public.flags_of(n text) RETURNS text[] STABLE LANGUAGE sql "
+                        + "AS 'SELECT pg_settings_get_flags(n)'");
+                s.execute("ALTER FUNCTION public.flags_of(text) OWNER TO pgward_fn_owner");
+            }
             for (String f : List.of("add_tax(numeric)", "double_it(int)", "label(int)", "leak_token(int)",
                     "leak_atomic(int)", "volatile_one()", "definer_one()", "dynamic(text)", "calls_volatile()",
                     "setting_one()")) {
@@ -150,6 +172,25 @@ class CatalogCheckTest {
         }
         assertRefused(CatalogRefusals.FUNCTION, "pgward refused this query: function public.dynamic is not built in.",
                 withoutSelection("SELECT public.dynamic('SELECT 1')"));
+    }
+
+    /** SHOW port is refused for every read-only login: a function must not read it for a name its caller chose. */
+    @Test
+    void refusesUserFunctionsThatReadASettingNamedByTheirCaller() throws SQLException {
+        List<String> functions = new java.util.ArrayList<>(List.of("setting_of", "setting_atomic", "setting_plpgsql",
+                "passes_setting"));
+        try (Connection c = db.connect()) {
+            if (c.getMetaData().getDatabaseMajorVersion() >= 15) {
+                functions.add("flags_of");
+            }
+        }
+        for (String f : functions) {
+            String expected = "pgward refused this query: function public." + f + " is not built in.";
+            assertRefused(CatalogRefusals.FUNCTION, expected, verdict("SELECT public." + f + "('port')"));
+            assertRefused(CatalogRefusals.FUNCTION, expected, withoutSelection("SELECT public." + f + "('port')"));
+        }
+        assertAllowed(verdict("SELECT public.tenant(), public.tenant_atomic()"));
+        assertAllowed(withoutSelection("SELECT public.tenant(), public.tenant_atomic()"));
     }
 
     @Test

@@ -20,6 +20,17 @@ class StringBodyTest {
     }
 
     @Test
+    void tellsWhetherACallsFirstArgumentIsOneLiteral() {
+        StringBody body = StringBody.read("SELECT current_setting('a', true) || lower(x) || upper('b' || x) "
+                + "|| trim('c') || trim(d)", "sql");
+        assertFalse(body.callsWithComputedFirstArgument("current_setting"));
+        assertTrue(body.callsWithComputedFirstArgument("lower"));
+        assertTrue(body.callsWithComputedFirstArgument("upper"));
+        assertTrue(body.callsWithComputedFirstArgument("trim"), "one call of two names a constant");
+        assertTrue(StringBody.read("SELECT f()", "sql").callsWithComputedFirstArgument("f"));
+    }
+
+    @Test
     void fromIsAKeywordInsideTheFormsThatTakeIt() {
         assertTrue(StringBody.read("SELECT substring(x from 2 for 3), trim(both 'a' from x), "
                 + "x IS DISTINCT FROM y, position('a' in x), overlay(x placing 'y' from 1)", "sql").passes());
