@@ -158,6 +158,25 @@ final class CatalogReader {
         return out;
     }
 
+    /** The OIDs of the types, in any schema, named {@code names}. */
+    List<Long> typesNamed(Collection<String> names) throws SQLException {
+        List<Long> out = new ArrayList<>();
+        if (names.isEmpty()) {
+            return out;
+        }
+        beforeQuery.run();
+        try (PreparedStatement ps = connection.prepareStatement("SELECT t.oid FROM pg_catalog.pg_type t "
+                + "WHERE t.typname OPERATOR(pg_catalog.=) ANY (CAST(? AS pg_catalog.name[]))")) {
+            ps.setObject(1, textArray(names), Types.OTHER);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(rs.getLong(1));
+                }
+            }
+        }
+        return out;
+    }
+
     static final String FUNCTION_SELECT = """
             SELECT p.oid, n.nspname, p.proname,
                    pg_catalog.quote_ident(n.nspname) || '.' || pg_catalog.quote_ident(p.proname),

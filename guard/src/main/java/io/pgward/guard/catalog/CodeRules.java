@@ -5,6 +5,7 @@ import io.pgward.guard.classify.ReadableSettings;
 import java.sql.SQLException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -24,8 +25,9 @@ import java.util.Set;
  *       window function or procedure), STABLE or IMMUTABLE, not SECURITY DEFINER, no SET clauses, written in SQL
  *       or PL/pgSQL, not owned by a superuser, and a body that does not write, run EXECUTE or read a relation and
  *       calls only functions that pass too (a built-in callee must not be VOLATILE or denied, and one that reads a
- *       setting by name must be given a constant name). A SQL-standard body is read as a parse tree; a string
- *       body as text ({@link StringBody}).</li>
+ *       setting by name must be given a constant name), and, with a table selection, that uses no
+ *       object-identifier type (it would print a hidden relation's name by its OID). A SQL-standard body is read
+ *       as a parse tree; a string body as text ({@link StringBody}), where every word that names a type counts.</li>
  *   <li>A type is refused when one of its input, output, receive or send functions is outside pg_catalog
  *       (arrays by their element type, domains by their base type too). With a table selection, the
  *       object-identifier types are refused, except a regconfig or regdictionary constant passed directly to
@@ -104,6 +106,17 @@ final class CodeRules {
 
     /** The type rules; the first type that fails, in order of use. */
     private Optional<Verdict.Refuse> types(Set<Long> used) throws SQLException {
+        List<CatalogReader.Type> ordered = withElementsAndBases(used);
+        for (CatalogReader.Type t : ordered) {
+            if (!t.builtInIo()) {
+                return Optional.of(CatalogRefusals.type(t.name()));
+            }
+        }
+        return objectIdentifierType(ordered).map(t -> CatalogRefusals.objectIdentifierType(t.name()));
+    }
+
+    /** {@code used} with the element types of arrays and the base types of domains, in order of use. */
+    private List<CatalogReader.Type> withElementsAndBases(Collection<Long> used) throws SQLException {
         Deque<Long> work = new ArrayDeque<>(used);
         Set<Long> seen = new LinkedHashSet<>();
         List<CatalogReader.Type> ordered = new ArrayList<>();
@@ -127,19 +140,16 @@ final class CodeRules {
                 }
             }
         }
-        for (CatalogReader.Type t : ordered) {
-            if (!t.builtInIo()) {
-                return Optional.of(CatalogRefusals.type(t.name()));
-            }
+        return ordered;
+    }
+
+    /** With a table selection, the first object-identifier type among {@code types}: it prints names by OID. */
+    private Optional<CatalogReader.Type> objectIdentifierType(List<CatalogReader.Type> types) {
+        if (!selection) {
+            return Optional.empty();
         }
-        if (selection) {
-            for (CatalogReader.Type t : ordered) {
-                if (t.schema().equals("pg_catalog") && OBJECT_IDENTIFIER_TYPES.contains(t.typname())) {
-                    return Optional.of(CatalogRefusals.objectIdentifierType(t.name()));
-                }
-            }
-        }
-        return Optional.empty();
+        return types.stream().filter(t -> t.schema().equals("pg_catalog")
+                && OBJECT_IDENTIFIER_TYPES.contains(t.typname())).findFirst();
     }
 
     /** Reads the functions not read yet in one round trip. */
@@ -215,6 +225,10 @@ final class CodeRules {
         if (!body.passes() || catalog.operatorOutsideCatalogNamed(body.operators())) {
             return false;
         }
+        // A text names types only by words: any type so named counts ('o::regclass', a domain over regclass).
+        if (selection && objectIdentifierType(withElementsAndBases(catalog.typesNamed(body.words()))).isPresent()) {
+            return false;
+        }
         for (CatalogReader.Function callee : catalog.functionsNamed(body.calledNames())) {
             functions.putIfAbsent(callee.oid(), callee);
             if (!calleePasses(callee) || readsSetting(callee) && body.callsWithComputedFirstArgument(callee.name())) {
@@ -272,8 +286,8 @@ final class CodeRules {
         }
         Set<Long> types = new LinkedHashSet<>(body.types);
         body.directConstArguments.forEach(a -> types.add(a.type()));
-        Map<Long, CatalogReader.Type> found = catalog.types(types);
-        return found.values().stream().allMatch(CatalogReader.Type::builtInIo) && found.size() == types.size();
+        body.regUses.forEach(use -> types.add(use.type()));
+        return types(types).isEmpty();
     }
 
     private boolean calleePasses(CatalogReader.Function callee) throws SQLException {

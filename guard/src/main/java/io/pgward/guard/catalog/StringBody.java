@@ -32,17 +32,19 @@ final class StringBody {
     /** The called names of which some call's first argument is more than one string literal. */
     private final Set<String> calledWithComputedName;
     private final Set<String> operators;
+    private final Set<String> words;
 
     private StringBody(String failure, Set<String> calledNames, Set<String> calledWithComputedName,
-                       Set<String> operators) {
+                       Set<String> operators, Set<String> words) {
         this.failure = failure;
         this.calledNames = calledNames;
         this.calledWithComputedName = calledWithComputedName;
         this.operators = operators;
+        this.words = words;
     }
 
     private static StringBody fails(String why) {
-        return new StringBody(why, Set.of(), Set.of(), Set.of());
+        return new StringBody(why, Set.of(), Set.of(), Set.of(), Set.of());
     }
 
     static StringBody read(String source, String language) {
@@ -55,6 +57,7 @@ final class StringBody {
         boolean sql = language.equals("sql");
         Set<String> called = new LinkedHashSet<>();
         Set<String> computed = new LinkedHashSet<>();
+        Set<String> words = new LinkedHashSet<>();
         Set<String> operators = new LinkedHashSet<>();
         Deque<String> parens = new ArrayDeque<>();
         for (int i = 0; i < tokens.size(); i++) {
@@ -69,6 +72,9 @@ final class StringBody {
             if (t.kind() == Token.Kind.PUNCTUATION && t.text().equals(")")) {
                 parens.poll();
                 continue;
+            }
+            if (t.kind() == Token.Kind.WORD || t.kind() == Token.Kind.QUOTED_IDENTIFIER) {
+                words.add(t.value());
             }
             if (t.kind() == Token.Kind.WORD) {
                 String w = t.value();
@@ -90,7 +96,7 @@ final class StringBody {
                 }
             }
         }
-        return new StringBody(null, called, computed, operators);
+        return new StringBody(null, called, computed, operators, words);
     }
 
     boolean passes() {
@@ -120,6 +126,11 @@ final class StringBody {
         }
         Token after = tokens.get(at + 1);
         return after.kind() == Token.Kind.PUNCTUATION && (after.text().equals(")") || after.text().equals(","));
+    }
+
+    /** Every identifier the body writes, keywords included, as the server folds them: the names it may use. */
+    Set<String> words() {
+        return words;
     }
 
     /** The operator symbols the body uses. */

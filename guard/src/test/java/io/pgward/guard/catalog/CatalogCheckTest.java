@@ -77,6 +77,19 @@ class CatalogCheckTest {
                     + "AS $$SELECT current_setting('app.tenant', true)$$");
             s.execute("CREATE FUNCTION public.tenant_atomic() RETURNS text STABLE LANGUAGE sql "
                     + "RETURN current_setting('app.tenant', true)");
+            // Names by OID: a hidden relation's name, printed by a body the statement does not show.
+            s.execute("CREATE DOMAIN public.relation_ref AS regclass");
+            s.execute("CREATE FUNCTION public.name_of(o oid) RETURNS text STABLE LANGUAGE sql "
+                    + "AS 'SELECT o::regclass::text'");
+            s.execute("CREATE FUNCTION public.name_atomic(o oid) RETURNS text STABLE LANGUAGE sql "
+                    + "RETURN o::regclass::text");
+            s.execute("CREATE FUNCTION public.name_plpgsql(o oid) RETURNS text STABLE LANGUAGE plpgsql "
+                    + "AS $$BEGIN RETURN CAST(o AS pg_catalog.\"regclass\"); END$$");
+            s.execute("CREATE FUNCTION public.name_by_domain(o oid) RETURNS text STABLE LANGUAGE sql "
+                    + "AS 'SELECT o::public.relation_ref::text'");
+            for (String f : List.of("name_of(oid)", "name_atomic(oid)", "name_plpgsql(oid)", "name_by_domain(oid)")) {
+                s.execute("ALTER FUNCTION public." + f + " OWNER TO pgward_fn_owner");
+            }
             for (String f : List.of("setting_of(text)", "setting_atomic(text)", "setting_plpgsql(text)",
                     "passes_setting(text)", "tenant()", "tenant_atomic()")) {
                 s.execute("ALTER FUNCTION public." + f + " OWNER TO pgward_fn_owner");
@@ -191,6 +204,17 @@ class CatalogCheckTest {
         }
         assertAllowed(verdict("SELECT public.tenant(), public.tenant_atomic()"));
         assertAllowed(withoutSelection("SELECT public.tenant(), public.tenant_atomic()"));
+    }
+
+    /** With a selection, object-identifier types are refused in a function's body as in the statement. */
+    @Test
+    void refusesUserFunctionsThatUseObjectIdentifierTypesWithASelection() {
+        for (String f : List.of("name_of", "name_atomic", "name_plpgsql", "name_by_domain")) {
+            String sql = "SELECT public." + f + "(CAST(1259 AS pg_catalog.oid))";
+            assertRefused(CatalogRefusals.FUNCTION, "pgward refused this query: function public." + f
+                    + " is not built in.", verdict(sql));
+            assertAllowed(withoutSelection(sql));
+        }
     }
 
     @Test
