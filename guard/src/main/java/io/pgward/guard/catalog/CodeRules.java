@@ -24,7 +24,8 @@ import java.util.Set;
  *   <li>A function outside pg_catalog must pass the user-function rule: a plain function (not an aggregate,
  *       window function or procedure), STABLE or IMMUTABLE, not SECURITY DEFINER, no SET clauses, written in SQL
  *       or PL/pgSQL, not owned by a superuser, and a body that does not write, run EXECUTE or read a relation and
- *       calls only functions that pass too (a built-in callee must not be VOLATILE or denied, and one that reads a
+ *       calls only functions that pass too (a built-in callee must not be VOLATILE, denied or, with a table selection,
+ *       gated, and one that reads a
  *       setting by name must be given a constant name), and, with a table selection, that uses no
  *       object-identifier type (it would print a hidden relation's name by its OID). A SQL-standard body is read
  *       as a parse tree; a string body as text ({@link StringBody}), where every word that names a type counts.</li>
@@ -292,7 +293,10 @@ final class CodeRules {
 
     private boolean calleePasses(CatalogReader.Function callee) throws SQLException {
         if (callee.builtIn()) {
-            return callee.volatility() != 'v' && !DeniedBuiltIns.denied(callee.name());
+            // A gated built-in is allowed in a statement only where its arguments are proven to name visible
+            // objects; nothing proves what a caller passes to a body (format_type(o, NULL) of a hidden row type).
+            return callee.volatility() != 'v' && !DeniedBuiltIns.denied(callee.name())
+                    && !(selection && GatedFunctions.gated(callee.name()));
         }
         return userFunctionPasses(callee);
     }
