@@ -177,6 +177,30 @@ final class CatalogReader {
         return out;
     }
 
+    /** The argument, OUT parameter and result types of {@code functions}. */
+    List<Long> signatureTypes(Collection<Long> functions) throws SQLException {
+        List<Long> out = new ArrayList<>();
+        if (functions.isEmpty()) {
+            return out;
+        }
+        beforeQuery.run();
+        try (PreparedStatement ps = connection.prepareStatement("""
+                SELECT DISTINCT t.type
+                FROM pg_catalog.pg_proc p,
+                     LATERAL pg_catalog.unnest(pg_catalog.array_append(pg_catalog.array_cat(
+                         CAST(p.proargtypes AS pg_catalog.oid[]), p.proallargtypes), p.prorettype)) AS t(type)
+                WHERE p.oid OPERATOR(pg_catalog.=) ANY (CAST(? AS pg_catalog.oid[]))""")) {
+            ps.setObject(1, "{" + functions.stream().map(String::valueOf).collect(java.util.stream.Collectors
+                    .joining(",")) + "}", Types.OTHER);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(rs.getLong(1));
+                }
+            }
+        }
+        return out;
+    }
+
     static final String FUNCTION_SELECT = """
             SELECT p.oid, n.nspname, p.proname,
                    pg_catalog.quote_ident(n.nspname) || '.' || pg_catalog.quote_ident(p.proname),

@@ -27,7 +27,8 @@ import java.util.Set;
  *       calls only functions that pass too (a built-in callee must not be VOLATILE, denied or, with a table selection,
  *       gated, and one that reads a
  *       setting by name must be given a constant name), and, with a table selection, that uses no
- *       object-identifier type (it would print a hidden relation's name by its OID). A SQL-standard body is read
+ *       object-identifier type (it would print a hidden relation's name by its OID), neither in its own
+ *       signature nor in a built-in callee's. A SQL-standard body is read
  *       as a parse tree; a string body as text ({@link StringBody}), where every word that names a type counts.</li>
  *   <li>A type is refused when one of its input, output, receive or send functions is outside pg_catalog
  *       (arrays by their element type, domains by their base type too). With a table selection, the
@@ -203,7 +204,7 @@ final class CodeRules {
         }
         // A recursive function calls itself: assume it passes while its body is read, so the cycle ends.
         userFunctionVerdicts.put(f.oid(), true);
-        boolean passes = userFunctionAttributesPass(f) && bodyPasses(f);
+        boolean passes = userFunctionAttributesPass(f) && signaturesPass(List.of(f.oid())) && bodyPasses(f);
         userFunctionVerdicts.put(f.oid(), passes);
         return passes;
     }
@@ -230,13 +231,29 @@ final class CodeRules {
         if (selection && objectIdentifierType(withElementsAndBases(catalog.typesNamed(body.words()))).isPresent()) {
             return false;
         }
+        List<Long> builtIns = new ArrayList<>();
         for (CatalogReader.Function callee : catalog.functionsNamed(body.calledNames())) {
             functions.putIfAbsent(callee.oid(), callee);
             if (!calleePasses(callee) || readsSetting(callee) && body.callsWithComputedFirstArgument(callee.name())) {
                 return false;
             }
+            if (callee.builtIn()) {
+                builtIns.add(callee.oid());
+            }
         }
-        return true;
+        // Every overload of a called name: the text does not say which one PostgreSQL picks.
+        return signaturesPass(builtIns);
+    }
+
+    /**
+     * With a table selection, whether none of {@code functions} takes or returns an object-identifier type: a
+     * body's {@code regclassout(o)} prints a name by OID without naming the type, and a user function declared
+     * {@code RETURNS regclass} or with such a parameter converts what its body computes. A user callee's own
+     * signature is checked when its rule is.
+     */
+    private boolean signaturesPass(Collection<Long> functions) throws SQLException {
+        return !selection || functions.isEmpty()
+                || objectIdentifierType(withElementsAndBases(catalog.signatureTypes(functions))).isEmpty();
     }
 
     /**
@@ -282,7 +299,8 @@ final class CodeRules {
                 return false;
             }
         }
-        if (!settingNamesConstant(body)) {
+        if (!settingNamesConstant(body)
+                || !signaturesPass(callees.stream().filter(oid -> functions.get(oid).builtIn()).toList())) {
             return false;
         }
         Set<Long> types = new LinkedHashSet<>(body.types);

@@ -91,8 +91,12 @@ class CatalogCheckTest {
                     + "AS 'SELECT format_type(o, NULL)'");
             s.execute("CREATE FUNCTION public.type_name_atomic(o oid) RETURNS text STABLE LANGUAGE sql "
                     + "RETURN format_type(o, NULL)");
+            s.execute("CREATE FUNCTION public.name_by_output(o oid) RETURNS text STABLE LANGUAGE sql "
+                    + "AS 'SELECT textin(regclassout(o))'");
+            s.execute("CREATE FUNCTION public.name_by_signature(o oid, OUT r regclass, OUT n int) STABLE "
+                    + "LANGUAGE sql AS 'SELECT o, 1'");
             for (String f : List.of("name_of(oid)", "name_atomic(oid)", "name_plpgsql(oid)", "name_by_domain(oid)",
-                    "type_name_of(oid)", "type_name_atomic(oid)")) {
+                    "type_name_of(oid)", "type_name_atomic(oid)", "name_by_output(oid)", "name_by_signature(oid)")) {
                 s.execute("ALTER FUNCTION public." + f + " OWNER TO pgward_fn_owner");
             }
             for (String f : List.of("setting_of(text)", "setting_atomic(text)", "setting_plpgsql(text)",
@@ -218,8 +222,8 @@ class CatalogCheckTest {
     @Test
     void refusesUserFunctionsThatUseObjectIdentifierTypesWithASelection() {
         for (String f : List.of("name_of", "name_atomic", "name_plpgsql", "name_by_domain", "type_name_of",
-                "type_name_atomic")) {
-            String sql = "SELECT public." + f + "(CAST(1259 AS pg_catalog.oid))";
+                "type_name_atomic", "name_by_output", "name_by_signature")) {
+            String sql = "SELECT CAST(public." + f + "(CAST(1259 AS pg_catalog.oid)) AS text)";
             assertRefused(CatalogRefusals.FUNCTION, "pgward refused this query: function public." + f
                     + " is not built in.", verdict(sql));
             assertAllowed(withoutSelection(sql));
