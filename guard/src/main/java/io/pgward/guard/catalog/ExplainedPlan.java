@@ -2,14 +2,10 @@ package io.pgward.guard.catalog;
 
 import io.pgward.guard.Verdict;
 import java.sql.SQLException;
-import java.util.ArrayDeque;
-import java.util.Deque;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
@@ -35,12 +31,12 @@ import java.util.stream.Stream;
 final class ExplainedPlan {
 
     private final References statement;
-    /** The definitions of views and policies by the relation they belong to; materialized views left out. */
-    private final Map<Long, List<ReachedDefinition>> byRelation;
+    /** Through the definitions of views and policies; a materialized view's plan shows nothing of its query. */
+    private final DefinitionWalk printed;
 
-    private ExplainedPlan(References statement, Map<Long, List<ReachedDefinition>> byRelation) {
+    private ExplainedPlan(References statement, DefinitionWalk printed) {
         this.statement = statement;
-        this.byRelation = byRelation;
+        this.printed = printed;
     }
 
     /**
@@ -49,9 +45,8 @@ final class ExplainedPlan {
      * @param reached every definition reached from the relations it reads ({@code CheckTransaction.reachedCode})
      */
     static ExplainedPlan of(References statement, List<ReachedDefinition> reached) {
-        return new ExplainedPlan(statement, reached.stream()
-                .filter(d -> d.kind() != ReachedDefinition.Kind.MATERIALIZED_VIEW)
-                .collect(Collectors.groupingBy(ReachedDefinition::relation)));
+        return new ExplainedPlan(statement, new DefinitionWalk(reached,
+                d -> d.kind() != ReachedDefinition.Kind.MATERIALIZED_VIEW));
     }
 
     /** The refusal of the EXPLAIN when its plan would show what the login does not see; empty when it would not. */
@@ -84,26 +79,16 @@ final class ExplainedPlan {
      */
     private Optional<Verdict.Refuse> definitionWithheld(TableSelection selection, CatalogReader catalog)
             throws SQLException {
-        Deque<Long> work = new ArrayDeque<>(statement.relations);
-        Set<Long> seen = new HashSet<>();
-        while (!work.isEmpty()) {
-            long relation = work.poll();
-            if (!seen.add(relation)) {
-                continue;
-            }
-            for (ReachedDefinition d : byRelation.getOrDefault(relation, List.of())) {
-                if (usesUnseen(d.code(), selection)) {
-                    CatalogReader.Relation through = catalog.relations(List.of(d.read())).get(d.read());
-                    if (through == null) {
-                        throw new NodeTreeException("relation " + d.read() + " is not in the catalog");
-                    }
-                    return Optional.of(CatalogRefusals.explainShowsDefinition(through.name(),
-                            through.kind() == 'v'));
-                }
-                work.addAll(d.code().relations);
-            }
+        Optional<ReachedDefinition> unseen = printed.first(statement.relations, d -> usesUnseen(d.code(), selection));
+        if (unseen.isEmpty()) {
+            return Optional.empty();
         }
-        return Optional.empty();
+        long read = unseen.get().read();
+        CatalogReader.Relation through = catalog.relations(List.of(read)).get(read);
+        if (through == null) {
+            throw new NodeTreeException("relation " + read + " is not in the catalog");
+        }
+        return Optional.of(CatalogRefusals.explainShowsDefinition(through.name(), through.kind() == 'v'));
     }
 
     private static boolean usesUnseen(References code, TableSelection selection) {

@@ -2,15 +2,12 @@ package io.pgward.guard.catalog;
 
 import io.pgward.guard.Verdict;
 import java.sql.SQLException;
-import java.util.ArrayDeque;
-import java.util.Deque;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * The leaky-view rule, for a login with a table selection. A selected view may read relations the selection leaves
@@ -41,16 +38,18 @@ final class LeakyViews {
      */
     static Optional<Verdict.Refuse> refusal(TreeValue tree, References statement, List<ReachedDefinition> reached,
                                             TableSelection selection, CatalogReader catalog) throws SQLException {
-        Map<Long, References> views = new HashMap<>();
-        reached.stream().filter(d -> d.kind() == ReachedDefinition.Kind.VIEW)
-                .forEach(d -> views.put(d.relation(), d.code()));
+        List<ReachedDefinition> views = reached.stream().filter(d -> d.kind() == ReachedDefinition.Kind.VIEW)
+                .toList();
         // Most statements read no view over unselected relations: no catalog read for them.
-        if (views.values().stream().allMatch(code -> code.relations.stream().allMatch(selection::selects))) {
+        if (views.stream().allMatch(d -> d.code().relations.stream().allMatch(selection::selects))) {
             return Optional.empty();
         }
-        Set<Long> barriers = catalog.securityBarrierViews(views.keySet());
-        Optional<Long> leaky = statement.relations.stream()
-                .filter(oid -> flattenedReadsUnselected(oid, views, barriers, selection)).findFirst();
+        Set<Long> barriers = catalog.securityBarrierViews(views.stream().map(ReachedDefinition::relation)
+                .collect(Collectors.toSet()));
+        // A security barrier stops the walk: nothing of the statement is evaluated inside it.
+        DefinitionWalk flattened = new DefinitionWalk(views, d -> !barriers.contains(d.relation()));
+        Optional<Long> leaky = statement.relations.stream().filter(oid -> flattened.first(List.of(oid),
+                d -> d.code().relations.stream().anyMatch(read -> !selection.selects(read))).isPresent()).findFirst();
         if (leaky.isEmpty()) {
             return Optional.empty();
         }
@@ -63,29 +62,6 @@ final class LeakyViews {
             throw new NodeTreeException("relation " + leaky.get() + " is not in the catalog");
         }
         return Optional.of(CatalogRefusals.leakyView(view.name(), leak.get()));
-    }
-
-    /**
-     * Whether {@code relation} is a view PostgreSQL flattens into the statement whose query, with the queries of the
-     * views flattened into it in turn, reads a relation the selection does not include.
-     */
-    private static boolean flattenedReadsUnselected(long relation, Map<Long, References> views, Set<Long> barriers,
-                                                    TableSelection selection) {
-        Deque<Long> work = new ArrayDeque<>(List.of(relation));
-        Set<Long> seen = new HashSet<>();
-        while (!work.isEmpty()) {
-            long view = work.poll();
-            if (!seen.add(view) || !views.containsKey(view) || barriers.contains(view)) {
-                continue;
-            }
-            for (long read : views.get(view).relations) {
-                if (!selection.selects(read)) {
-                    return true;
-                }
-                work.add(read);
-            }
-        }
-        return false;
     }
 
     /** The first use that is not leakproof, as a refusal names it. */
