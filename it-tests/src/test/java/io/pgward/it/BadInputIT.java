@@ -1,5 +1,7 @@
 package io.pgward.it;
 
+import static io.pgward.it.RawClient.concat;
+import static io.pgward.it.RawClient.frame;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -189,51 +191,16 @@ class BadInputIT {
         List<String> direct;
         try (RawClient client = RawClient.loggedIn(database.port(), database.user(), database.password(),
                 database.name())) {
-            direct = replies(client, thenSelectOne);
+            direct = client.replies(thenSelectOne);
         }
         assertEquals(errors, String.join("", direct).lines().filter(line -> line.startsWith("E "))
                 .map(line -> line.substring(2)).toList(), "PostgreSQL's errors: " + direct);
         assertTrue(direct.getLast().endsWith("C SELECT 1|\nZ I\n"), direct.getLast());
         for (String login : new String[] {"reader", "trusted"}) {
             try (RawClient client = RawClient.loggedIn(proxy.port(), login, database.name())) {
-                assertEquals(direct, replies(client, thenSelectOne), login);
+                assertEquals(direct, client.replies(thenSelectOne), login);
             }
         }
-    }
-
-    /** What the server answered each exchange, one line per message: errors by severity, SQLSTATE and text. */
-    private static List<String> replies(RawClient client, List<byte[]> exchanges) throws Exception {
-        List<String> replies = new java.util.ArrayList<>();
-        for (byte[] exchange : exchanges) {
-            client.raw(exchange);
-            StringBuilder reply = new StringBuilder();
-            for (RawClient.Message m : client.readUntilReady()) {
-                reply.append(m.type()).append(' ');
-                if (m.type() == 'E' || m.type() == 'N') {
-                    reply.append(m.fields().get('S')).append(' ').append(m.fields().get('C')).append(' ')
-                            .append(m.fields().get('M'));
-                } else if (m.type() != 'T') {
-                    reply.append(m.text().replace('\0', '|'));
-                }
-                reply.append('\n');
-            }
-            replies.add(reply.toString());
-        }
-        return replies;
-    }
-
-    /** A message whose body is {@code body}'s characters, each one byte. */
-    private static byte[] frame(char type, String body) {
-        byte[] bytes = body.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
-        return ByteBuffer.allocate(5 + bytes.length).put((byte) type).putInt(4 + bytes.length).put(bytes).array();
-    }
-
-    private static byte[] concat(byte[]... frames) {
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-        for (byte[] f : frames) {
-            out.writeBytes(f);
-        }
-        return out.toByteArray();
     }
 
     @Test

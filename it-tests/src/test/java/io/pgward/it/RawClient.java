@@ -215,6 +215,45 @@ final class RawClient implements AutoCloseable {
         }
     }
 
+    /**
+     * Sends each exchange whole and reads it up to its ReadyForQuery: what the server answered, one line per message,
+     * errors and notices by severity, SQLSTATE and text, a RowDescription by its type alone.
+     */
+    List<String> replies(List<byte[]> exchanges) throws IOException {
+        List<String> replies = new ArrayList<>();
+        for (byte[] exchange : exchanges) {
+            raw(exchange);
+            StringBuilder reply = new StringBuilder();
+            for (Message m : readUntilReady()) {
+                reply.append(m.type()).append(' ');
+                if (m.type() == 'E' || m.type() == 'N') {
+                    reply.append(m.fields().get('S')).append(' ').append(m.fields().get('C')).append(' ')
+                            .append(m.fields().get('M'));
+                } else if (m.type() != 'T') {
+                    reply.append(m.text().replace('\0', '|'));
+                }
+                reply.append('\n');
+            }
+            replies.add(reply.toString());
+        }
+        return replies;
+    }
+
+    /** A message whose body is {@code body}'s characters, each one byte. */
+    static byte[] frame(char type, String body) {
+        byte[] bytes = body.getBytes(StandardCharsets.ISO_8859_1);
+        return java.nio.ByteBuffer.allocate(5 + bytes.length).put((byte) type).putInt(4 + bytes.length).put(bytes)
+                .array();
+    }
+
+    static byte[] concat(byte[]... frames) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        for (byte[] f : frames) {
+            out.writeBytes(f);
+        }
+        return out.toByteArray();
+    }
+
     private static void cstring(DataOutputStream data, String text) throws IOException {
         data.write(text.getBytes(StandardCharsets.UTF_8));
         data.writeByte(0);

@@ -14,8 +14,8 @@ public sealed interface BackendMessage {
      * One inspected message, type and length included.
      *
      * @param type ReadyForQuery 'Z', ErrorResponse 'E', ParameterStatus 'S', BackendKeyData 'K',
-     *             Authentication 'R', CommandComplete 'C', PortalSuspended 's', NegotiateProtocolVersion 'v' or
-     *             ParseComplete '1' (one pgward's own Parse caused is dropped)
+     *             Authentication 'R', CommandComplete 'C', PortalSuspended 's', NegotiateProtocolVersion 'v',
+     *             ParseComplete '1' or CloseComplete '3' (one that pgward's own Parse or Close caused is dropped)
      */
     record Frame(char type, ByteBuf bytes) implements BackendMessage {
         /** The message body after type and length. */
@@ -35,7 +35,7 @@ public sealed interface BackendMessage {
 
     static boolean inspected(char type) {
         return switch (type) {
-            case 'Z', 'E', 'S', 'K', 'R', 'C', 's', 'v', '1' -> true;
+            case 'Z', 'E', 'S', 'K', 'R', 'C', 's', 'v', '1', '3' -> true;
             default -> false;
         };
     }

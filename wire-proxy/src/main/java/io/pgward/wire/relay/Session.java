@@ -44,12 +44,14 @@ import java.util.concurrent.TimeUnit;
  * CommandComplete and PortalSuspended) are read.
  *
  * <p><b>States.</b> The session is relaying until it has {@code ended} (then whatever arrives is released). What
- * it waits for is kept in three places:
+ * it waits for is kept in four places:
  * <ul>
  *   <li>{@link InFlight}: the requests the backend owes a ReadyForQuery, oldest first (the client's, each with
  *       the refusals sent in it; pgward's own SHOW search_path; the row cap's abort), and a local answer waiting
  *       behind them;</li>
  *   <li>{@link RowCap}: COUNTING, or a capped result being CUTTING, DISCARDING, SETTLING or ABORTING;</li>
+ *   <li>{@link SkipQuestion}: whether the server skips to the Sync was asked, before a Query or FunctionCall that
+ *       ends extended-protocol messages;</li>
  *   <li>{@code awaitingGate}: a verdict is being decided off the event loop.</li>
  * </ul>
  * A client message is handled at once unless {@link #clientWaits()}; then it waits in {@code backlog}, which is
@@ -151,10 +153,9 @@ public final class Session implements ConnectedClient.Control {
     private final JudgedStatements judged = new JudgedStatements();
     private final Reanalysis reanalysis;
     private final BoundPortals portals = new BoundPortals();
-    private final ParseCompletes parseCompletes = new ParseCompletes();
+    private final Completions completions = new Completions();
+    private final SkipQuestion skipQuestion;
     private boolean awaitingGate;
-    /** pgward asked whether the server skips to the next Sync ({@link #skippedOrAsked}) and waits for the answer. */
-    private boolean askedWhetherSkipping;
     /** The server sent FATAL or PANIC: when it closes, that error has told the client why. */
     private boolean backendSentFatal;
     private boolean ended;
@@ -178,6 +179,7 @@ public final class Session implements ConnectedClient.Control {
         this.judge = new Judge(who, rules, backend, searchPath, pool);
         this.replacements = new Replacements(who, client, backend, inFlight, nonce);
         this.reanalysis = new Reanalysis(judged, searchPath, gate, who.database());
+        this.skipQuestion = new SkipQuestion(backend, inFlight, completions, nonce);
     }
 
     /** Installs the relay handlers; called on the event loop once the client is told it may send queries. */
@@ -230,9 +232,17 @@ public final class Session implements ConnectedClient.Control {
     }
 
     private void process(FrontendMessage message) {
-        if (endsRequest(message) && inFlight.openHasExtended() && !skippedOrAsked(message)) {
-            return;
+        switch (skipQuestion.before(message)) {
+            case GO_ON -> handle(message);
+            case SKIPPED -> message.release();
+            case ASKED -> {
+                backlog.addFirst(message);
+                readClientIfAllowed();
+            }
         }
+    }
+
+    private void handle(FrontendMessage message) {
         switch (message) {
             case FrontendMessage.Query q -> judge(message, GateRequest.Kind.SIMPLE_QUERY, q.sql(), new int[0]);
             case FrontendMessage.Parse p -> judge(message, GateRequest.Kind.PARSE, p.sql(), p.parameterTypes());
@@ -268,6 +278,7 @@ public final class Session implements ConnectedClient.Control {
                 forward(message, false);
             }
             case FrontendMessage.Close c -> {
+                completions.sent(Completions.CLOSE, inFlight.openId(), false);
                 if (c.kind() == 'S') {
                     typeNames.closed(c.name(), inFlight.openId());
                     judged.closed(c.name(), inFlight.openId());
@@ -285,50 +296,6 @@ public final class Session implements ConnectedClient.Control {
                 }
             }
         }
-    }
-
-    /** A Query or FunctionCall, well-formed or not: each ends its request with a ReadyForQuery of its own. */
-    private static boolean endsRequest(FrontendMessage message) {
-        return message instanceof FrontendMessage.Query || message instanceof FrontendMessage.FunctionCall
-                || message instanceof FrontendMessage.Malformed m && m.endsRequest();
-    }
-
-    /**
-     * A Query or FunctionCall that ends a request of extended-protocol messages is skipped by the server, with no
-     * ReadyForQuery of its own, when one of those messages failed: the server then skips everything up to the next
-     * Sync. So pgward learns first whether one failed. The server says so at once (an error is sent as it happens);
-     * to hear that none did, pgward sends a Parse of an empty unnamed statement and a Flush: the server answers the
-     * Parse only when it is not skipping. The Query would drop the unnamed statement anyway (a FunctionCall does
-     * not: a client binding the unnamed statement again after one, without a Parse, finds it empty).
-     *
-     * @return true when the message goes on now; false when it was skipped as the server skips it, or waits for the
-     *         answer (at the head of the backlog)
-     */
-    private boolean skippedOrAsked(FrontendMessage message) {
-        if (inFlight.openErrored()) {
-            message.release();
-            return false;
-        }
-        if (inFlight.openNotSkipping()) {
-            return true;
-        }
-        askedWhetherSkipping = true;
-        backlog.addFirst(message);
-        parseCompletes.sent(inFlight.openId(), true);
-        backend.channel().write(Messages.parse(backend.channel().alloc(), "", ""));
-        backend.channel().write(Messages.flush(backend.channel().alloc()));
-        backend.channel().flush();
-        readClientIfAllowed();
-        return false;
-    }
-
-    /** The answer to {@link #skippedOrAsked} arrived: the server failed the request, or answered pgward's Parse. */
-    private void skippingKnown(boolean failed) {
-        askedWhetherSkipping = false;
-        if (!failed) {
-            inFlight.openNotSkipping(true);
-        }
-        drainBacklog();
     }
 
     private void judge(FrontendMessage message, GateRequest.Kind kind, String sql, int[] parameterTypes) {
@@ -575,7 +542,7 @@ public final class Session implements ConnectedClient.Control {
         await(bind, judge.askBoundCalls(bind, calls, values), verdict -> {
             if (verdict instanceof Verdict.Rewrite rewrite && rewrite.typeNameParameters().isEmpty()) {
                 long request = inFlight.openId();
-                parseCompletes.sent(request, true);
+                completions.sent(Completions.PARSE, request, true);
                 typeNames.unnamedTaken(request);
                 replacements.bindComputed(bind, rewrite, calls.parameterTypes());
             } else if (verdict instanceof Verdict.Refuse refusal) {
@@ -610,7 +577,7 @@ public final class Session implements ConnectedClient.Control {
                             inFlight.openId());
                 }
                 if (!(verdict instanceof Verdict.Refuse)) {
-                    parseCompletes.sent(inFlight.openId(), false);
+                    completions.sent(Completions.PARSE, inFlight.openId(), false);
                 }
             }
             case FrontendMessage.Query q -> {
@@ -707,7 +674,7 @@ public final class Session implements ConnectedClient.Control {
      * PostgreSQL stops reading a client whose replies it cannot send, and pgward answers some statements itself.
      */
     private boolean clientWaits() {
-        return awaitingGate || askedWhetherSkipping || draining || capHoldsClient()
+        return awaitingGate || skipQuestion.open() || draining || capHoldsClient()
                 || inFlight.waitsForPgward()
                 || searchPath.unconfirmed() || !client.isWritable()
                 || paused();
@@ -866,10 +833,10 @@ public final class Session implements ConnectedClient.Control {
     }
 
     private void fromBackend(BackendMessage.Frame frame) {
-        if (frame.type() == '1' && parseCompletes.arrivedIsPgwards()) {
+        if (Completions.counts(frame.type()) && completions.arrivedIsPgwards(frame.type())) {
             frame.bytes().release();
-            if (askedWhetherSkipping && parseCompletes.noneOwed()) {
-                skippingKnown(false);
+            if (frame.type() == Completions.CLOSE && skipQuestion.closeCompleted()) {
+                drainBacklog();
             }
             return;
         }
@@ -884,7 +851,7 @@ public final class Session implements ConnectedClient.Control {
             }
             capProgress();
             if (skipping) {
-                skippingKnown(true);
+                drainBacklog();
             }
             return;
         }
@@ -933,7 +900,7 @@ public final class Session implements ConnectedClient.Control {
             judged.retired(done.id(), done.errored());
             portals.retired(done.id(), done.errored());
             searchPath.retired(done.id());
-            parseCompletes.ended(done.id());
+            completions.ended(done.id());
         }
         if (rowCap != null && rowCap.holdsReady(frame)) {
             capProgress();
@@ -964,19 +931,19 @@ public final class Session implements ConnectedClient.Control {
 
     /**
      * The server failed a message: the request it belongs to is marked failed. True when it answers pgward's question
-     * whether the server skips to the Sync ({@link #skippedOrAsked}).
+     * whether the server skips to the Sync ({@link SkipQuestion}).
      */
     private boolean errorNoted(Map<Character, String> fields) {
         InFlight.Request failed = inFlight.head();
         if (failed == null) {
-            parseCompletes.ended(inFlight.openId());
+            completions.ended(inFlight.openId());
         } else if (failed.kind() == InFlight.Kind.CLIENT) {
-            parseCompletes.ended(failed.id());
+            completions.ended(failed.id());
         }
         inFlight.errorArrived();
         String severity = fields.getOrDefault('V', fields.get('S'));
         backendSentFatal |= "FATAL".equals(severity) || "PANIC".equals(severity);
-        return askedWhetherSkipping && inFlight.head() == null;
+        return skipQuestion.failed();
     }
 
     private void relayError(BackendMessage.Frame frame, Map<Character, String> fields, boolean skipping) {
@@ -984,7 +951,7 @@ public final class Session implements ConnectedClient.Control {
             client.write(frame.bytes(), clientWrites);
         }
         if (skipping) {
-            skippingKnown(true);
+            drainBacklog();
         }
     }
 

@@ -56,7 +56,7 @@ class BackendDecoderTest {
     }
 
     @ParameterizedTest
-    @ValueSource(chars = {'Z', 'E', 'S', 'K', 'R', 'C', 's', 'v', '1'})
+    @ValueSource(chars = {'Z', 'E', 'S', 'K', 'R', 'C', 's', 'v', '1', '3'})
     void handsInspectedTypesOnAsSingleFrames(char type) {
         byte[] message = bytes(type, 0, 0, 0, 6, 'x', 0);
         List<BackendMessage> out = decode(bytes(message, message));
@@ -72,7 +72,7 @@ class BackendDecoderTest {
     }
 
     @ParameterizedTest
-    @ValueSource(chars = {'T', 'D', '2', '3', 'n', 'N', 'A', 'G', 'H', 'W', 'd', 'c', 't', 'I'})
+    @ValueSource(chars = {'T', 'D', '2', 'n', 'N', 'A', 'G', 'H', 'W', 'd', 'c', 't', 'I'})
     void joinsForwardedOnlyTypesIntoOneRun(char type) {
         byte[] message = bytes(type, 0, 0, 0, 5, 'x');
         List<BackendMessage> out = decode(bytes(message, message, message));

@@ -150,8 +150,8 @@ class SessionTest {
         start(request -> completedFuture(Verdict.ALLOW));
         clientSends(parse("", "SELECT 1/0"), bind("", ""), execute(""), query("SET search_path = hr"), sync());
         List<Sent> asked = sentTo(server);
-        assertEquals(List.of('P', 'B', 'E', 'P', 'H'), types(asked), "the Query waits for the answer to a Parse");
-        assertEquals("", asked.get(3).cstring(1));
+        assertEquals(List.of('P', 'B', 'E', 'C', 'H'), types(asked), "the Query waits for the answer to a Close");
+        assertEquals("Spgward_skip_abc", asked.get(3).cstring(0), "of a statement name of pgward's own");
         serverSends(parseComplete(), bindComplete(), errorResponse("22012", "division by zero"));
         assertEquals(List.of('1', '2', 'E'), types(sentTo(client)));
         assertEquals(List.of('S'), types(sentTo(server)), "the Query is skipped, as the server skips it");
@@ -173,10 +173,10 @@ class SessionTest {
         start(ANSWERS);
         clientSends(parse("", "SELECT 1"), bind("", ""), execute(""), query("SELECT * FROM pgward.relations()"),
                 parse("", "selec 2"), bind("", ""), execute(""), query("SELECT 3"), sync());
-        assertEquals(List.of('P', 'B', 'E', 'P', 'H'), types(sentTo(server)));
-        serverSends(parseComplete(), bindComplete(), commandComplete("SELECT 1"), parseComplete());
+        assertEquals(List.of('P', 'B', 'E', 'C', 'H'), types(sentTo(server)));
+        serverSends(parseComplete(), bindComplete(), commandComplete("SELECT 1"), closeComplete());
         assertEquals(List.of('1', '2', 'C', 'T', 'D', 'C', 'Z'), types(sentTo(client)));
-        assertEquals(List.of('P', 'B', 'E', 'P', 'H'), types(sentTo(server)), "asked again after the answer");
+        assertEquals(List.of('P', 'B', 'E', 'C', 'H'), types(sentTo(server)), "asked again after the answer");
         serverSends(errorResponse("42601", "syntax error at or near \"selec\""));
         assertEquals(List.of('E'), types(sentTo(client)));
         assertEquals(List.of('S'), types(sentTo(server)), "the Query is skipped, as the server skips it");
@@ -184,17 +184,40 @@ class SessionTest {
         assertEquals(List.of('Z'), types(sentTo(client)));
     }
 
-    /** Without an error the Query runs after the extended messages, and pgward's own Parse is not relayed. */
+    /** Without an error the Query runs after the extended messages, and the answer to pgward's Close is not relayed. */
     @Test
     void aQueryAfterExtendedMessagesThatSucceededRuns() {
         start(request -> completedFuture(Verdict.ALLOW));
         clientSends(parse("", "SELECT 1"), bind("", ""), execute(""), query("SELECT 2"), sync());
-        assertEquals(List.of('P', 'B', 'E', 'P', 'H'), types(sentTo(server)));
-        serverSends(parseComplete(), bindComplete(), commandComplete("SELECT 1"), parseComplete());
+        assertEquals(List.of('P', 'B', 'E', 'C', 'H'), types(sentTo(server)));
+        serverSends(parseComplete(), bindComplete(), commandComplete("SELECT 1"), closeComplete());
         assertEquals(List.of('1', '2', 'C'), types(sentTo(client)));
         assertEquals(List.of('Q', 'S'), types(sentTo(server)));
         serverSends(commandComplete("SELECT 1"), readyForQuery('I'), readyForQuery('I'));
         assertEquals(List.of('C', 'Z', 'Z'), types(sentTo(client)));
+    }
+
+    /**
+     * The client's own Closes are answered first: only the last CloseComplete is pgward's answer, and only it is
+     * dropped. The FunctionCall then goes on, and nothing pgward sent touched the client's unnamed statement.
+     */
+    @Test
+    void aFunctionCallAfterExtendedMessagesWaitsForTheLastCloseCompleteOnly() {
+        start(request -> completedFuture(Verdict.ALLOW));
+        clientSends(parse("", "SELECT 1"), bind("", ""), close('S', "s9"), close('P', "p9"), functionCall(1598),
+                sync());
+        List<Sent> asked = sentTo(server);
+        assertEquals(List.of('P', 'B', 'C', 'C', 'C', 'H'), types(asked));
+        assertEquals("", asked.get(0).cstring(0), "only the client's Parse names the unnamed statement");
+        serverSends(parseComplete(), bindComplete(), closeComplete(), closeComplete());
+        assertEquals(List.of('1', '2', '3', '3'), types(sentTo(client)), "the client's CloseCompletes");
+        assertEquals(List.of(), sentTo(server), "still waiting for the answer");
+        serverSends(closeComplete());
+        assertEquals(List.of(), sentTo(client), "pgward's CloseComplete is dropped");
+        assertEquals(List.of('F', 'S'), types(sentTo(server)));
+        serverSends(new BackendMessage.Run(Wire.message(alloc, 'V', b -> b.writeInt(-1)), 0), readyForQuery('I'),
+                readyForQuery('I'));
+        assertEquals(List.of('V', 'Z', 'Z'), types(sentTo(client)));
     }
 
     // ---------------------------------------------------------------- a client that does not read
@@ -585,7 +608,7 @@ class SessionTest {
         start(REFUSE_DROP);
         clientSends(parse("", "SELECT 1/0"), bind("", ""), execute(""),
                 malformed('Q', "invalid string in message", "select 1"), sync());
-        assertEquals(List.of('P', 'B', 'E', 'P', 'H'), types(sentTo(server)), "asks whether the server skips");
+        assertEquals(List.of('P', 'B', 'E', 'C', 'H'), types(sentTo(server)), "asks whether the server skips");
         serverSends(parseComplete(), bindComplete(), errorResponse("22012", "division by zero"));
         assertEquals(List.of('1', '2', 'E'), types(sentTo(client)));
         assertEquals(List.of('S'), types(sentTo(server)), "nothing in the malformed Query's place");
@@ -1372,6 +1395,17 @@ class SessionTest {
 
     private BackendMessage.Frame parseComplete() {
         return new BackendMessage.Frame('1', Wire.message(alloc, '1', b -> { }));
+    }
+
+    private BackendMessage.Frame closeComplete() {
+        return new BackendMessage.Frame('3', Wire.message(alloc, '3', b -> { }));
+    }
+
+    private FrontendMessage.Close close(char kind, String name) {
+        return new FrontendMessage.Close(kind, name, Wire.message(alloc, 'C', b -> {
+            b.writeByte(kind);
+            Wire.writeCString(b, name);
+        }));
     }
 
     private BackendMessage.Run bindComplete() {
