@@ -76,6 +76,32 @@ class UnnamedStatementIT {
                 concat(BIND_UNNAMED, EXECUTE_UNNAMED, SYNC)));
     }
 
+    /**
+     * A Bind of a statement whose pgward call takes a bound value binds a statement pgward computed, prepared under a
+     * name of pgward's own: the client's unnamed statement, bound after it in the same request, is still its own, and
+     * nothing of pgward's is left in the session.
+     */
+    @Test
+    void theUnnamedStatementOutlivesABindOfAPgwardCallWithABoundValue() throws Exception {
+        try (RawClient client = RawClient.loggedIn(proxy.port(), "trusted", database.name())) {
+            client.raw(concat(parse("SELECT 42"), frame('P', "d\0SELECT count(*) FROM pgward.describe($1)\0\0\0"),
+                    frame('B', "p\0d\0\0\0\0\1\0\0\0\6orders\0\0"), frame('E', "p\0\0\0\0\0"),
+                    BIND_UNNAMED, EXECUTE_UNNAMED, SYNC));
+            List<RawClient.Message> reply = client.readUntilReady();
+            assertEquals(List.of('1', '1', '2', 'D', 'C', '2', 'D', 'C', 'Z'), types(reply), reply::toString);
+            assertEquals("42", reply.get(6).text().substring(6), "the client's unnamed statement");
+
+            client.query("SELECT count(*) FROM pg_prepared_statements WHERE name LIKE 'pgward%'");
+            List<RawClient.Message> left = client.readUntilReady();
+            assertEquals(List.of('T', 'D', 'C', 'Z'), types(left));
+            assertEquals("0", left.get(1).text().substring(6));
+        }
+    }
+
+    private static List<Character> types(List<RawClient.Message> messages) {
+        return messages.stream().map(RawClient.Message::type).toList();
+    }
+
     private static void assertSameAsPostgresql(String login, List<byte[]> exchanges) throws Exception {
         List<String> direct;
         try (RawClient client = RawClient.loggedIn(database.port(), database.user(), database.password(),

@@ -27,6 +27,9 @@ import org.slf4j.LoggerFactory;
  * <p>A replacement is written as a Query when it stands for a Query or FunctionCall (it closes the request, as
  * they do) and as a Parse under the client's statement name when it stands for a Parse (the Bind, Execute and Sync
  * that follow refer to it). A message pgward could not read is replaced as {@link #malformed} says.
+ *
+ * <p>A Bind of a statement whose {@code pgward.*} calls take bound values binds a statement pgward prepares under a
+ * name of its own, {@code pgward_calls_<nonce>} ({@link #bindComputed}).
  */
 final class Replacements {
 
@@ -38,6 +41,8 @@ final class Replacements {
     private final BackendConnection backend;
     private final InFlight inFlight;
     private final String refusalPrefix;
+    /** The name of the statement with computed calls that a Bind binds in place of the client's. */
+    private final String callsName;
     private int substitutionCount;
 
     Replacements(Session.Identity who, Channel client, BackendConnection backend, InFlight inFlight, long nonce) {
@@ -46,6 +51,7 @@ final class Replacements {
         this.backend = backend;
         this.inFlight = inFlight;
         this.refusalPrefix = "pgward_refused_" + Long.toHexString(nonce) + "_";
+        this.callsName = "pgward_calls_" + Long.toHexString(nonce);
     }
 
     /** The refused statement never reaches the server: a statement naming a fresh token goes in its place. */
@@ -157,20 +163,33 @@ final class Replacements {
     }
 
     /**
-     * A Bind of a statement whose pgward calls take its values: the unnamed statement is prepared with the calls
-     * computed ({@code rewrite}), and the Bind binds its portal to that, with the client's values and formats. The
-     * ParseComplete of pgward's Parse is not the client's; the caller drops it.
+     * A Bind of a statement whose pgward calls take its values: pgward's own statement is prepared with the calls
+     * computed ({@code rewrite}), and the Bind binds the client's portal to it, with the client's values and formats.
+     * Not the unnamed statement: the client may still bind its own unnamed statement later, which PostgreSQL keeps
+     * across a Bind of another.
+     *
+     * <pre>
+     *   Close(S n)  Parse(n, computed)  Bind(portal, n)  Close(S n)      n = pgward_calls_&lt;nonce&gt;
+     * </pre>
+     *
+     * The first Close takes away the statement of an earlier Bind that failed after its Parse (the server skipped its
+     * last Close), so that this Parse does not fail on the name; the last leaves nothing of pgward's in the session
+     * (pg_prepared_statements), and the portal keeps the plan it was bound with. The completions of pgward's Closes
+     * and Parse are not the client's; the caller drops them ({@link Completions}).
      */
     void bindComputed(FrontendMessage.Bind bind, Verdict.Rewrite rewrite, int[] parameterTypes) {
         for (String notice : rewrite.notices()) {
             client.write(LocalAnswer.notice(client.alloc(), notice));
         }
-        ByteBuf parse = Messages.parse(backend.channel().alloc(), "", rewrite.sql(), parameterTypes);
-        ByteBuf renamed = CallValues.renamed(backend.channel().alloc(), bind.frame(), "");
+        Channel channel = backend.channel();
+        ByteBuf parse = Messages.parse(channel.alloc(), callsName, rewrite.sql(), parameterTypes);
+        ByteBuf renamed = CallValues.renamed(channel.alloc(), bind.frame(), callsName);
         bind.release();
         inFlight.extendedSent();
-        backend.channel().write(parse);
-        backend.channel().write(renamed);
+        channel.write(Messages.close(channel.alloc(), 'S', callsName));
+        channel.write(parse);
+        channel.write(renamed);
+        channel.write(Messages.close(channel.alloc(), 'S', callsName));
     }
 
     /** Parse of a statement pgward answers: the backend prepares the answer as a query under the same name. */

@@ -413,7 +413,7 @@ public final class Session implements ConnectedClient.Control {
      */
     private void bind(FrontendMessage.Bind bind) {
         if (typeNames.lookup(bind.statement(), inFlight.openId()) instanceof TypeNameStatements.Calls calls) {
-            // Each Bind of it has its statement judged with the session's path, and prepared as the unnamed one.
+            // Each Bind of it has its statement judged with the session's path, and prepared under pgward's own name.
             bindComputed(bind, calls);
             return;
         }
@@ -470,8 +470,8 @@ public final class Session implements ConnectedClient.Control {
             case TypeNameStatements.Uncertain uncertain -> replacements.refuse(bind, new Verdict.Refuse(
                     SqlState.INSUFFICIENT_PRIVILEGE, Verdict.Refuse.PREFIX + "pgward cannot tell which "
                     + "statement \"" + bind.statement() + "\" is now (after an error, while the request that "
-                    + "prepared it is in flight, or after pgward prepared the unnamed statement for a pgward function)"
-                    + ", and its parameters may take type names or pgward function arguments; prepare it again", 0,
+                    + "prepared it is in flight), and its parameters may take type names or pgward function arguments;"
+                    + " prepare it again", 0,
                     "type-name-parameter"), false);
             case TypeNameStatements.Calls calls -> bindComputed(bind, calls);
             case TypeNameStatements.Parameters parameters -> {
@@ -518,8 +518,8 @@ public final class Session implements ConnectedClient.Control {
 
     /**
      * A Bind of a statement whose pgward calls take bound values: the gate computes the calls with this Bind's values
-     * and judges the statement that results, which the backend prepares as the unnamed statement and binds in place
-     * of the client's; a refusal takes the Bind's place.
+     * and judges the statement that results, which the backend prepares under pgward's own name and binds in place of
+     * the client's ({@link Replacements#bindComputed}); a refusal takes the Bind's place.
      */
     private void bindComputed(FrontendMessage.Bind bind, TypeNameStatements.Calls calls) {
         Map<Integer, String> values;
@@ -542,8 +542,9 @@ public final class Session implements ConnectedClient.Control {
         await(bind, judge.askBoundCalls(bind, calls, values), verdict -> {
             if (verdict instanceof Verdict.Rewrite rewrite && rewrite.typeNameParameters().isEmpty()) {
                 long request = inFlight.openId();
+                completions.sent(Completions.CLOSE, request, true);
                 completions.sent(Completions.PARSE, request, true);
-                typeNames.unnamedTaken(request);
+                completions.sent(Completions.CLOSE, request, true);
                 replacements.bindComputed(bind, rewrite, calls.parameterTypes());
             } else if (verdict instanceof Verdict.Refuse refusal) {
                 replacements.refuse(bind, refusal.at(0), false);

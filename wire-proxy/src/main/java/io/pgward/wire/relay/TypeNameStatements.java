@@ -80,19 +80,6 @@ final class TypeNameStatements {
         dropsNamedStatements(sql);
     }
 
-    /**
-     * pgward prepared the unnamed statement itself, in place of a Bind of a statement with pgward calls: whatever the
-     * client had prepared there is gone, so a later Bind of it (without a Parse) is refused; a statement with pgward
-     * calls that was the unnamed one stays, since each of its Binds prepares it again.
-     */
-    void unnamedTaken(long request) {
-        Entry entry = entries.get("");
-        if (entry == null || entry.calls() == null) {
-            entries.put("", new Entry(List.of(), null, request, true));
-            typed.add("");
-        }
-    }
-
     /** A Close of the statement {@code name}: afterwards the name holds nothing. */
     void closed(String name, long request) {
         entries.put(name, new Entry(List.of(), request, false));

@@ -284,30 +284,33 @@ class SessionTest {
     };
 
     @Test
-    void aBindOfAStatementWithBoundCallsBindsTheComputedStatementAndHidesItsParseComplete() {
+    void aBindOfAStatementWithBoundCallsBindsTheComputedStatementAndHidesItsCompletions() {
         start(BOUND_CALLS);
         clientSends(parse("S1", "select * from pgward.describe($1)"), bind("", "S1", "orders"), execute(""),
                 sync());
 
         List<Sent> toBackend = sentTo(server);
-        assertEquals(List.of('P', 'P', 'B', 'E', 'S'), types(toBackend));
+        assertEquals(List.of('P', 'C', 'P', 'B', 'C', 'E', 'S'), types(toBackend));
         assertEquals(List.of("S1", "SELECT shape($1::text)"), List.of(toBackend.get(0).cstring(0),
                 toBackend.get(0).cstring(1)));
-        assertEquals(List.of("", "SELECT computed('orders', $1::text)"), List.of(toBackend.get(1).cstring(0),
-                toBackend.get(1).cstring(1)));
-        assertEquals(List.of("", ""), List.of(toBackend.get(2).cstring(0), toBackend.get(2).cstring(1)),
-                "the client's portal, bound to the computed statement");
+        assertEquals("Spgward_calls_abc", toBackend.get(1).cstring(0), "pgward's name, left by no earlier Bind");
+        assertEquals(List.of("pgward_calls_abc", "SELECT computed('orders', $1::text)"),
+                List.of(toBackend.get(2).cstring(0), toBackend.get(2).cstring(1)));
+        assertEquals(List.of("", "pgward_calls_abc"), List.of(toBackend.get(3).cstring(0),
+                toBackend.get(3).cstring(1)), "the client's portal, bound to the computed statement");
+        assertEquals("Spgward_calls_abc", toBackend.get(4).cstring(0), "nothing of pgward's left");
 
-        serverSends(parseComplete(), parseComplete(), bindComplete(), commandComplete("SELECT 0"),
-                readyForQuery('I'));
+        serverSends(parseComplete(), closeComplete(), parseComplete(), bindComplete(), closeComplete(),
+                commandComplete("SELECT 0"), readyForQuery('I'));
         assertEquals(List.of('1', '2', 'C', 'Z'), types(sentTo(client)));
 
         // Executed again with another value: computed again, the prepared shape untouched.
         clientSends(bind("", "S1", "customers"), execute(""), sync());
         toBackend = sentTo(server);
-        assertEquals(List.of('P', 'B', 'E', 'S'), types(toBackend));
-        assertEquals("SELECT computed('customers', $1::text)", toBackend.getFirst().cstring(1));
-        serverSends(parseComplete(), bindComplete(), commandComplete("SELECT 0"), readyForQuery('I'));
+        assertEquals(List.of('C', 'P', 'B', 'C', 'E', 'S'), types(toBackend));
+        assertEquals("SELECT computed('customers', $1::text)", toBackend.get(1).cstring(1));
+        serverSends(closeComplete(), parseComplete(), bindComplete(), closeComplete(), commandComplete("SELECT 0"),
+                readyForQuery('I'));
         assertEquals(List.of('2', 'C', 'Z'), types(sentTo(client)));
     }
 
@@ -330,20 +333,23 @@ class SessionTest {
         assertEquals("42P01", toClient.get(1).fields().get('C'));
     }
 
+    /**
+     * The client's own unnamed statement is not touched by a Bind of a statement with bound calls, and the client's
+     * Close of a statement between pgward's gets its CloseComplete.
+     */
     @Test
-    void aBindOfTheUnnamedStatementAfterPgwardTookItIsRefused() {
+    void theClientsUnnamedStatementOutlivesABindOfAStatementWithBoundCalls() {
         start(BOUND_CALLS);
         clientSends(parse("", "select 2"), parse("S1", "select * from pgward.describe($1)"),
-                bind("", "S1", "orders"), execute(""), bind("", ""), execute(""), sync());
+                bind("", "S1", "orders"), execute(""), close('S', "S9"), bind("", ""), execute(""), sync());
         List<Sent> toBackend = sentTo(server);
-        assertEquals(List.of('P', 'P', 'P', 'B', 'E', 'P', 'E', 'S'), types(toBackend));
-        assertEquals("pgward_refused_abc_1", toBackend.get(5).cstring(1));
-        serverSends(parseComplete(), parseComplete(), parseComplete(), bindComplete(), commandComplete("SELECT 0"),
-                errorResponse("42601", "syntax error at or near \"pgward_refused_abc_1\""), readyForQuery('I'));
-        List<Sent> toClient = sentTo(client);
-        assertEquals(List.of('1', '1', '2', 'C', 'E', 'Z'), types(toClient));
-        assertTrue(toClient.get(4).fields().get('M').contains("prepare it again"), toClient.get(4).fields()
-                .toString());
+        assertEquals(List.of('P', 'P', 'C', 'P', 'B', 'C', 'E', 'C', 'B', 'E', 'S'), types(toBackend));
+        assertEquals(List.of("", ""), List.of(toBackend.get(8).cstring(0), toBackend.get(8).cstring(1)),
+                "the client's Bind of its unnamed statement, as it came");
+        serverSends(parseComplete(), parseComplete(), closeComplete(), parseComplete(), bindComplete(),
+                closeComplete(), commandComplete("SELECT 0"), closeComplete(), bindComplete(),
+                commandComplete("SELECT 1"), readyForQuery('I'));
+        assertEquals(List.of('1', '1', '2', 'C', '3', '2', 'C', 'Z'), types(sentTo(client)));
     }
 
     // ---------------------------------------------------------------- refusals
