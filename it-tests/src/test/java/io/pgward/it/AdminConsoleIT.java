@@ -1,5 +1,7 @@
 package io.pgward.it;
 
+import static io.pgward.it.RawClient.concat;
+import static io.pgward.it.RawClient.frame;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -304,6 +306,33 @@ class AdminConsoleIT {
             assertEquals("57P01", state, "the console session ended");
             RealClients.Result refused = psql(proxy, "ops", "SHOW CLIENTS");
             assertTrue(refused.err().contains("permission denied for database \"pgward\""), refused.err());
+        }
+    }
+
+    /**
+     * The console, as PostgreSQL, accepts and ignores CopyData, CopyDone and CopyFail outside a COPY (a client whose
+     * COPY failed may still be sending its data), in an error's skip to the Sync as well: on both, each exchange with
+     * them is answered exactly as the same exchange without them, and the session goes on.
+     */
+    @Test
+    void copyMessagesOutsideACopyAreIgnoredAsPostgresqlIgnoresThem(TestDatabase database) throws Exception {
+        byte[] copy = concat(frame('d', "1\tone\n"), frame('c', ""), frame('f', "the client gave up\0"));
+        byte[] failing = frame('D', "Snothing\0");
+        byte[] sync = frame('S', "");
+        try (ProxyFixture proxy = start(database);
+             RawClient postgres = RawClient.loggedIn(database.port(), database.user(), database.password(),
+                     database.name());
+             RawClient console = RawClient.loggedIn(proxy.port(), "ops", ProxyFixture.PASSWORD, "pgward")) {
+            for (RawClient client : List.of(postgres, console)) {
+                String who = client == console ? "the console" : "PostgreSQL";
+                byte[] query = frame('Q', (client == console ? "SHOW HELP" : "SELECT 1") + "\0");
+                List<String> without = client.replies(List.of(query, concat(failing, sync)));
+                List<String> with = client.replies(List.of(concat(copy, query), concat(failing, copy, sync), query));
+                assertEquals(without, with.subList(0, 2), who);
+                assertEquals(without.getFirst(), with.get(2), who + ": the session goes on");
+                assertTrue(without.get(1).startsWith("E ERROR 26000 prepared statement \"nothing\" does not exist"),
+                        who + ": " + without);
+            }
         }
     }
 

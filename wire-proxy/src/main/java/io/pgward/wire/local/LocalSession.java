@@ -248,7 +248,7 @@ public final class LocalSession extends ChannelInboundHandlerAdapter implements 
     }
 
     private void handle(FrontendMessage message) {
-        if (!(message instanceof FrontendMessage.Flush)) {
+        if (!(message instanceof FrontendMessage.Flush || message instanceof FrontendMessage.Copy)) {
             betweenExchanges = false;
         }
         if (skippingToSync && !(message instanceof FrontendMessage.Sync)) {
@@ -270,7 +270,11 @@ public final class LocalSession extends ChannelInboundHandlerAdapter implements 
             case FrontendMessage.Terminate t -> end();
             case FrontendMessage.FunctionCall f -> failRequest(PgError.error(SqlState.FEATURE_NOT_SUPPORTED,
                     "fast-path function calls are not supported on this database"));
-            case FrontendMessage.Copy c -> throw new ProtocolException("unexpected COPY message: no COPY is in progress");
+            case FrontendMessage.Copy c -> {
+                // No COPY runs here. PostgreSQL accepts and ignores CopyData, CopyDone and CopyFail outside one, with
+                // no answer and whether or not it skips to a Sync: a client whose COPY failed may still be sending
+                // its data. They start no exchange either (a session ending when idle does not wait for them).
+            }
             case FrontendMessage.AuthenticationResponse a -> throw new ProtocolException("invalid frontend message type 112");
             case FrontendMessage.Malformed m -> {
                 PgError error = PgError.error(SqlState.PROTOCOL_VIOLATION, m.error());

@@ -259,6 +259,31 @@ class LocalSessionTest {
         assertWire(ALICE_ON_THE_WIRE, sentTo(client));
     }
 
+    private static final byte[] COPY_DATA_DONE_FAIL = bytes('d', 0, 0, 0, 7, "abc", 'c', 0, 0, 0, 4,
+            'f', 0, 0, 0, 9, "oops", 0);
+
+    /**
+     * No COPY runs here, and PostgreSQL accepts and ignores CopyData, CopyDone and CopyFail outside one (a client
+     * whose COPY failed may still be sending its data): nothing is answered, in an error's skip to Sync as well.
+     */
+    @Test
+    void copyMessagesOutsideACopyAreIgnored() {
+        EmbeddedChannel client = client("c1");
+
+        clientSends(client, COPY_DATA_DONE_FAIL);
+        assertEquals(List.of(), sentTo(client));
+        clientSends(client, QUERY_USERS);
+        assertWire(ALICE_ON_THE_WIRE, sentTo(client));
+
+        clientSends(client, bytes('D', 0, 0, 0, 9, 'X', "foo", 0));
+        assertEquals("invalid DESCRIBE message subtype 88", fields(sentTo(client).getFirst()).get('M'));
+        clientSends(client, COPY_DATA_DONE_FAIL);
+        clientSends(client, bytes('S', 0, 0, 0, 4));
+        assertWire(List.of(bytes('Z', 0, 0, 0, 5, 'I')), sentTo(client));
+        assertTrue(client.isOpen());
+        assertEquals(List.of(), ended);
+    }
+
     private static Map<Character, String> fields(byte[] error) {
         return PgError.fields(Unpooled.wrappedBuffer(error, 5, error.length - 5));
     }
