@@ -20,8 +20,8 @@ import java.util.Set;
  *
  * <p>{@code RESET ALL}, {@code RESET statement_timeout} and {@code DISCARD ALL} are allowed: they return settings to
  * the session defaults, and pgward starts every read-only backend session with {@code default_transaction_read_only}
- * (and the login's statement timeout) as startup parameters, which are those defaults. {@code transaction_read_only}
- * is never touched by RESET ALL.
+ * (and the login's statement timeout, and with a table selection {@code client_min_messages}) as startup
+ * parameters, which are those defaults. {@code transaction_read_only} is never touched by RESET ALL.
  */
 final class SessionCommands {
 
@@ -45,9 +45,11 @@ final class SessionCommands {
     /**
      * The {@code client_min_messages} levels a login with a table selection may choose. LOG and DEBUG messages are
      * the server log's, and some describe what a statement read: auto_explain, where the server loads it, logs each
-     * plan at LOG, views' definitions and hidden relations included.
+     * plan at LOG, views' definitions and hidden relations included. (INFO messages reach the client at every level,
+     * so info keeps out what notice does.) The session's own default could be lower (the backend role's or the
+     * database's settings), so such a login's backend session starts at notice and RESET returns there.
      */
-    private static final Set<String> SELECTION_MESSAGE_LEVELS = Set.of("info", "notice", "warning", "error");
+    static final Set<String> SELECTION_MESSAGE_LEVELS = Set.of("info", "notice", "warning", "error");
 
     /** RESET of these would turn read-only off (or bring back a setting the policy controls). */
     private static final Set<String> NOT_RESETTABLE = Set.of("transaction_read_only", "default_transaction_read_only");

@@ -1,6 +1,7 @@
 package io.pgward.guard.classify;
 
 import io.pgward.guard.Verdict;
+import java.util.Locale;
 
 /**
  * The rules for settings a read-only login gives when it connects (startup packet keys and {@code options}).
@@ -29,6 +30,15 @@ public final class StartupSettingRules {
     /** A time setting's value in milliseconds as PostgreSQL stores it; null when it is not a plain time. */
     public static Long milliseconds(String value) {
         return SettingValues.parseMilliseconds(value);
+    }
+
+    /**
+     * Whether a {@code client_min_messages} level keeps the server log's LOG and DEBUG messages from a login with a
+     * table selection: exactly the levels {@code SET client_min_messages} allows it (info, notice, warning, error,
+     * in any case).
+     */
+    public static boolean isSelectionMessageLevel(String level) {
+        return level != null && SessionCommands.SELECTION_MESSAGE_LEVELS.contains(level.toLowerCase(Locale.ROOT));
     }
 
     /** Whether a client_encoding value names UTF8 (PostgreSQL's {@code clean_encoding_name}: UTF-8, utf8, Unicode, ...). */

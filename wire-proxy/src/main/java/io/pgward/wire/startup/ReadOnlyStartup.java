@@ -9,6 +9,7 @@ import io.pgward.wire.protocol.PgError;
 import io.pgward.wire.protocol.SqlState;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -23,6 +24,10 @@ import java.util.Set;
  * statement_timeout) are accepted only with the policy's value and then left out: the backend gets pgward's
  * {@link PinnedSettings} instead, and no {@code options} at all. What remains are the allowed client settings
  * under their lower-case names, the last value of each, as PostgreSQL would apply them.
+ *
+ * <p>With a table selection, client_min_messages is pinned too (the backend role's or database's own level could
+ * be LOG or DEBUG): at notice, or at the level the client asked for, which the rule above allows only from info
+ * up. Without a selection the client's level passes like any other setting.
  */
 final class ReadOnlyStartup {
 
@@ -54,6 +59,8 @@ final class ReadOnlyStartup {
         Map<String, String> client = new LinkedHashMap<>();
         Long timeout = login.policy().statementTimeout() == null ? null
                 : login.policy().statementTimeout().toMillis();
+        boolean selection = !login.policy().tables().isEmpty();
+        String messages = selection ? PinnedSettings.SELECTION_MESSAGE_LEVEL : null;
         for (StartupSettings.Setting setting : read.settings()) {
             String key = setting.key();
             if (key.equals("client_encoding") && !StartupSettingRules.isUtf8(setting.value())) {
@@ -71,12 +78,15 @@ final class ReadOnlyStartup {
                 // Allowed means at most the login's timeout and not 0: the client may only lower it.
                 Long ms = StartupSettingRules.milliseconds(setting.value());
                 timeout = ms != null && ms > 0 && ms <= login.policy().statementTimeout().toMillis() ? ms : timeout;
+            } else if (key.equals("client_min_messages") && selection) {
+                // Allowed means info or above: the client's level replaces notice, as its SET would.
+                messages = setting.value().toLowerCase(Locale.ROOT);
             } else if (!OWNED.contains(key)) {
                 client.remove(key);
                 client.put(key, setting.value());
             }
         }
-        PinnedSettings pins = new PinnedSettings(timeout);
+        PinnedSettings pins = new PinnedSettings(timeout, messages);
         Map<String, String> parameters = new LinkedHashMap<>(client);
         parameters.putAll(pins.startupParameters());
         if (timeout == null) {

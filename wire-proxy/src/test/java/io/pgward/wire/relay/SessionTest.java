@@ -784,7 +784,7 @@ class SessionTest {
         for (String[] report : new String[][] {{"client_encoding", "SJIS"}, {"standard_conforming_strings", "off"},
                 {"default_transaction_read_only", "off"}}) {
             asked.clear();
-            start(request -> completedFuture(Verdict.ALLOW), new PinnedSettings(1000L));
+            start(request -> completedFuture(Verdict.ALLOW), new PinnedSettings(1000L, null));
             clientSends(query("SELECT 1"));
             sentTo(server);
             serverSends(commandComplete("SELECT 1"), new BackendMessage.Frame('S',
@@ -816,7 +816,7 @@ class SessionTest {
                 return true;
             }
         };
-        start(wantsSearchPath, new PinnedSettings(null));
+        start(wantsSearchPath, new PinnedSettings(null, null));
         assertEquals(PROBE, described(sentTo(server)), "asked when the session starts");
         serverSends(closeCompletes(), new BackendMessage.Frame('S', Messages.parameterStatus(alloc, "client_encoding",
                 "BIG5")), readyForQuery('I'));
@@ -839,7 +839,7 @@ class SessionTest {
 
     @Test
     void refusesTextThatIsNotUtf8InAPinnedSessionWithPostgresError() {
-        start(request -> completedFuture(Verdict.ALLOW), new PinnedSettings(null));
+        start(request -> completedFuture(Verdict.ALLOW), new PinnedSettings(null, null));
         // SJIS: 0x81 0x5c is one character there, and no character at all in UTF-8.
         byte[] sjis = {'S', 'E', 'L', 'E', 'C', 'T', ' ', 'E', '\'', (byte) 0x81, '\\', '\'', ' ', '-', '-', '\''};
         ByteBuf frame = Wire.message(alloc, 'Q', b -> b.writeBytes(sjis).writeByte(0));
@@ -857,7 +857,7 @@ class SessionTest {
 
     @Test
     void refusesAParseWhoseTextIsNotUtf8AndSkipsToSync() {
-        start(request -> completedFuture(Verdict.ALLOW), new PinnedSettings(null));
+        start(request -> completedFuture(Verdict.ALLOW), new PinnedSettings(null, null));
         byte[] sql = {'S', 'E', 'L', 'E', 'C', 'T', ' ', '\'', (byte) 0xe4, (byte) 0xb8, '\''};
         ByteBuf frame = Wire.message(alloc, 'P', b -> {
             Wire.writeCString(b, "s1");
@@ -877,7 +877,7 @@ class SessionTest {
 
     @Test
     void judgesValidUtf8InAPinnedSessionAsUsual() {
-        start(request -> completedFuture(Verdict.ALLOW), new PinnedSettings(null));
+        start(request -> completedFuture(Verdict.ALLOW), new PinnedSettings(null, null));
         byte[] sql = {'S', 'E', 'L', 'E', 'C', 'T', ' ', 'E', '\'', (byte) 0xc3, (byte) 0x81, '\\', '\'', '\''};
         ByteBuf frame = Wire.message(alloc, 'Q', b -> b.writeBytes(sql).writeByte(0));
         clientSends(new FrontendMessage.Query(new String(sql, StandardCharsets.UTF_8), frame));

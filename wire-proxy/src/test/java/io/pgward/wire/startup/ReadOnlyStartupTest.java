@@ -25,6 +25,8 @@ class ReadOnlyStartupTest {
             null, null, "reader", null, PgwardConfig.Mode.READ_ONLY);
     private static final PgwardConfig.Login WITH_TIMEOUT = ANALYST.withPolicy(
             ANALYST.policy().withStatementTimeout(Duration.ofSeconds(1)));
+    private static final PgwardConfig.Login SELECTION = ANALYST.withPolicy(
+            ANALYST.policy().withTables(List.of("public.orders")));
 
     /** What real drivers send: pgjdbc, libpq (psql, psycopg), asyncpg, node-postgres and postgres.js. */
     static Stream<Arguments> driverPackets() {
@@ -71,7 +73,7 @@ class ReadOnlyStartupTest {
         expected.put("statement_timeout", "250");
         assertEquals(expected, accepted.parameters());
         assertEquals(List.copyOf(expected.keySet()), List.copyOf(accepted.parameters().keySet()));
-        assertEquals(new PinnedSettings(250L), accepted.pins());
+        assertEquals(new PinnedSettings(250L, null), accepted.pins());
     }
 
     @Test
@@ -79,7 +81,7 @@ class ReadOnlyStartupTest {
         ReadOnlyStartup.Accepted accepted = assertInstanceOf(ReadOnlyStartup.Accepted.class,
                 ReadOnlyStartup.decide(pairs("user", "analyst"), WITH_TIMEOUT));
         assertEquals("1000", accepted.parameters().get("statement_timeout"));
-        assertEquals(new PinnedSettings(1000L), accepted.pins());
+        assertEquals(new PinnedSettings(1000L, null), accepted.pins());
     }
 
     @Test
@@ -87,7 +89,45 @@ class ReadOnlyStartupTest {
         ReadOnlyStartup.Accepted accepted = assertInstanceOf(ReadOnlyStartup.Accepted.class,
                 ReadOnlyStartup.decide(pairs("user", "analyst", "Statement_Timeout", "0"), ANALYST));
         assertEquals("0", accepted.parameters().get("statement_timeout"));
-        assertEquals(new PinnedSettings(null), accepted.pins());
+        assertEquals(new PinnedSettings(null, null), accepted.pins());
+    }
+
+    @Test
+    void startsASelectionsSessionAtNoticeWhateverTheServerWouldSay() {
+        ReadOnlyStartup.Accepted accepted = assertInstanceOf(ReadOnlyStartup.Accepted.class,
+                ReadOnlyStartup.decide(pairs("user", "analyst"), SELECTION));
+        assertEquals("notice", accepted.parameters().get("client_min_messages"));
+        assertEquals(new PinnedSettings(null, "notice"), accepted.pins());
+    }
+
+    @Test
+    void pinsTheHigherLevelASelectionsClientAsksFor() {
+        ReadOnlyStartup.Accepted accepted = assertInstanceOf(ReadOnlyStartup.Accepted.class, ReadOnlyStartup.decide(
+                pairs("options", "-c client_min_messages=error", "Client_Min_Messages", "WARNING"), SELECTION));
+        assertEquals("warning", accepted.parameters().get("client_min_messages"));
+        assertEquals(new PinnedSettings(null, "warning"), accepted.pins());
+        assertEquals(1, accepted.parameters().keySet().stream().filter(k -> k.equals("client_min_messages")).count());
+    }
+
+    @Test
+    void refusesALevelBelowNoticeAtStartup() {
+        for (PgwardConfig.Login login : List.of(SELECTION, ANALYST)) {
+            ReadOnlyStartup.Refused refused = assertInstanceOf(ReadOnlyStartup.Refused.class,
+                    ReadOnlyStartup.decide(pairs("options", "--client-min-messages=log"), login));
+            assertEquals(SqlState.INSUFFICIENT_PRIVILEGE, refused.error().sqlState());
+        }
+    }
+
+    @Test
+    void leavesTheLevelUnpinnedWithoutASelection() {
+        ReadOnlyStartup.Accepted accepted = assertInstanceOf(ReadOnlyStartup.Accepted.class,
+                ReadOnlyStartup.decide(pairs("user", "analyst"), ANALYST));
+        assertNull(accepted.parameters().get("client_min_messages"));
+        assertNull(accepted.pins().clientMinMessages());
+        accepted = assertInstanceOf(ReadOnlyStartup.Accepted.class,
+                ReadOnlyStartup.decide(pairs("client_min_messages", "WARNING"), ANALYST));
+        assertEquals("WARNING", accepted.parameters().get("client_min_messages"));
+        assertNull(accepted.pins().clientMinMessages());
     }
 
     @Test
