@@ -55,11 +55,13 @@ final class ReadOnlyStartup {
                     + read.otherSwitches().getFirst() + "\" in options for the read-only login \"" + login.name()
                     + "\": options may only hold settings (-c name=value or --name=value)"), "startup-options");
         }
-        ReadOnlyPolicy policy = new ReadOnlyPolicy(login.name(), login.policy().statementTimeout());
         Map<String, String> client = new LinkedHashMap<>();
         Long timeout = login.policy().statementTimeout() == null ? null
                 : login.policy().statementTimeout().toMillis();
         boolean selection = !login.policy().tables().isEmpty();
+        // Judged as the session judges SET: a level below NOTICE is refused only with a table selection.
+        ReadOnlyPolicy policy = new ReadOnlyPolicy(login.name(), login.policy().statementTimeout(), selection
+                ? ReadOnlyPolicy.CatalogFunctions.GATED : ReadOnlyPolicy.CatalogFunctions.UNRESTRICTED);
         String messages = selection ? PinnedSettings.SELECTION_MESSAGE_LEVEL : null;
         for (StartupSettings.Setting setting : read.settings()) {
             String key = setting.key();
