@@ -34,6 +34,12 @@ public final class CatalogRefusals {
      * refusal is published as {@link #ABSENT_OBJECT} ({@link #published}).
      */
     static final String NULL_NAME = "null-name";
+    /**
+     * A call of current_schema or current_schemas by a statement of a login with a table selection: never sent to a
+     * client as such. The serving rewrite keeps of its answer the schemas the login sees ({@code SchemaPathCalls});
+     * where it cannot, the refusal is published as {@link #DENIED_BUILT_IN} ({@link #published}).
+     */
+    static final String SCHEMA_PATH = "schema-path";
     /** A value bound to a regtype parameter that pgward does not read as a plain name ({@link BoundTypeNames}). */
     public static final String TYPE_NAME_PARAMETER = "type-name-parameter";
     public static final String NONE_EXISTS = "selection-gone";
@@ -196,8 +202,22 @@ public final class CatalogRefusals {
         return new String[] {refuse.detail().substring(0, split), refuse.detail().substring(split + 1)};
     }
 
-    /** A verdict as a client may see it: a {@link #nullName} refusal not answered NULL is the absent object's. */
+    /**
+     * {@code denied}, the {@link #deniedBuiltIn} of current_schema or current_schemas, for the serving rewrite: the
+     * DETAIL carries the constant of the login's visible schema names and never reaches a client ({@link #published}).
+     */
+    static Verdict.Refuse schemaPath(Verdict.Refuse denied, String names) {
+        return new Verdict.Refuse(denied.sqlState(), denied.message(), 0, SCHEMA_PATH, names, denied.hint());
+    }
+
+    /**
+     * A verdict as a client may see it: a {@link #nullName} refusal not answered NULL is the absent object's, a
+     * {@link #schemaPath} refusal not rewritten is the denied built-in's.
+     */
     static Verdict published(Verdict verdict) {
+        if (verdict instanceof Verdict.Refuse r && r.rule().equals(SCHEMA_PATH)) {
+            return new Verdict.Refuse(r.sqlState(), r.message(), 0, DENIED_BUILT_IN, null, r.hint());
+        }
         return verdict instanceof Verdict.Refuse r && r.rule().equals(NULL_NAME)
                 ? absentObject(r.sqlState(), r.message(), 0) : verdict;
     }

@@ -841,10 +841,14 @@ final class CheckTransaction {
      */
     private Optional<Verdict.Refuse> codeRules(References statement, List<ReachedDefinition> definitions,
                                                TableSelection selection, GatedUses gates) throws SQLException {
-        CodeRules rules = new CodeRules(catalog, selection.isSet(), gates);
+        // Without catalog filters a selection login has no visible schemas to answer with: every call is refused.
+        SchemaPathProof schemaPath = selection.isSet() && gates != null
+                ? new SchemaPathProof(connection, selection.filters().visible(), request.searchPath()) : null;
+        CodeRules rules = new CodeRules(catalog, selection.isSet(), gates, schemaPath);
         Optional<Verdict.Refuse> refusal = rules.check(statement);
         if (refusal.isPresent()) {
-            return refusal;
+            // The statement's own call, not one in a view or policy it reaches, is what the serving rewrite replaces.
+            return schemaPath == null ? refusal : Optional.of(schemaPath.serving(refusal.get()));
         }
         Map<Long, CatalogReader.Relation> read = catalog.relations(
                 definitions.stream().map(ReachedDefinition::read).distinct().toList());

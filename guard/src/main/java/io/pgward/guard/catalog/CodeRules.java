@@ -36,6 +36,9 @@ import java.util.Set;
  *       one of the text-search functions that take it.</li>
  *   <li>With a filtered catalog, the gated functions and the other object-identifier types are allowed where
  *       {@link GatedUses} proves that they name visible objects only.</li>
+ *   <li>With a table selection, current_schema and current_schemas are allowed only where {@link SchemaPathProof}
+ *       proves the call pgward's rewrite of them: PostgreSQL's own answer names the hidden schemas on search_path.
+ *       A user function that calls them fails the user-function rule.</li>
  * </ul>
  *
  * One instance serves one check: what it reads from the catalog is kept only for that transaction.
@@ -52,6 +55,8 @@ final class CodeRules {
     private final boolean selection;
     /** The gates of a login with a filtered catalog; null without one (every gated function is then denied). */
     private final GatedUses gates;
+    /** The proof of current_schemas calls of a login with a table selection; null refuses every call. */
+    private final SchemaPathProof schemaPath;
     private final Map<Long, CatalogReader.Function> functions = new HashMap<>();
     private final Map<Long, Boolean> userFunctionVerdicts = new HashMap<>();
 
@@ -60,9 +65,14 @@ final class CodeRules {
     }
 
     CodeRules(CatalogReader catalog, boolean selection, GatedUses gates) {
+        this(catalog, selection, gates, null);
+    }
+
+    CodeRules(CatalogReader catalog, boolean selection, GatedUses gates, SchemaPathProof schemaPath) {
         this.catalog = catalog;
         this.selection = selection;
         this.gates = gates;
+        this.schemaPath = schemaPath;
     }
 
     Optional<Verdict.Refuse> check(References code) throws SQLException {
@@ -81,7 +91,11 @@ final class CodeRules {
         for (long oid : functionOids) {
             CatalogReader.Function f = function(oid);
             if (f.builtIn()) {
-                if (selection && DeniedBuiltIns.denied(f.name()) && !(gates != null && gates.allows(f, code))) {
+                if (selection && SchemaPathCalls.FUNCTIONS.contains(oid)) {
+                    if (schemaPath == null || !schemaPath.allows(f, code)) {
+                        return Optional.of(CatalogRefusals.deniedBuiltIn(f.name()));
+                    }
+                } else if (selection && DeniedBuiltIns.denied(f.name()) && !(gates != null && gates.allows(f, code))) {
                     return Optional.of(CatalogRefusals.deniedBuiltIn(f.name()));
                 }
             } else if (!userFunctionPasses(f)) {
@@ -313,8 +327,10 @@ final class CodeRules {
         if (callee.builtIn()) {
             // A gated built-in is allowed in a statement only where its arguments are proven to name visible
             // objects; nothing proves what a caller passes to a body (format_type(o, NULL) of a hidden row type).
+            // The session's schema path is answered with hidden schemas left out only in the statement itself.
             return callee.volatility() != 'v' && !DeniedBuiltIns.denied(callee.name())
-                    && !(selection && GatedFunctions.gated(callee.name()));
+                    && !(selection && (GatedFunctions.gated(callee.name())
+                                       || SchemaPathCalls.FUNCTIONS.contains(callee.oid())));
         }
         return userFunctionPasses(callee);
     }

@@ -76,10 +76,18 @@ final class FilteredCheck {
     /**
      * The check's verdict on {@code request}, and the text it holds for: where L3 answers that a to_reg* call names
      * what the login does not see ({@link CatalogRefusals#nullName}), the call's name is replaced by a NULL
-     * ({@link NullNames}) and the new text checked again.
+     * ({@link NullNames}) and the new text checked again; where it answers that the statement calls current_schema
+     * or current_schemas ({@link CatalogRefusals#schemaPath}), the calls are replaced by subqueries that keep the
+     * schemas the login sees ({@link SchemaPathCalls}) and the new text checked again.
      */
     private static CompletableFuture<Served> answered(CatalogCheck check, CheckRequest request,
                                                       StatementText statement, int nulled) {
+        return answered(check, request, statement, nulled, false);
+    }
+
+    /** @param pathsKept the text is already the schema path rewrite's, which is not applied twice */
+    private static CompletableFuture<Served> answered(CatalogCheck check, CheckRequest request,
+                                                      StatementText statement, int nulled, boolean pathsKept) {
         return check.raw(request, statement).toCompletableFuture().thenCompose(verdict -> {
             if (verdict instanceof Verdict.Refuse r && r.rule().equals(CatalogRefusals.NULL_NAME)
                     && nulled < MAX_NULL_NAMES) {
@@ -87,7 +95,18 @@ final class FilteredCheck {
                 String replaced = NullNames.replace(request.sql(), request.standardConformingStrings(), call[0],
                         call[1]);
                 if (replaced != null) {
-                    return answered(check, request.withSql(replaced), null, nulled + 1);
+                    return answered(check, request.withSql(replaced), null, nulled + 1, pathsKept);
+                }
+            }
+            if (verdict instanceof Verdict.Refuse r && r.rule().equals(CatalogRefusals.SCHEMA_PATH) && !pathsKept) {
+                String kept = SchemaPathCalls.rewrite(request.sql(), request.standardConformingStrings(), r.detail());
+                if (kept != null) {
+                    // Once: what is refused again (a call the rewrite did not reach, another rule) keeps this
+                    // refusal, whose text names what the client wrote; a fence needed is fenced by serve.
+                    return answered(check, request.withSql(kept), null, nulled, true).thenApply(again ->
+                            again.verdict() instanceof Verdict.Refuse a
+                                    && !a.rule().equals(CatalogRefusals.FENCE_NEEDED)
+                                    ? new Served(request.sql(), verdict) : again);
                 }
             }
             String listed = verdict instanceof Verdict.Refuse r && r.rule().equals(CatalogRefusals.DENIED_BUILT_IN)
@@ -95,7 +114,7 @@ final class FilteredCheck {
             if (listed != null) {
                 // Kept when allowed, or when it needs the fence (serve then fences and wraps again); otherwise the
                 // refusal of the statement as it was stands.
-                return answered(check, request.withSql(listed), null, nulled + 1).thenApply(again ->
+                return answered(check, request.withSql(listed), null, nulled + 1, pathsKept).thenApply(again ->
                         again.verdict() instanceof Verdict.Refuse r && !r.rule().equals(CatalogRefusals.FENCE_NEEDED)
                                 ? new Served(request.sql(), verdict) : again);
             }
@@ -112,7 +131,7 @@ final class FilteredCheck {
     private static final Set<String> SPEAKS_OF_THE_CLIENTS_TEXT = Set.of(CatalogRefusals.RELATION,
             CatalogRefusals.FUNCTION, CatalogRefusals.OPERATOR, CatalogRefusals.TYPE,
             CatalogRefusals.OBJECT_IDENTIFIER_TYPE, CatalogRefusals.DENIED_BUILT_IN, CatalogRefusals.RISKY_DOMAIN,
-            CatalogRefusals.ABSENT_OBJECT, CatalogRefusals.NULL_NAME);
+            CatalogRefusals.ABSENT_OBJECT, CatalogRefusals.NULL_NAME, CatalogRefusals.SCHEMA_PATH);
 
     /**
      * The client's own text got the error the rewrite got for a hidden object, with its position in the client's

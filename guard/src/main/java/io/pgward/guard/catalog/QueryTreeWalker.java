@@ -126,6 +126,12 @@ final class QueryTreeWalker {
         if (node.tag().equals("FUNCEXPR")) {
             directConstArguments(node);
         }
+        if (node.tag().equals("SQLVALUEFUNCTION") && node.number("op") == SchemaPathCalls.SVFOP_CURRENT_SCHEMA) {
+            // The keyword current_schema runs current_schema()'s code without naming the function: it is a call of
+            // it to the rules, which a table selection holds it to.
+            refs.calls.add(new References.Call(SchemaPathCalls.CURRENT_SCHEMA, node, scope));
+            refs.functions.add(SchemaPathCalls.CURRENT_SCHEMA);
+        }
         if (node.tag().equals("ARRAYCOERCEEXPR") && !filters.isEmpty()) {
             relabelledElements(node);
         }

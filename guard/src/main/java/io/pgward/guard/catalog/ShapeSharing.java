@@ -78,6 +78,10 @@ final class ShapeSharing {
         if (!statement.regUses.isEmpty()) {
             return false;
         }
+        // The proof of a current_schemas call rests on a constant too: the visible schemas' names.
+        if (statement.functions.stream().anyMatch(SchemaPathCalls.FUNCTIONS::contains)) {
+            return false;
+        }
         if (!statement.functions.isEmpty()) {
             Map<Long, CatalogReader.Function> functions = catalog.functions(statement.functions);
             for (long oid : statement.functions) {

@@ -94,6 +94,10 @@ final class StringBody {
                 if (!literalFirstArgument(tokens, i + 2)) {
                     computed.add(t.value());
                 }
+            } else if (t.isWord("current_schema") && !(i > 0 && tokens.get(i - 1).kind() == Token.Kind.PUNCTUATION
+                    && tokens.get(i - 1).text().equals("."))) {
+                // The keyword without parentheses calls current_schema() too.
+                called.add(t.value());
             }
         }
         return new StringBody(null, called, computed, operators, words);

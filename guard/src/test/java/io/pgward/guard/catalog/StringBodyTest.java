@@ -31,6 +31,13 @@ class StringBodyTest {
     }
 
     @Test
+    void theKeywordCurrentSchemaIsACallButAColumnOfThatNameIsNot() {
+        assertEquals(Set.of("current_schema"), StringBody.read("BEGIN RETURN current_schema; END", "plpgsql")
+                .calledNames());
+        assertEquals(Set.of(), StringBody.read("SELECT r.current_schema, \"current_schema\"", "sql").calledNames());
+    }
+
+    @Test
     void fromIsAKeywordInsideTheFormsThatTakeIt() {
         assertTrue(StringBody.read("SELECT substring(x from 2 for 3), trim(both 'a' from x), "
                 + "x IS DISTINCT FROM y, position('a' in x), overlay(x placing 'y' from 1)", "sql").passes());
