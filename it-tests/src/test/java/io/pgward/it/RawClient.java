@@ -246,6 +246,33 @@ final class RawClient implements AutoCloseable {
                 .array();
     }
 
+    /** Sync. */
+    static final byte[] SYNC = frame('S', "");
+    /** Bind of the unnamed statement to the unnamed portal, without parameters, every result column in text. */
+    static final byte[] BIND_UNNAMED = frame('B', "\0\0\0\0\0\0\0\0");
+    /** Execute of the unnamed portal, every row. */
+    static final byte[] EXECUTE_UNNAMED = frame('E', "\0\0\0\0\0");
+
+    /** Parse of the unnamed statement, without parameter types. */
+    static byte[] parseUnnamed(String sql) {
+        return frame('P', "\0" + sql + "\0\0\0");
+    }
+
+    /**
+     * FunctionCall of {@code oid} with text arguments and a text result. Wire: 'F' | int32 len | int32 oid | int16 0
+     * (every argument text) | int16 n | (int32 len | bytes)* | int16 0.
+     */
+    static byte[] functionCall(int oid, String... arguments) {
+        java.nio.ByteBuffer body = java.nio.ByteBuffer.allocate(1024).putInt(oid).putShort((short) 0)
+                .putShort((short) arguments.length);
+        for (String argument : arguments) {
+            byte[] bytes = argument.getBytes(StandardCharsets.UTF_8);
+            body.putInt(bytes.length).put(bytes);
+        }
+        body.putShort((short) 0);
+        return frame('F', new String(body.array(), 0, body.position(), StandardCharsets.ISO_8859_1));
+    }
+
     static byte[] concat(byte[]... frames) {
         java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
         for (byte[] f : frames) {

@@ -1,7 +1,12 @@
 package io.pgward.it;
 
+import static io.pgward.it.RawClient.BIND_UNNAMED;
+import static io.pgward.it.RawClient.EXECUTE_UNNAMED;
+import static io.pgward.it.RawClient.SYNC;
 import static io.pgward.it.RawClient.concat;
 import static io.pgward.it.RawClient.frame;
+import static io.pgward.it.RawClient.functionCall;
+import static io.pgward.it.RawClient.parseUnnamed;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.pgward.testkit.PostgresTest;
@@ -22,9 +27,6 @@ class UnnamedStatementIT {
 
     /** int4pl(int4, int4), the same OID in every PostgreSQL version. */
     private static final int INT4PL = 177;
-    private static final byte[] SYNC = frame('S', "");
-    private static final byte[] BIND_UNNAMED = frame('B', "\0\0\0\0\0\0\0\0");
-    private static final byte[] EXECUTE_UNNAMED = frame('E', "\0\0\0\0\0");
 
     private static ProxyFixture proxy;
     private static TestDatabase database;
@@ -48,11 +50,11 @@ class UnnamedStatementIT {
     @Test
     void theUnnamedStatementAndPortalOutliveAFunctionCallAfterExtendedMessages() throws Exception {
         assertSameAsPostgresql("trusted", List.of(
-                concat(parse("SELECT 42"), BIND_UNNAMED, functionCall(INT4PL, "1", "2")),
+                concat(parseUnnamed("SELECT 42"), BIND_UNNAMED, functionCall(INT4PL, "1", "2")),
                 SYNC,
                 concat(BIND_UNNAMED, EXECUTE_UNNAMED, SYNC),
                 frame('Q', "BEGIN\0"),
-                concat(parse("SELECT g FROM generate_series(1, 3) g"), BIND_UNNAMED, frame('E', "\0\0\0\0\1"),
+                concat(parseUnnamed("SELECT g FROM generate_series(1, 3) g"), BIND_UNNAMED, frame('E', "\0\0\0\0\1"),
                         functionCall(INT4PL, "3", "4")),
                 SYNC,
                 concat(EXECUTE_UNNAMED, BIND_UNNAMED, EXECUTE_UNNAMED, SYNC),
@@ -63,7 +65,7 @@ class UnnamedStatementIT {
     @Test
     void aFunctionCallAfterAFailedExtendedMessageIsSkippedAndTheUnnamedStatementStays() throws Exception {
         assertSameAsPostgresql("trusted", List.of(
-                concat(parse("SELECT 1/0"), BIND_UNNAMED, EXECUTE_UNNAMED, functionCall(INT4PL, "1", "2"), SYNC),
+                concat(parseUnnamed("SELECT 1/0"), BIND_UNNAMED, EXECUTE_UNNAMED, functionCall(INT4PL, "1", "2"), SYNC),
                 concat(BIND_UNNAMED, EXECUTE_UNNAMED, SYNC)));
     }
 
@@ -71,7 +73,7 @@ class UnnamedStatementIT {
     @Test
     void theUnnamedStatementOutlivesAMalformedQueryAfterExtendedMessages() throws Exception {
         assertSameAsPostgresql("trusted", List.of(
-                concat(parse("SELECT 42"), BIND_UNNAMED, frame('Q', "SELECT 1")),
+                concat(parseUnnamed("SELECT 42"), BIND_UNNAMED, frame('Q', "SELECT 1")),
                 SYNC,
                 concat(BIND_UNNAMED, EXECUTE_UNNAMED, SYNC)));
     }
@@ -84,7 +86,8 @@ class UnnamedStatementIT {
     @Test
     void theUnnamedStatementOutlivesABindOfAPgwardCallWithABoundValue() throws Exception {
         try (RawClient client = RawClient.loggedIn(proxy.port(), "trusted", database.name())) {
-            client.raw(concat(parse("SELECT 42"), frame('P', "d\0SELECT count(*) FROM pgward.describe($1)\0\0\0"),
+            client.raw(concat(parseUnnamed("SELECT 42"),
+                    frame('P', "d\0SELECT count(*) FROM pgward.describe($1)\0\0\0"),
                     frame('B', "p\0d\0\0\0\0\1\0\0\0\6orders\0\0"), frame('E', "p\0\0\0\0\0"),
                     BIND_UNNAMED, EXECUTE_UNNAMED, SYNC));
             List<RawClient.Message> reply = client.readUntilReady();
@@ -111,25 +114,5 @@ class UnnamedStatementIT {
         try (RawClient client = RawClient.loggedIn(proxy.port(), login, database.name())) {
             assertEquals(direct, client.replies(exchanges), login);
         }
-    }
-
-    /** Parse of the unnamed statement, without parameter types. */
-    private static byte[] parse(String sql) {
-        return frame('P', "\0" + sql + "\0\0\0");
-    }
-
-    /**
-     * FunctionCall of {@code oid} with text arguments and a text result. Wire: 'F' | int32 len | int32 oid | int16 0
-     * (every argument text) | int16 n | (int32 len | bytes)* | int16 0.
-     */
-    private static byte[] functionCall(int oid, String... arguments) {
-        java.nio.ByteBuffer body = java.nio.ByteBuffer.allocate(1024).putInt(oid).putShort((short) 0)
-                .putShort((short) arguments.length);
-        for (String argument : arguments) {
-            byte[] bytes = argument.getBytes(java.nio.charset.StandardCharsets.UTF_8);
-            body.putInt(bytes.length).put(bytes);
-        }
-        body.putShort((short) 0);
-        return frame('F', new String(body.array(), 0, body.position(), java.nio.charset.StandardCharsets.ISO_8859_1));
     }
 }

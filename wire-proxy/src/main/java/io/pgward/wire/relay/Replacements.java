@@ -24,9 +24,10 @@ import org.slf4j.LoggerFactory;
  * The server's syntax error for a refusal's token comes back here and is replaced by the refusal. A rewritten
  * statement is replaced by the text the gate gave, and a Parse pgward answers by a query that returns the answer.
  *
- * <p>A replacement is written as a Query when it stands for a Query or FunctionCall (it closes the request, as
- * they do) and as a Parse under the client's statement name when it stands for a Parse (the Bind, Execute and Sync
- * that follow refer to it). A message pgward could not read is replaced as {@link #malformed} says.
+ * <p>A replacement is written as a Query when it stands for a Query (it closes the request, as a Query does), as a
+ * Parse under the client's statement name when it stands for a Parse (the Bind, Execute and Sync that follow refer to
+ * it), and otherwise as a Parse under the token's own name, with a Sync after it when it stands for a FunctionCall
+ * ({@link #refuse}). A message pgward could not read is replaced as {@link #malformed} says.
  *
  * <p>A Bind of a statement whose {@code pgward.*} calls take bound values binds a statement pgward prepares under a
  * name of its own, {@code pgward_calls_<nonce>} ({@link #bindComputed}).
@@ -40,34 +41,38 @@ final class Replacements {
     private final Channel client;
     private final BackendConnection backend;
     private final InFlight inFlight;
+    private final FailedBlock failedBlock;
     private final String refusalPrefix;
     /** The name of the statement with computed calls that a Bind binds in place of the client's. */
     private final String callsName;
     private int substitutionCount;
 
-    Replacements(Session.Identity who, Channel client, BackendConnection backend, InFlight inFlight, long nonce) {
+    Replacements(Session.Identity who, Channel client, BackendConnection backend, InFlight inFlight,
+                 FailedBlock failedBlock, long nonce) {
         this.who = who;
         this.client = client;
         this.backend = backend;
         this.inFlight = inFlight;
+        this.failedBlock = failedBlock;
         this.refusalPrefix = "pgward_refused_" + Long.toHexString(nonce) + "_";
         this.callsName = "pgward_calls_" + Long.toHexString(nonce);
     }
 
-    /** The refused statement never reaches the server: a statement naming a fresh token goes in its place. */
+    /**
+     * The refused statement never reaches the server: a statement naming a fresh token goes in its place. A refused
+     * Query becomes a Query of the token; a refused Parse a Parse of the token under the client's statement name (the
+     * Bind, Execute and Sync that follow refer to it). Everything else becomes a Parse of the token under the token's
+     * own name, so that no statement or portal of the client's is touched: the server fails it and skips to the Sync
+     * as it would after the message's own error. In place of a FunctionCall, or of a malformed Query or FunctionCall,
+     * a Sync follows ({@link #endsWithSync}).
+     */
     void refuse(FrontendMessage message, Verdict.Refuse refusal, boolean endsBatch) {
         String token = nextToken();
         Verdict.Refuse answered = inCharacters(message, refusal);
-        // A refused Bind, Describe or Execute, or a message pgward could not read, becomes a Parse of the token
-        // under the token's own name: the server fails it and skips to the Sync as it would after the message's own
-        // error, and no statement of the client's is touched.
         ByteBuf replacement = switch (message) {
+            case FrontendMessage.Query q -> Messages.query(backend.channel().alloc(), token);
             case FrontendMessage.Parse p -> Messages.parse(backend.channel().alloc(), p.statement(), token);
-            case FrontendMessage.Bind b -> Messages.parse(backend.channel().alloc(), token, token);
-            case FrontendMessage.Describe d -> Messages.parse(backend.channel().alloc(), token, token);
-            case FrontendMessage.Execute e -> Messages.parse(backend.channel().alloc(), token, token);
-            case FrontendMessage.Malformed m -> Messages.parse(backend.channel().alloc(), token, token);
-            default -> Messages.query(backend.channel().alloc(), token);
+            default -> Messages.parse(backend.channel().alloc(), token, token);
         };
         message.release();
         inFlight.substituted(token, answered);
@@ -78,9 +83,22 @@ final class Replacements {
             inFlight.extendedSent();
         }
         backend.channel().write(replacement);
-        if (message instanceof FrontendMessage.Malformed && endsBatch) {
+        if (endsBatch && endsWithSync(message)) {
             backend.channel().write(Messages.sync(backend.channel().alloc()));
         }
+    }
+
+    /**
+     * Whether the Parse of a token that replaces {@code message}, which ends its request, is followed by a Sync: for
+     * a FunctionCall or a message pgward could not read, not for a Query. A FunctionCall is not part of the extended
+     * protocol: PostgreSQL answers its error with a ReadyForQuery at once, and the Sync gives it. Its error ends an
+     * implicit transaction and aborts a transaction block as the Parse's does, and both leave the unnamed statement
+     * and, but for the transaction's end, the unnamed portal as they were, where a Query of the token would drop the
+     * unnamed statement. In a failed transaction block the server's error for the Parse is its syntax error, which
+     * becomes the 25P02 PostgreSQL answers a FunctionCall with there ({@link Verdicts#inPlaceOf}).
+     */
+    private static boolean endsWithSync(FrontendMessage message) {
+        return message instanceof FrontendMessage.FunctionCall || message instanceof FrontendMessage.Malformed;
     }
 
     /**
@@ -227,7 +245,7 @@ final class Replacements {
             return false;
         }
         inFlight.substitutionAnswered();
-        client.write(Verdicts.inPlaceOf(client.alloc(), error.body(), next, backend.transactionStatus()));
+        client.write(Verdicts.inPlaceOf(client.alloc(), error.body(), next, failedBlock.failed()));
         error.bytes().release();
         return true;
     }

@@ -147,6 +147,7 @@ public final class Session implements ConnectedClient.Control {
     private final SearchPath searchPath;
     private final ReportedSettings settings;
     private final SchemaWatch schemaWatch;
+    private final FailedBlock failedBlock = new FailedBlock();
     private final Judge judge;
     private final Replacements replacements;
     private final TypeNameStatements typeNames = new TypeNameStatements();
@@ -177,7 +178,7 @@ public final class Session implements ConnectedClient.Control {
         this.settings = new ReportedSettings(who, backend, searchPath);
         this.schemaWatch = new SchemaWatch(gate);
         this.judge = new Judge(who, rules, backend, searchPath, pool);
-        this.replacements = new Replacements(who, client, backend, inFlight, nonce);
+        this.replacements = new Replacements(who, client, backend, inFlight, failedBlock, nonce);
         this.reanalysis = new Reanalysis(judged, searchPath, gate, who.database());
         this.skipQuestion = new SkipQuestion(backend, inFlight, completions, nonce);
     }
@@ -858,6 +859,7 @@ public final class Session implements ConnectedClient.Control {
         }
         if (frame.type() == 'C') {
             schemaWatch.commandComplete(frame);
+            failedBlock.commandComplete(frame);
         }
         switch (frame.type()) {
             case 'Z' -> readyForQuery(frame);
@@ -892,6 +894,7 @@ public final class Session implements ConnectedClient.Control {
     private void readyForQuery(BackendMessage.Frame frame) {
         char status = (char) frame.body().getByte(0);
         backend.transactionStatus(status);
+        failedBlock.ready(status);
         portals.ready(status);
         schemaWatch.transactionStatus(status);
         InFlight.Request done = inFlight.retire();

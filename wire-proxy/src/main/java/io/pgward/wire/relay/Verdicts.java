@@ -109,9 +109,10 @@ final class Verdicts {
      * for a statement the gate found to be a syntax error at its first word, the server's own error about that word.
      *
      * @param errorBody the body of the server's ErrorResponse
+     * @param inFailedBlock whether the server's transaction block had failed before the substitution
      */
     static ByteBuf inPlaceOf(ByteBufAllocator alloc, ByteBuf errorBody, InFlight.Substitution substitution,
-                             char transactionStatus) {
+                             boolean inFailedBlock) {
         Verdict.Refuse refusal = substitution.refusal();
         String word = syntaxErrorWord(refusal);
         if (word != null) {
@@ -126,7 +127,7 @@ final class Verdicts {
             return new PgError("ERROR", refusal.sqlState(), refusal.message(), refusal.detail(), refusal.hint(),
                     refusal.position()).encode(alloc);
         }
-        if (transactionStatus == 'E') {
+        if (inFailedBlock) {
             // In an aborted transaction PostgreSQL ignores every statement with 25P02, refused or not.
             return PgError.error(SqlState.IN_FAILED_SQL_TRANSACTION,
                     "current transaction is aborted, commands ignored until end of transaction block").encode(alloc);

@@ -402,6 +402,52 @@ class SessionTest {
         assertEquals("42501", toClient.get(0).fields().get('C'));
     }
 
+    private static final StatementGate REFUSE_FUNCTION_CALLS = request -> completedFuture(
+            request.kind() == GateRequest.Kind.FUNCTION_CALL
+                    ? new Verdict.Refuse("42501", "pgward refused this query: a fast-path call") : Verdict.ALLOW);
+
+    /**
+     * A refused FunctionCall becomes a Parse of the token under the token's own name and a Sync: one error and one
+     * ReadyForQuery, as PostgreSQL answers a failing FunctionCall, and the client's unnamed statement and portal are
+     * untouched, where a Query of the token would drop the unnamed statement.
+     */
+    @Test
+    void refusesAFunctionCallWithAParseOfTheTokenAndASync() {
+        start(REFUSE_FUNCTION_CALLS);
+        clientSends(functionCall(1598));
+
+        List<Sent> toBackend = sentTo(server);
+        assertEquals(List.of('P', 'S'), types(toBackend));
+        assertEquals(List.of("pgward_refused_abc_1", "pgward_refused_abc_1"),
+                List.of(toBackend.getFirst().cstring(0), toBackend.getFirst().cstring(1)));
+        answerTheRefusalAndReadIt("pgward_refused_abc_1");
+        assertSessionGoesOn();
+    }
+
+    /**
+     * A ROLLBACK in the extended protocol ends the failed block before the request's ReadyForQuery says so: a refusal
+     * after it in the same request is the refusal, not 25P02, as PostgreSQL then runs the refused message.
+     */
+    @Test
+    void aRefusalAfterARollbackWithoutASyncInAFailedBlockIsNot25P02() {
+        start(REFUSE_FUNCTION_CALLS);
+        clientSends(query("SELECT 1/0"));
+        sentTo(server);
+        serverSends(errorResponse("22012", "division by zero"), readyForQuery('E'));
+        sentTo(client);
+
+        clientSends(parse("r", "ROLLBACK"), bind("", "r"), execute(""), functionCall(1598), sync());
+        assertEquals(List.of('P', 'B', 'E', 'C', 'H'), types(sentTo(server)));
+        serverSends(parseComplete(), bindComplete(), commandComplete("ROLLBACK"), closeComplete());
+        assertEquals(List.of('P', 'S', 'S'), types(sentTo(server)));
+        serverSends(errorResponse("42601", "syntax error at or near \"pgward_refused_abc_1\""), readyForQuery('I'),
+                readyForQuery('I'));
+
+        List<Sent> toClient = sentTo(client);
+        assertEquals(List.of('1', '2', 'C', 'E', 'Z', 'Z'), types(toClient));
+        assertEquals("42501", toClient.get(3).fields().get('C'));
+    }
+
     @Test
     void numbersEachReplacementSoThatEveryErrorIsMatchedToItsOwnRefusal() {
         start(REFUSE_DROP);
