@@ -2,6 +2,7 @@ package io.pgward.guard.catalog;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -14,12 +15,16 @@ import java.util.Set;
  * <p>A use counts only where its arguments read a row (a column, a parameter, a CASE or array element), as in
  * PostgreSQL: {@code now() - interval '1 day'} shows nothing of any row. Aggregates and window functions, their
  * arguments included, run over the rows that passed every filter, so nothing in them counts unless a subquery inside
- * them reads on its own. Neither does the select list of the client's statement itself, with what it sorts, groups
- * and partitions by (PostgreSQL keeps those there): it is computed as the last step of the scans and joins, on rows
- * that passed every condition below, and is never moved below one. Only there: the select list of a subquery, a CTE
- * or a UNION arm may be pulled up into a condition, or computed at the scan it reads (a PlaceHolderVar under an outer
- * join) before the join that is the view's filter. (Eager aggregation, planned for PostgreSQL 19, computes partial
- * aggregates below joins: revisit both before serving it.)
+ * them reads on its own, except what an aggregate sorts or makes distinct by: since PostgreSQL 16 the planner may sort
+ * its input for it, and a sort may run below a join (a Gather Merge over a Sort of one table), on rows the join
+ * filters out. Neither does an output column of the client's statement itself that nothing sorts, groups, makes
+ * distinct or partitions by (its target entry's ressortgroupref is 0): it is computed as the last step of the scans
+ * and joins, on rows that passed every condition, and never moved below one. A sort or grouping key is not: the
+ * planner computes it where it sorts, which may be below the view's join ({@code ORDER BY emp::int LIMIT 5} on a
+ * view that filters with EXISTS fails on a filtered row). The select lists of subqueries, CTEs and UNION arms count
+ * too: they may be pulled up into a condition, or computed at the scan they read (a PlaceHolderVar under an outer
+ * join). (Eager aggregation, planned for PostgreSQL 19, computes partial aggregates below joins: revisit before
+ * serving it.)
  *
  * <p>Functions and operators are leakproof or not by the catalog ({@link LeakyViews} asks); the other constructs that
  * can fail on a value are never leakproof: an I/O cast (an input function's error quotes its input), a subquery that
@@ -66,11 +71,9 @@ final class LeakyCode {
 
     /** PostgreSQL's CMD_SELECT. */
     private static final long SELECT = 1;
-    /** RTEKind RTE_GROUP (PostgreSQL 18): the grouping expressions, which its select list and HAVING refer to. */
-    private static final long RTE_GROUP = 9;
 
     private final List<Use> uses = new ArrayList<>();
-    /** The lists computed above every filter ({@link #projectedLast}), by identity. */
+    /** The output columns computed above every filter ({@link #projectedLast}), by identity. */
     private final Set<TreeValue> projected = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
 
     private LeakyCode() {
@@ -88,9 +91,8 @@ final class LeakyCode {
     }
 
     /**
-     * Notes what of the client's statement, when it is one plain SELECT (no UNION, INTERSECT or EXCEPT), is computed
-     * above every filter: its select list, and its grouping expressions where PostgreSQL 18 keeps them apart unless a
-     * HAVING refers to them (a HAVING without aggregates is moved to WHERE).
+     * Notes the output columns of the client's statement, when it is one plain SELECT (no UNION, INTERSECT or
+     * EXCEPT), that nothing sorts, groups or partitions by: those PostgreSQL computes above every filter.
      */
     private void projectedLast(TreeValue check) {
         if (check instanceof TreeValue.Node wrapper && items(wrapper, "rtable").size() == 1
@@ -99,12 +101,9 @@ final class LeakyCode {
                 && rte.field("subquery").orElse(null) instanceof TreeValue.Node client
                 && client.tag().equals("QUERY") && client.number("commandType") == SELECT
                 && client.field("setOperations").orElse(TreeValue.Null.INSTANCE) instanceof TreeValue.Null) {
-            client.field("targetList").ifPresent(projected::add);
-            if (client.field("havingQual").orElse(TreeValue.Null.INSTANCE) instanceof TreeValue.Null) {
-                for (TreeValue entry : items(client, "rtable")) {
-                    if (entry instanceof TreeValue.Node group && group.number("rtekind") == RTE_GROUP) {
-                        group.field("groupexprs").ifPresent(projected::add);
-                    }
+            for (TreeValue entry : items(client, "targetList")) {
+                if (entry instanceof TreeValue.Node target && target.number("ressortgroupref") == 0) {
+                    projected.add(target);
                 }
             }
         }
@@ -124,9 +123,8 @@ final class LeakyCode {
             case TreeValue.Node node -> node(node, aggregated);
             case TreeValue.NodeList list -> {
                 int reach = NONE;
-                boolean above = aggregated || projected.contains(list);
                 for (TreeValue item : list.items()) {
-                    reach = Math.max(reach, visit(item, above));
+                    reach = Math.max(reach, visit(item, aggregated));
                 }
                 yield reach;
             }
@@ -141,14 +139,24 @@ final class LeakyCode {
     private int node(TreeValue.Node node, boolean aggregated) {
         String tag = node.tag();
         boolean query = tag.equals("QUERY");
-        boolean inside = !query && (aggregated || AGGREGATED.contains(tag));
+        boolean inside = !query && (aggregated || AGGREGATED.contains(tag) || projected.contains(node));
         int reach = switch (tag) {
             case "VAR" -> (int) node.number("varlevelsup");
             case "PARAM", "CASETESTEXPR", "COERCETODOMAINVALUE" -> 0;
             default -> NONE;
         };
-        for (TreeValue field : node.fields().values()) {
-            reach = Math.max(reach, visit(field, inside));
+        for (Map.Entry<String, TreeValue> field : node.fields().entrySet()) {
+            if (tag.equals("AGGREF") && field.getKey().equals("args")
+                    && field.getValue() instanceof TreeValue.NodeList arguments) {
+                for (TreeValue argument : arguments.items()) {
+                    // What it sorts or makes distinct by may be computed where the planner sorts its input.
+                    boolean sortKey = argument instanceof TreeValue.Node target
+                            && target.number("ressortgroupref") != 0;
+                    reach = Math.max(reach, visit(argument, inside && !sortKey));
+                }
+            } else {
+                reach = Math.max(reach, visit(field.getValue(), inside));
+            }
         }
         if (query) {
             return reach == NONE ? NONE : reach - 1;
