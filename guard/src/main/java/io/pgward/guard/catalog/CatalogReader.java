@@ -177,6 +177,26 @@ final class CatalogReader {
         return out;
     }
 
+    /** The types of the columns of {@code relations}, dropped ones left out. */
+    List<Long> columnTypes(Collection<Long> relations) throws SQLException {
+        List<Long> out = new ArrayList<>();
+        if (relations.isEmpty()) {
+            return out;
+        }
+        beforeQuery.run();
+        try (PreparedStatement ps = connection.prepareStatement("SELECT DISTINCT a.atttypid "
+                + "FROM pg_catalog.pg_attribute a WHERE a.attrelid OPERATOR(pg_catalog.=) ANY (CAST(? AS "
+                + "pg_catalog.oid[])) AND a.attnum OPERATOR(pg_catalog.>) 0 AND NOT a.attisdropped")) {
+            ps.setObject(1, oidArray(relations), Types.OTHER);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(rs.getLong(1));
+                }
+            }
+        }
+        return out;
+    }
+
     /** The argument, OUT parameter and result types of {@code functions}. */
     List<Long> signatureTypes(Collection<Long> functions) throws SQLException {
         List<Long> out = new ArrayList<>();
@@ -190,8 +210,7 @@ final class CatalogReader {
                      LATERAL pg_catalog.unnest(pg_catalog.array_append(pg_catalog.array_cat(
                          CAST(p.proargtypes AS pg_catalog.oid[]), p.proallargtypes), p.prorettype)) AS t(type)
                 WHERE p.oid OPERATOR(pg_catalog.=) ANY (CAST(? AS pg_catalog.oid[]))""")) {
-            ps.setObject(1, "{" + functions.stream().map(String::valueOf).collect(java.util.stream.Collectors
-                    .joining(",")) + "}", Types.OTHER);
+            ps.setObject(1, oidArray(functions), Types.OTHER);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     out.add(rs.getLong(1));
@@ -453,6 +472,10 @@ final class CatalogReader {
                 handler.row(rs);
             }
         }
+    }
+
+    private static String oidArray(Collection<Long> oids) {
+        return "{" + oids.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(",")) + "}";
     }
 
     private static String textArray(Collection<String> values) {

@@ -133,9 +133,18 @@ final class CodeRules {
 
     /** {@code used} with the element types of arrays and the base types of domains, in order of use. */
     private List<CatalogReader.Type> withElementsAndBases(Collection<Long> used) throws SQLException {
+        return withElementsAndBases(used, false);
+    }
+
+    /**
+     * {@code used} with the element types of arrays, the base types of domains and, when {@code columns}, the types of
+     * the columns of row types, in order of use.
+     */
+    private List<CatalogReader.Type> withElementsAndBases(Collection<Long> used, boolean columns) throws SQLException {
         Deque<Long> work = new ArrayDeque<>(used);
         Set<Long> seen = new LinkedHashSet<>();
         List<CatalogReader.Type> ordered = new ArrayList<>();
+        List<Long> rows = new ArrayList<>();
         while (!work.isEmpty()) {
             List<Long> batch = new ArrayList<>();
             while (!work.isEmpty()) {
@@ -154,7 +163,12 @@ final class CodeRules {
                 if (t.base() != 0) {
                     work.add(t.base());
                 }
+                if (columns && t.relation() != 0) {
+                    rows.add(t.relation());
+                }
             }
+            work.addAll(catalog.columnTypes(rows));
+            rows.clear();
         }
         return ordered;
     }
@@ -241,8 +255,10 @@ final class CodeRules {
         if (!body.passes() || catalog.operatorOutsideCatalogNamed(body.operators())) {
             return false;
         }
-        // A text names types only by words: any type so named counts ('o::regclass', a domain over regclass).
-        if (selection && objectIdentifierType(withElementsAndBases(catalog.typesNamed(body.words()))).isPresent()) {
+        // A text names types only by words: any type so named counts ('o::regclass', a domain over regclass), and a
+        // row type by its columns ('pg_sequences.data_type%TYPE' is regtype; a relation's name is its row type's).
+        if (selection && objectIdentifierType(withElementsAndBases(catalog.typesNamed(body.words()), true))
+                .isPresent()) {
             return false;
         }
         List<Long> builtIns = new ArrayList<>();
@@ -260,14 +276,15 @@ final class CodeRules {
     }
 
     /**
-     * With a table selection, whether none of {@code functions} takes or returns an object-identifier type: a
+     * With a table selection, whether none of {@code functions} takes or returns an object-identifier type, alone or
+     * as a column of a row type: a
      * body's {@code regclassout(o)} prints a name by OID without naming the type, and a user function declared
      * {@code RETURNS regclass} or with such a parameter converts what its body computes. A user callee's own
      * signature is checked when its rule is.
      */
     private boolean signaturesPass(Collection<Long> functions) throws SQLException {
         return !selection || functions.isEmpty()
-                || objectIdentifierType(withElementsAndBases(catalog.signatureTypes(functions))).isEmpty();
+                || objectIdentifierType(withElementsAndBases(catalog.signatureTypes(functions), true)).isEmpty();
     }
 
     /**

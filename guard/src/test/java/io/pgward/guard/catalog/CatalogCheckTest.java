@@ -95,8 +95,17 @@ class CatalogCheckTest {
                     + "AS 'SELECT textin(regclassout(o))'");
             s.execute("CREATE FUNCTION public.name_by_signature(o oid, OUT r regclass, OUT n int) STABLE "
                     + "LANGUAGE sql AS 'SELECT o, 1'");
+            // Through the columns of row types: a catalog column's %TYPE, and a row type returned.
+            s.execute("CREATE FUNCTION public.name_by_column_type(t oid) RETURNS text STABLE LANGUAGE plpgsql "
+                    + "AS $$DECLARE v pg_sequences.data_type%TYPE := t; BEGIN RETURN v::text; END$$");
+            s.execute("CREATE FUNCTION public.proc_by_column_type(t oid) RETURNS text STABLE LANGUAGE plpgsql "
+                    + "AS $$DECLARE v pg_catalog.pg_type.typinput%TYPE := t; BEGIN RETURN v::text; END$$");
+            s.execute("CREATE TYPE public.labelled AS (t regtype, n int)");
+            s.execute("CREATE FUNCTION public.name_by_row_type(o oid) RETURNS public.labelled STABLE LANGUAGE sql "
+                    + "AS 'SELECT o, 1'");
             for (String f : List.of("name_of(oid)", "name_atomic(oid)", "name_plpgsql(oid)", "name_by_domain(oid)",
-                    "type_name_of(oid)", "type_name_atomic(oid)", "name_by_output(oid)", "name_by_signature(oid)")) {
+                    "type_name_of(oid)", "type_name_atomic(oid)", "name_by_output(oid)", "name_by_signature(oid)",
+                    "name_by_column_type(oid)", "proc_by_column_type(oid)", "name_by_row_type(oid)")) {
                 s.execute("ALTER FUNCTION public." + f + " OWNER TO pgward_fn_owner");
             }
             for (String f : List.of("setting_of(text)", "setting_atomic(text)", "setting_plpgsql(text)",
@@ -222,12 +231,15 @@ class CatalogCheckTest {
     @Test
     void refusesUserFunctionsThatUseObjectIdentifierTypesWithASelection() {
         for (String f : List.of("name_of", "name_atomic", "name_plpgsql", "name_by_domain", "type_name_of",
-                "type_name_atomic", "name_by_output", "name_by_signature")) {
+                "type_name_atomic", "name_by_output", "name_by_signature", "name_by_column_type",
+                "proc_by_column_type")) {
             String sql = "SELECT CAST(public." + f + "(CAST(1259 AS pg_catalog.oid)) AS text)";
             assertRefused(CatalogRefusals.FUNCTION, "pgward refused this query: function public." + f
                     + " is not built in.", verdict(sql));
             assertAllowed(withoutSelection(sql));
         }
+        // A row type outside the selection is a relation it does not include, whatever its columns.
+        assertInstanceOf(Verdict.Refuse.class, verdict("SELECT CAST(public.name_by_row_type(1259) AS text)"));
     }
 
     @Test
