@@ -18,9 +18,10 @@ import java.util.Set;
  *
  * <p>The subquery's one column is named as the call, so the output column keeps its name (PostgreSQL names an
  * expression after a scalar subquery's column) and its type ({@code name[]}, {@code name}); an empty result is
- * {@code {}}, not NULL, as from PostgreSQL. The whole is cast to {@code name[]}, a no-op that makes it an expression
- * only: in FROM ({@code SELECT * FROM current_schemas(true) AS x}, whose column would take another name) it is a
- * syntax error, and the call stays refused.
+ * {@code {}}, not NULL, and a NULL answer ({@code current_schemas(NULL)}) stays NULL, as from PostgreSQL. The
+ * whole is cast to {@code name[]}, a no-op that makes it an expression only: in FROM
+ * ({@code SELECT * FROM current_schemas(true) AS x}, whose column would take another name) it is a syntax error,
+ * and the call stays refused.
  *
  * <p>This is not the defence: the rewritten statement is checked again, and only a subquery that is, node for node,
  * this text with the login's names is accepted ({@link SchemaPathProof}). Spellings found here: the function's name
@@ -39,6 +40,7 @@ final class SchemaPathCalls {
      */
     static final long SVFOP_CURRENT_SCHEMA = 14;
 
+    private static final String ANSWER = "pgward_schemas";
     private static final String ALIAS = "pgward_path";
 
     private SchemaPathCalls() {
@@ -48,13 +50,22 @@ final class SchemaPathCalls {
      * The subquery standing for {@code current_schemas(argument)}, its column named {@code column}: the elements of
      * PostgreSQL's answer that are among {@code names} (an {@link #namesConstant}) or a temporary schema, in their
      * order. Only the session's own temporary schema can be on its path (another session's gives no USAGE).
+     *
+     * <p>The call is the one column of a subquery in the first FROM item, fenced with {@code OFFSET 0} so that the
+     * planner does not put it in each place its value is read: the argument is evaluated once, and a NULL answer
+     * (current_schemas is strict: {@code current_schemas(NULL)}) is told from an empty one. The answer's one row is
+     * joined to its elements, still one row when it has none, and grouped by the answer: NULL for NULL, {@code {}}
+     * when no element is kept. The call stays where an expression is written, so a client's own copy of this text
+     * has its call rewritten too.
      */
     static String wrapper(String argument, String column, String names) {
-        return "((SELECT COALESCE(pg_catalog.array_agg(" + ALIAS + ".nspname ORDER BY " + ALIAS + ".ordinal), "
-                + "'{}'::pg_catalog.name[]) AS " + column + " FROM pg_catalog.unnest(pg_catalog.current_schemas("
-                + argument + ")) WITH ORDINALITY AS " + ALIAS + "(nspname, ordinal) WHERE " + ALIAS
+        return "((SELECT CASE WHEN " + ANSWER + ".schemas IS NULL THEN NULL ELSE COALESCE(pg_catalog.array_agg("
+                + ALIAS + ".nspname ORDER BY " + ALIAS + ".ordinal) FILTER (WHERE " + ALIAS
                 + ".nspname OPERATOR(pg_catalog.=) ANY (" + names + "::pg_catalog.name[]) OR pg_catalog.starts_with("
-                + ALIAS + ".nspname::pg_catalog.text, 'pg_temp_'))::pg_catalog.name[])";
+                + ALIAS + ".nspname::pg_catalog.text, 'pg_temp_')), '{}'::pg_catalog.name[]) END AS " + column
+                + " FROM (SELECT pg_catalog.current_schemas(" + argument + ") OFFSET 0) AS " + ANSWER + "(schemas) "
+                + "LEFT JOIN LATERAL pg_catalog.unnest(" + ANSWER + ".schemas) WITH ORDINALITY AS " + ALIAS
+                + "(nspname, ordinal) ON true GROUP BY " + ANSWER + ".schemas)::pg_catalog.name[])";
     }
 
     /** The schema names as a constant the wrapper compares with: sorted, the same text for the same names. */

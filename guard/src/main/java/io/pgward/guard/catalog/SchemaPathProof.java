@@ -35,7 +35,7 @@ import java.util.stream.Collectors;
 final class SchemaPathProof {
 
     private static final String VIEW = "pgward_schema_path_reference";
-    private static final long RTE_FUNCTION = 3;
+    private static final long RTE_SUBQUERY = 1;
 
     private final Connection connection;
     private final VisibleCatalog visible;
@@ -122,26 +122,25 @@ final class SchemaPathProof {
     }
 
     /**
-     * Whether the call is the one pgward's subquery makes: the sole argument of unnest, the function of the only
-     * range table entry of a Query that equals the reference once the call's arguments and the column's name are
-     * taken from it.
+     * Whether the call is the one pgward's subquery makes: the one column of the subquery that is the first range
+     * table entry of a Query that equals the reference once the call's arguments and the name of its first column
+     * are taken from it.
      */
     private boolean proven(References.Call call) throws SQLException {
-        if (call.scope() == null) {
+        if (call.scope() == null || call.scope().outer() == null) {
             return false;
         }
-        TreeValue.Node query = call.scope().query();
-        List<TreeValue> rtable = items(query.field("rtable").orElse(TreeValue.Null.INSTANCE));
-        if (rtable.size() != 1 || !(rtable.getFirst() instanceof TreeValue.Node rte)
-                || rte.number("rtekind") != RTE_FUNCTION || unnestArgument(rte) != call.expression()) {
+        TreeValue.Node query = call.scope().outer().query();
+        if (answer(query) != call.expression()) {
             return false;
         }
         TreeValue.Node reference = reference();
-        TreeValue.Node referenceRte = (TreeValue.Node) items(reference.field("rtable").orElseThrow()).getFirst();
-        TreeValue.Node referenceCall = unnestArgument(referenceRte);
+        TreeValue.Node referenceCall = answer(reference);
         List<TreeValue> targets = items(query.field("targetList").orElse(TreeValue.Null.INSTANCE));
         List<TreeValue> referenceTargets = items(reference.field("targetList").orElseThrow());
-        if (referenceCall == null || targets.size() != 1 || !(targets.getFirst() instanceof TreeValue.Node target)) {
+        // The column comes first; the answer the subquery groups by follows it as a junk entry.
+        if (referenceCall == null || targets.size() != referenceTargets.size()
+                || !(targets.getFirst() instanceof TreeValue.Node target)) {
             return false;
         }
         Map<TreeValue.Node, TreeValue.Node> replaced = new IdentityHashMap<>();
@@ -151,16 +150,21 @@ final class SchemaPathProof {
         return SameTree.equal(replace(query, replaced), reference);
     }
 
-    /** The one argument of the unnest call that is an RTE's only function, or null. */
-    private static TreeValue.Node unnestArgument(TreeValue.Node rte) {
-        List<TreeValue> functions = items(rte.field("functions").orElse(TreeValue.Null.INSTANCE));
-        if (functions.size() != 1 || !(functions.getFirst() instanceof TreeValue.Node function)
-                || !(function.field("funcexpr").orElse(null) instanceof TreeValue.Node unnest)
-                || !unnest.tag().equals("FUNCEXPR")) {
+    /** The call that is the one column of the subquery that is the Query's first range table entry, or null. */
+    private static TreeValue.Node answer(TreeValue.Node query) {
+        List<TreeValue> rtable = items(query.field("rtable").orElse(TreeValue.Null.INSTANCE));
+        if (rtable.isEmpty() || !(rtable.getFirst() instanceof TreeValue.Node rte)
+                || rte.number("rtekind") != RTE_SUBQUERY
+                || !(rte.field("subquery").orElse(null) instanceof TreeValue.Node subquery)) {
             return null;
         }
-        List<TreeValue> args = items(unnest.field("args").orElse(TreeValue.Null.INSTANCE));
-        return args.size() == 1 && args.getFirst() instanceof TreeValue.Node argument ? argument : null;
+        List<TreeValue> targets = items(subquery.field("targetList").orElse(TreeValue.Null.INSTANCE));
+        if (targets.size() != 1 || !(targets.getFirst() instanceof TreeValue.Node target)
+                || !(target.field("expr").orElse(null) instanceof TreeValue.Node call)
+                || !call.tag().equals("FUNCEXPR")) {
+            return null;
+        }
+        return call;
     }
 
     /** The subquery's Query as PostgreSQL makes it of {@link SchemaPathCalls#wrapper} with this login's names. */

@@ -106,6 +106,26 @@ class CurrentSchemasPostgresTest {
     }
 
     @Test
+    void aNullArgumentIsNullNotAnEmptyArray() throws SQLException {
+        // current_schemas is strict: NULL for a NULL argument, where nothing left on the path is {}.
+        assertEquals(List.of("current_schemas:_name|current_schemas:_name|?column?:bool|current_schemas:_name"
+                        + "|current_schema:name|current_schema:name", "null|null|t|{}|null|null"),
+                assertAnsweredAsWithoutHr("SELECT current_schemas(NULL), current_schemas(NULL::bool), "
+                        + "current_schemas(NULL) IS NULL, current_schemas(false), current_schema(), current_schema",
+                        "hr"));
+        assertEquals(List.of("current_schemas:_name|?column?:bool|current_schema:name|current_schemas:_name",
+                        "null|t|public|{pg_catalog,public}"),
+                assertAnsweredAsWithoutHr("SELECT current_schemas(NULL::bool), current_schemas(NULL) IS NULL, "
+                        + "current_schema(), current_schemas(true)", "hr, public"));
+        String sql = "SELECT current_schemas($1) AS path";
+        Served served = serve(sql, "hr, public", List.of(16), selection);
+        assertInstanceOf(Verdict.Allow.class, served.verdict());
+        assertEquals(run(sql, "zz, public", ROLE, (Object) null),
+                run(served.text(), "hr, public", ROLE, (Object) null));
+        assertEquals(List.of("path:_name", "null"), run(served.text(), "hr, public", ROLE, (Object) null));
+    }
+
+    @Test
     void aPreparedStatementKeepsItsParameter() throws SQLException {
         String sql = "SELECT current_schemas($1) AS path, array_length(current_schemas(true), 1) AS n";
         Served served = serve(sql, "hr, public", List.of(16), selection);
