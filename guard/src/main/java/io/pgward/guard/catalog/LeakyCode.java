@@ -15,9 +15,11 @@ import java.util.Set;
  * <p>A use counts only where its arguments read a row (a column, a parameter, a CASE or array element), as in
  * PostgreSQL: {@code now() - interval '1 day'} shows nothing of any row. Aggregates and window functions, their
  * arguments included, run over the rows that passed every filter, so nothing in them counts unless a subquery inside
- * them reads on its own, except what an aggregate sorts or makes distinct by: since PostgreSQL 16 the planner may sort
- * its input for it, and a sort may run below a join (a Gather Merge over a Sort of one table), on rows the join
- * filters out. Neither does an output column of the client's statement itself that nothing sorts, groups, makes
+ * them reads on its own, except what an aggregate sorts or makes distinct by (since PostgreSQL 16 the planner may sort
+ * its input for it, and a sort may run below a join: a Gather Merge over a Sort of one table, on rows the join
+ * filters out) and every argument of an aggregate in a query without GROUP BY (min and max over one table, a
+ * partitioned one too, may become {@code ORDER BY arg LIMIT 1} with {@code arg IS NOT NULL} among each scan's
+ * conditions, where it may run before the view's own). Neither does an output column of the client's statement itself that nothing sorts, groups, makes
  * distinct or partitions by (its target entry's ressortgroupref is 0): it is computed as the last step of the scans
  * and joins, on rows that passed every condition, and never moved below one. A sort or grouping key is not: the
  * planner computes it where it sorts, which may be below the view's join ({@code ORDER BY emp::int LIMIT 5} on a
@@ -73,6 +75,8 @@ final class LeakyCode {
     private static final long SELECT = 1;
 
     private final List<Use> uses = new ArrayList<>();
+    /** For each query being visited, innermost first: whether it has no GROUP BY. */
+    private final java.util.Deque<Boolean> ungrouped = new java.util.ArrayDeque<>();
     /** The output columns computed above every filter ({@link #projectedLast}), by identity. */
     private final Set<TreeValue> projected = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
 
@@ -139,6 +143,19 @@ final class LeakyCode {
     private int node(TreeValue.Node node, boolean aggregated) {
         String tag = node.tag();
         boolean query = tag.equals("QUERY");
+        if (query) {
+            ungrouped.push(items(node, "groupClause").isEmpty() && items(node, "groupingSets").isEmpty());
+        }
+        try {
+            return node(node, tag, query, aggregated);
+        } finally {
+            if (query) {
+                ungrouped.pop();
+            }
+        }
+    }
+
+    private int node(TreeValue.Node node, String tag, boolean query, boolean aggregated) {
         boolean inside = !query && (aggregated || AGGREGATED.contains(tag) || projected.contains(node));
         int reach = switch (tag) {
             case "VAR" -> (int) node.number("varlevelsup");
@@ -148,11 +165,14 @@ final class LeakyCode {
         for (Map.Entry<String, TreeValue> field : node.fields().entrySet()) {
             if (tag.equals("AGGREF") && field.getKey().equals("args")
                     && field.getValue() instanceof TreeValue.NodeList arguments) {
+                // Without GROUP BY, min and max over one table may become ORDER BY arg LIMIT 1 with "arg IS NOT
+                // NULL" added to each scan's conditions (an index on the expression makes it the cheaper plan).
+                boolean early = ungrouped.isEmpty() || ungrouped.peek() || node.number("agglevelsup") != 0;
                 for (TreeValue argument : arguments.items()) {
                     // What it sorts or makes distinct by may be computed where the planner sorts its input.
                     boolean sortKey = argument instanceof TreeValue.Node target
                             && target.number("ressortgroupref") != 0;
-                    reach = Math.max(reach, visit(argument, inside && !sortKey));
+                    reach = Math.max(reach, visit(argument, inside && !sortKey && !early));
                 }
             } else {
                 reach = Math.max(reach, visit(field.getValue(), inside));
