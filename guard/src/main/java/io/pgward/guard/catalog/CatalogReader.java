@@ -177,6 +177,18 @@ final class CatalogReader {
         return out;
     }
 
+    /** The stored trees of {@code function}'s parameter defaults, or null when it has none. */
+    String argumentDefaults(long function) throws SQLException {
+        beforeQuery.run();
+        try (PreparedStatement ps = connection.prepareStatement("SELECT p.proargdefaults::pg_catalog.text "
+                + "FROM pg_catalog.pg_proc p WHERE p.oid OPERATOR(pg_catalog.=) CAST(? AS pg_catalog.oid)")) {
+            ps.setLong(1, function);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getString(1) : null;
+            }
+        }
+    }
+
     /** The types of the columns of {@code relations}, dropped ones left out. */
     List<Long> columnTypes(Collection<Long> relations) throws SQLException {
         List<Long> out = new ArrayList<>();

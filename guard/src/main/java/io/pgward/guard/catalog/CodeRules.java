@@ -24,12 +24,12 @@ import java.util.Set;
  *   <li>A function outside pg_catalog must pass the user-function rule: a plain function (not an aggregate,
  *       window function or procedure), STABLE or IMMUTABLE, not SECURITY DEFINER, no SET clauses, written in SQL
  *       or PL/pgSQL, not owned by a superuser, and a body that does not write, run EXECUTE or read a relation and
- *       calls only functions that pass too (a built-in callee must not be VOLATILE, denied or, with a table selection,
- *       gated, and one that reads a
- *       setting by name must be given a constant name), and, with a table selection, that uses no
- *       object-identifier type (it would print a hidden relation's name by its OID), neither in its own
- *       signature nor in a built-in callee's. A SQL-standard body is read
- *       as a parse tree; a string body as text ({@link StringBody}), where every word that names a type counts.</li>
+ *       calls only functions that pass too (a built-in callee must not be VOLATILE, denied or, with a table
+ *       selection, gated, and one that reads a setting by name must be given a constant name). With a table
+ *       selection it uses no object-identifier type or aclitem (they print or look up names), directly, through a
+ *       domain, an array or a row type's column, neither in its own signature nor in a built-in callee's. Its
+ *       parameters' defaults are held to the rule of a body. A SQL-standard body is read as a parse tree; a string
+ *       body as text ({@link StringBody}), where every word that names a type counts.</li>
  *   <li>A type is refused when one of its input, output, receive or send functions is outside pg_catalog
  *       (arrays by their element type, domains by their base type too). With a table selection, the
  *       object-identifier types are refused, except a regconfig or regdictionary constant passed directly to
@@ -232,9 +232,24 @@ final class CodeRules {
         }
         // A recursive function calls itself: assume it passes while its body is read, so the cycle ends.
         userFunctionVerdicts.put(f.oid(), true);
-        boolean passes = userFunctionAttributesPass(f) && signaturesPass(List.of(f.oid())) && bodyPasses(f);
+        boolean passes = userFunctionAttributesPass(f) && signaturesPass(List.of(f.oid())) && defaultsPass(f)
+                && bodyPasses(f);
         userFunctionVerdicts.put(f.oid(), passes);
         return passes;
+    }
+
+    /**
+     * Whether the defaults of {@code f}'s parameters pass as a SQL-standard body does: the planner adds them to a
+     * call that leaves them out after the statement's tree is stored, so the statement's check never sees them
+     * ({@code DEFAULT query_to_xml(...)} read a hidden table).
+     */
+    private boolean defaultsPass(CatalogReader.Function f) throws SQLException {
+        String defaults = catalog.argumentDefaults(f.oid());
+        if (defaults == null) {
+            return true;
+        }
+        References code = QueryTreeWalker.walk(NodeTreeParser.parse(defaults), Set.of());
+        return code.relations.isEmpty() && code.nonReading.isEmpty() && calleesPass(code);
     }
 
     private static boolean userFunctionAttributesPass(CatalogReader.Function f) {
@@ -257,8 +272,7 @@ final class CodeRules {
         }
         // A text names types only by words: any type so named counts ('o::regclass', a domain over regclass), and a
         // row type by its columns ('pg_sequences.data_type%TYPE' is regtype; a relation's name is its row type's).
-        if (selection && objectIdentifierType(withElementsAndBases(catalog.typesNamed(body.words()), true))
-                .isPresent()) {
+        if (namesByLookup(withElementsAndBases(catalog.typesNamed(body.words()), true))) {
             return false;
         }
         List<Long> builtIns = new ArrayList<>();
@@ -284,7 +298,17 @@ final class CodeRules {
      */
     private boolean signaturesPass(Collection<Long> functions) throws SQLException {
         return !selection || functions.isEmpty()
-                || objectIdentifierType(withElementsAndBases(catalog.signatureTypes(functions), true)).isEmpty();
+                || !namesByLookup(withElementsAndBases(catalog.signatureTypes(functions), true));
+    }
+
+    /**
+     * With a table selection, whether a body's {@code types} include one whose input or output looks objects up by
+     * name or OID: the object-identifier types, and aclitem, whose input tells whether a role exists and whose output
+     * prints roles' names (the statement's own aclitem from text is refused as well).
+     */
+    private boolean namesByLookup(List<CatalogReader.Type> types) {
+        return selection && (objectIdentifierType(types).isPresent() || types.stream()
+                .anyMatch(t -> t.schema().equals("pg_catalog") && t.typname().equals("aclitem")));
     }
 
     /**
@@ -337,7 +361,8 @@ final class CodeRules {
         Set<Long> types = new LinkedHashSet<>(body.types);
         body.directConstArguments.forEach(a -> types.add(a.type()));
         body.regUses.forEach(use -> types.add(use.type()));
-        return types(types).isEmpty();
+        return !(selection && body.aclitemFromText) && types(types).isEmpty()
+                && !namesByLookup(withElementsAndBases(types, true));
     }
 
     private boolean calleePasses(CatalogReader.Function callee) throws SQLException {

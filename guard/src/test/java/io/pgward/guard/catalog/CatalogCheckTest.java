@@ -103,6 +103,22 @@ class CatalogCheckTest {
             s.execute("CREATE TYPE public.labelled AS (t regtype, n int)");
             s.execute("CREATE FUNCTION public.name_by_row_type(o oid) RETURNS public.labelled STABLE LANGUAGE sql "
                     + "AS 'SELECT o, 1'");
+            // Code in a parameter's default, and a default's row type deciding anyelement.
+            s.execute("CREATE FUNCTION public.default_reads(x text DEFAULT pg_catalog.query_to_xml('SELECT 1', true, "
+                    + "false, '')::text) RETURNS text STABLE LANGUAGE sql AS 'SELECT $1'");
+            s.execute("CREATE FUNCTION public.default_row(j jsonb, r anyelement DEFAULT NULL::pg_catalog.pg_sequences) "
+                    + "RETURNS text STABLE LANGUAGE sql AS 'SELECT jsonb_populate_record(r, j)::text'");
+            s.execute("CREATE FUNCTION public.default_plain(x int DEFAULT 2) RETURNS int STABLE LANGUAGE sql "
+                    + "AS 'SELECT x * 2'");
+            // Roles by name: aclitem's input tells whether one exists.
+            s.execute("CREATE FUNCTION public.role_probe(n text) RETURNS text STABLE LANGUAGE sql "
+                    + "AS $$SELECT (('=r/' || n)::aclitem)::text$$");
+            s.execute("CREATE FUNCTION public.role_probe_atomic(n text) RETURNS text STABLE LANGUAGE sql "
+                    + "BEGIN ATOMIC SELECT (('=r/' || n)::aclitem)::text; END");
+            for (String f : List.of("default_reads(text)", "default_row(jsonb, anyelement)", "default_plain(int)",
+                    "role_probe(text)", "role_probe_atomic(text)")) {
+                s.execute("ALTER FUNCTION public." + f + " OWNER TO pgward_fn_owner");
+            }
             for (String f : List.of("name_of(oid)", "name_atomic(oid)", "name_plpgsql(oid)", "name_by_domain(oid)",
                     "type_name_of(oid)", "type_name_atomic(oid)", "name_by_output(oid)", "name_by_signature(oid)",
                     "name_by_column_type(oid)", "proc_by_column_type(oid)", "name_by_row_type(oid)")) {
@@ -240,6 +256,17 @@ class CatalogCheckTest {
         }
         // A row type outside the selection is a relation it does not include, whatever its columns.
         assertInstanceOf(Verdict.Refuse.class, verdict("SELECT CAST(public.name_by_row_type(1259) AS text)"));
+        // The defaults the planner adds to a call are held to the rule of a body; a plain one passes.
+        assertRefused(CatalogRefusals.FUNCTION, "pgward refused this query: function public.default_reads is not "
+                + "built in.", verdict("SELECT public.default_reads()"));
+        assertRefused(CatalogRefusals.FUNCTION, "pgward refused this query: function public.default_row is not "
+                + "built in.", verdict("SELECT public.default_row('{}'::jsonb)"));
+        assertAllowed(verdict("SELECT public.default_plain(), public.default_plain(3)"));
+        for (String f : List.of("role_probe", "role_probe_atomic")) {
+            assertRefused(CatalogRefusals.FUNCTION, "pgward refused this query: function public." + f
+                    + " is not built in.", verdict("SELECT public." + f + "('postgres')"));
+            assertAllowed(withoutSelection("SELECT public." + f + "('postgres')"));
+        }
     }
 
     @Test
