@@ -203,7 +203,8 @@ class LeakyViewsPostgresTest {
         "SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY emp::int) FROM v_staff",
         // Without GROUP BY, max(x) may become ORDER BY x DESC LIMIT 1 with x IS NOT NULL among a scan's conditions.
         "SELECT max(emp::int) FROM v_staff",
-        "SELECT sum(emp::int) FROM v_staff"})
+        "SELECT sum(emp::int) FROM v_staff",
+        "SELECT max(emp::int) FROM v_staff GROUP BY ()"})
     void sortAndGroupingKeysAreHeldToTheRule(String sql) {
         assertLeakRefused(sql);
     }
