@@ -189,6 +189,27 @@ final class CatalogReader {
         }
     }
 
+    /** The subtypes of the ranges and multiranges among {@code types}. */
+    List<Long> rangeSubtypes(Collection<Long> types) throws SQLException {
+        List<Long> out = new ArrayList<>();
+        if (types.isEmpty()) {
+            return out;
+        }
+        beforeQuery.run();
+        try (PreparedStatement ps = connection.prepareStatement("SELECT DISTINCT r.rngsubtype "
+                + "FROM pg_catalog.pg_range r WHERE r.rngtypid OPERATOR(pg_catalog.=) ANY (CAST(? AS pg_catalog.oid[])) "
+                + "OR r.rngmultitypid OPERATOR(pg_catalog.=) ANY (CAST(? AS pg_catalog.oid[]))")) {
+            ps.setObject(1, oidArray(types), Types.OTHER);
+            ps.setObject(2, oidArray(types), Types.OTHER);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(rs.getLong(1));
+                }
+            }
+        }
+        return out;
+    }
+
     /** The types of the columns of {@code relations}, dropped ones left out. */
     List<Long> columnTypes(Collection<Long> relations) throws SQLException {
         List<Long> out = new ArrayList<>();

@@ -31,9 +31,9 @@ import java.util.Set;
  *       parameters' defaults are held to the rule of a body. A SQL-standard body is read as a parse tree; a string
  *       body as text ({@link StringBody}), where every word that names a type counts.</li>
  *   <li>A type is refused when one of its input, output, receive or send functions is outside pg_catalog
- *       (arrays by their element type, domains by their base type too). With a table selection, the
- *       object-identifier types are refused, except a regconfig or regdictionary constant passed directly to
- *       one of the text-search functions that take it.</li>
+ *       (arrays by their element type, domains by their base type, ranges and multiranges by their subtype too).
+ *       With a table selection, the object-identifier types are refused, except a regconfig or regdictionary
+ *       constant passed directly to one of the text-search functions that take it.</li>
  *   <li>With a filtered catalog, the gated functions and the other object-identifier types are allowed where
  *       {@link GatedUses} proves that they name visible objects only.</li>
  *   <li>With a table selection, current_schema and current_schemas are allowed only where {@link SchemaPathProof}
@@ -131,20 +131,24 @@ final class CodeRules {
         return objectIdentifierType(ordered).map(t -> CatalogRefusals.objectIdentifierType(t.name()));
     }
 
-    /** {@code used} with the element types of arrays and the base types of domains, in order of use. */
+    /**
+     * {@code used} with the element types of arrays, the base types of domains and the subtypes of ranges and
+     * multiranges, in order of use.
+     */
     private List<CatalogReader.Type> withElementsAndBases(Collection<Long> used) throws SQLException {
         return withElementsAndBases(used, false);
     }
 
     /**
-     * {@code used} with the element types of arrays, the base types of domains and, when {@code columns}, the types of
-     * the columns of row types, in order of use.
+     * {@code used} with the element types of arrays, the base types of domains, the subtypes of ranges and
+     * multiranges and, when {@code columns}, the types of the columns of row types, in order of use.
      */
     private List<CatalogReader.Type> withElementsAndBases(Collection<Long> used, boolean columns) throws SQLException {
         Deque<Long> work = new ArrayDeque<>(used);
         Set<Long> seen = new LinkedHashSet<>();
         List<CatalogReader.Type> ordered = new ArrayList<>();
         List<Long> rows = new ArrayList<>();
+        List<Long> ranges = new ArrayList<>();
         while (!work.isEmpty()) {
             List<Long> batch = new ArrayList<>();
             while (!work.isEmpty()) {
@@ -166,9 +170,15 @@ final class CodeRules {
                 if (columns && t.relation() != 0) {
                     rows.add(t.relation());
                 }
+                if (t.kind() == 'r' || t.kind() == 'm') {
+                    ranges.add(t.oid());
+                }
             }
             work.addAll(catalog.columnTypes(rows));
             rows.clear();
+            // A range over regclass prints its bounds as regclass does ('[16536,16536]'::regrange).
+            work.addAll(catalog.rangeSubtypes(ranges));
+            ranges.clear();
         }
         return ordered;
     }

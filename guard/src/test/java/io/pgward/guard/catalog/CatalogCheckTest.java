@@ -115,6 +115,11 @@ class CatalogCheckTest {
                     + "AS $$SELECT (('=r/' || n)::aclitem)::text$$");
             s.execute("CREATE FUNCTION public.role_probe_atomic(n text) RETURNS text STABLE LANGUAGE sql "
                     + "BEGIN ATOMIC SELECT (('=r/' || n)::aclitem)::text; END");
+            // A range over regclass prints its bounds as regclass does; its multirange too.
+            s.execute("CREATE TYPE public.regrange AS RANGE (subtype = regclass, subtype_opclass = oid_ops)");
+            s.execute("CREATE FUNCTION public.range_name(o oid) RETURNS text STABLE LANGUAGE sql "
+                    + "AS $$SELECT ('[' || o || ',' || o || ']')::public.regrange::text$$");
+            s.execute("ALTER FUNCTION public.range_name(oid) OWNER TO pgward_fn_owner");
             for (String f : List.of("default_reads(text)", "default_row(jsonb, anyelement)", "default_plain(int)",
                     "role_probe(text)", "role_probe_atomic(text)")) {
                 s.execute("ALTER FUNCTION public." + f + " OWNER TO pgward_fn_owner");
@@ -297,6 +302,13 @@ class CatalogCheckTest {
         assertRefused(CatalogRefusals.OBJECT_IDENTIFIER_TYPE, "pgward refused this query: type regclass is not "
                 + "allowed while a table selection is set.", verdict("SELECT 'public.orders'::regclass::oid"));
         assertAllowed(withoutSelection("SELECT 'public.orders'::regclass::oid"));
+        for (String sql : List.of("SELECT '[1259,1259]'::public.regrange::text",
+                "SELECT '{[1259,1259]}'::public.regmultirange::text")) {
+            assertInstanceOf(Verdict.Refuse.class, verdict(sql), sql);
+            assertAllowed(withoutSelection(sql));
+        }
+        assertRefused(CatalogRefusals.FUNCTION, "pgward refused this query: function public.range_name is not built in.",
+                verdict("SELECT public.range_name(CAST(1259 AS pg_catalog.oid))"));
     }
 
     @Test
