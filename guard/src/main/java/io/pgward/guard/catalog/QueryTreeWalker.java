@@ -135,7 +135,8 @@ final class QueryTreeWalker {
         if (node.tag().equals("ARRAYCOERCEEXPR") && !filters.isEmpty()) {
             relabelledElements(node);
         }
-        if (node.tag().equals("COERCEVIAIO") && AclItems.isAclitem(node.number("resulttype"))) {
+        if (node.tag().equals("COERCEVIAIO") && AclItems.isAclitem(node.number("resulttype"))
+                || readsAclitemFromText(node)) {
             refs.aclitemFromText = true;
         }
         if (node.tag().equals("CONST")) {
@@ -194,6 +195,28 @@ final class QueryTreeWalker {
             refs.regUses.add(new References.RegUse(element, coercion, scope));
             arrayUses.add(coercion);
         }
+    }
+
+    /**
+     * Whether {@code node} reads text as aclitem without a cast: a column definition list
+     * ({@code jsonb_to_record(...) AS x(a aclitem)}), an XMLTABLE or JSON_TABLE column, or JSON_VALUE's RETURNING.
+     * aclitem's input looks the role up by name, so it tells whether a hidden role exists.
+     */
+    private static boolean readsAclitemFromText(TreeValue.Node node) {
+        String field = switch (node.tag()) {
+            case "RANGETBLFUNCTION" -> "funccoltypes";
+            case "TABLEFUNC" -> "coltypes";
+            case "JSONRETURNING" -> "typid";
+            default -> null;
+        };
+        if (field == null) {
+            return false;
+        }
+        TreeValue types = node.field(field).orElse(TreeValue.Null.INSTANCE);
+        if (types instanceof TreeValue.NumberList list) {
+            return list.values().stream().anyMatch(AclItems::isAclitem);
+        }
+        return types instanceof TreeValue.Scalar && AclItems.isAclitem(node.number(field));
     }
 
     private boolean recordedForGates(TreeValue.Node node, String field, Ref ref, TreeValue value) {

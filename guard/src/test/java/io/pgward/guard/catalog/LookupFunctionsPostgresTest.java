@@ -183,12 +183,28 @@ class LookupFunctionsPostgresTest {
     }
 
     @Test
-    void textReadAsAnAclitemWhileTheStatementRunsIsRefusedWhateverItNames() {
-        for (String role : List.of(HIDDEN_ROLE, db.user(), "nobody_has_this_role")) {
-            Verdict.Refuse r = assertInstanceOf(Verdict.Refuse.class,
-                    verdict("SELECT ('" + role + "=r/" + role + "'::text)::aclitem"));
-            assertEquals("pgward refused this query: reading text as aclitem is not allowed while a table selection "
-                    + "is set.", r.message());
+    void textReadAsAnAclitemWhileTheStatementRunsIsRefusedWhateverItNames() throws SQLException {
+        List<String> forms = new java.util.ArrayList<>(List.of("SELECT ('ROLE=r/ROLE'::text)::aclitem",
+                // Column definitions and XMLTABLE columns read their text with aclitem's input too.
+                "SELECT * FROM jsonb_to_record('{\"a\": \"ROLE=r/ROLE\"}') AS x(a aclitem)",
+                "SELECT * FROM jsonb_to_record('{\"a\": [\"ROLE=r/ROLE\"]}') AS x(a aclitem[])",
+                "SELECT * FROM ROWS FROM (jsonb_to_record('{\"a\": \"ROLE=r/ROLE\"}') AS (a aclitem))",
+                "SELECT * FROM xmltable('/a' PASSING CAST('<a><r>ROLE=r/ROLE</r></a>' AS xml) "
+                        + "COLUMNS r aclitem PATH 'r')"));
+        try (Connection c = db.connect()) {
+            if (c.getMetaData().getDatabaseMajorVersion() >= 17) {
+                forms.add("SELECT JSON_VALUE('{\"a\": \"ROLE=r/ROLE\"}'::jsonb, '$.a' RETURNING aclitem)");
+                forms.add("SELECT * FROM JSON_TABLE('{\"a\": \"ROLE=r/ROLE\"}'::jsonb, '$' "
+                        + "COLUMNS (a aclitem PATH '$.a'))");
+            }
+        }
+        for (String form : forms) {
+            for (String role : List.of(HIDDEN_ROLE, db.user(), "nobody_has_this_role")) {
+                String sql = form.replace("ROLE", role);
+                Verdict.Refuse r = assertInstanceOf(Verdict.Refuse.class, verdict(sql), sql);
+                assertEquals("pgward refused this query: reading text as aclitem is not allowed while a table "
+                        + "selection is set.", r.message(), sql);
+            }
         }
     }
 }
